@@ -1,0 +1,41 @@
+# make render TASK=pragmatic N=600 | make test | make bench
+SHELL := /bin/bash
+VENV := .venv
+STAMP := $(VENV)/.installed
+TASK ?= pragmatic
+N ?= 600
+OUT ?= data
+SPLIT ?= train
+SEED ?= 0
+WORKERS ?=
+DEVICE ?= auto
+QUALITY ?= default
+PYTEST_ARGS ?=
+
+# The bpy wheel exists for Python 3.11 only: find one, or say so in one line.
+PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
+
+.PHONY: setup test render bench clean-venv
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@if [ -z "$(PYTHON311)" ]; then echo "make: error: Python 3.11 not found (bpy 5.0.1 needs it); install it or pass PY=/path/to/python3.11" >&2; exit 1; fi
+	$(PYTHON311) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+test: setup
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+render: setup
+	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \
+		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),)
+
+bench: setup
+	$(VENV)/bin/python -m cluster.bench
+
+clean-venv:
+	rm -rf $(VENV)

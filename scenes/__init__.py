@@ -1,0 +1,1 @@
+"""The CLEVR+MEWL universe, scene specs and camera geometry (no bpy)."""

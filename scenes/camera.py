@@ -1,0 +1,70 @@
+"""Camera maths with numpy, in Blender's conventions.
+
+The camera looks down its local -z with +y up; Euler XYZ means
+R = Rz @ Ry @ Rx; the sensor fits the wider image side (sensor_fit AUTO).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .spec import CameraSpec
+
+
+def rotation_matrix(euler_xyz) -> np.ndarray:
+    x, y, z = euler_xyz
+    cx, sx, cy, sy, cz, sz = np.cos(x), np.sin(x), np.cos(y), np.sin(y), np.cos(z), np.sin(z)
+    rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+    ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+    rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    return rz @ ry @ rx
+
+
+def focal_px(cam: CameraSpec) -> float:
+    fit = max(cam.width, cam.height)
+    return cam.lens_mm / cam.sensor_width_mm * fit
+
+
+def intrinsics(cam: CameraSpec) -> list[list[float]]:
+    """3x3 K with pixel (0, 0) at the top-left corner of the image."""
+    f = focal_px(cam)
+    return [[f, 0.0, cam.width / 2], [0.0, f, cam.height / 2], [0.0, 0.0, 1.0]]
+
+
+def project(cam: CameraSpec, points) -> np.ndarray:
+    """World points (N, 3) -> (N, 3) of (u, v, depth): u right, v down, in pixels."""
+    p = np.atleast_2d(np.asarray(points, dtype=float))
+    r = rotation_matrix(cam.rotation)
+    local = (p - np.asarray(cam.location)) @ r  # = R^T (p - t)
+    depth = -local[:, 2]
+    f = focal_px(cam)
+    u = cam.width / 2 + f * local[:, 0] / depth
+    v = cam.height / 2 - f * local[:, 1] / depth
+    return np.stack([u, v, depth], axis=1)
+
+
+def pixel_rays(cam: CameraSpec, us, vs) -> np.ndarray:
+    """World-space unit directions through pixel positions (u, v)."""
+    f = focal_px(cam)
+    d = np.stack(
+        [(np.asarray(us) - cam.width / 2) / f, -(np.asarray(vs) - cam.height / 2) / f, -np.ones(np.shape(us))],
+        axis=-1,
+    )
+    d = d @ rotation_matrix(cam.rotation).T
+    return d / np.linalg.norm(d, axis=-1, keepdims=True)
+
+
+def directions(cam: CameraSpec) -> dict[str, tuple[float, float, float]]:
+    """CLEVR's six unit directions: camera axes projected onto the ground."""
+    r = rotation_matrix(cam.rotation)
+    behind = r @ np.array([0.0, 0.0, -1.0])
+    left = r @ np.array([-1.0, 0.0, 0.0])
+    behind[2] = 0.0
+    left[2] = 0.0
+    behind /= np.linalg.norm(behind)
+    left /= np.linalg.norm(left)
+    vecs = {
+        "behind": behind, "front": -behind,
+        "left": left, "right": -left,
+        "above": np.array([0.0, 0.0, 1.0]), "below": np.array([0.0, 0.0, -1.0]),
+    }
+    return {k: tuple(float(x) for x in v) for k, v in vecs.items()}

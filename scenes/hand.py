@@ -1,0 +1,77 @@
+"""Geometry of the pointing hand, shared by placement and the renderer.
+
+In the hand's frame the palm centre is the origin on the ground, the index
+finger points along +x, the thumb side is +y and the back of the hand is up.
+The renderer builds its mesh inside these boxes.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .spec import HandSpec, ObjectSpec
+
+# (centre in hand frame, half extents) of the two parts, scene units.
+PALM = ((-0.05, 0.0, 0.14), (0.32, 0.24, 0.14))
+FINGER = ((0.52, 0.06, 0.07), (0.25, 0.065, 0.07))
+FINGERTIP_X = FINGER[0][0] + FINGER[1][0]
+WRIST_X = PALM[0][0] - PALM[1][0]
+HALF_WIDTH = PALM[1][1]
+# The ray along the finger keeps at least this from every other object.
+POINTING_CLEARANCE = 0.3
+
+
+def _axis(hand: HandSpec) -> np.ndarray:
+    return np.array([math.cos(hand.yaw), math.sin(hand.yaw)])
+
+
+def to_world(hand: HandSpec, local_xy) -> np.ndarray:
+    c, s = math.cos(hand.yaw), math.sin(hand.yaw)
+    x, y = local_xy
+    return np.array([hand.position[0] + c * x - s * y, hand.position[1] + s * x + c * y])
+
+
+def fingertip(hand: HandSpec) -> np.ndarray:
+    return to_world(hand, (FINGERTIP_X, FINGER[0][1]))
+
+
+def boxes(hand: HandSpec) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """World (centre, half extents, yaw) of the palm and finger boxes."""
+    out = []
+    for centre, half in (PALM, FINGER):
+        xy = to_world(hand, centre[:2])
+        out.append((np.array([xy[0], xy[1], centre[2]]), np.array(half), hand.yaw))
+    return out
+
+
+def _point_segment_distance(p, a, b) -> float:
+    ab = b - a
+    t = float(np.clip((p - a) @ ab / (ab @ ab), 0.0, 1.0))
+    return float(np.linalg.norm(p - (a + t * ab)))
+
+
+def clear_of(hand: HandSpec, obj: ObjectSpec, gap: float) -> bool:
+    """The hand's footprint (a capsule wrist-to-fingertip) keeps `gap` from obj."""
+    wrist, tip = to_world(hand, (WRIST_X + HALF_WIDTH, 0.0)), to_world(hand, (FINGERTIP_X, 0.0))
+    d = _point_segment_distance(np.asarray(obj.position), wrist, tip)
+    return d - HALF_WIDTH - obj.footprint_radius >= gap
+
+
+def points_at(hand: HandSpec, objects: tuple[ObjectSpec, ...], clearance: float = POINTING_CLEARANCE) -> bool:
+    """The finger's ray reaches the target's footprint, passing every other
+    object by more than `clearance` before it gets there."""
+    tip, axis = fingertip(hand), _axis(hand)
+    target = objects[hand.target]
+    rel = np.asarray(target.position) - tip
+    along = float(rel @ axis)
+    across = abs(float(rel[0] * axis[1] - rel[1] * axis[0]))
+    if along <= 0 or across > 0.5 * target.footprint_radius:
+        return False
+    hit = tip + axis * (along - math.sqrt(max(target.footprint_radius**2 - across**2, 0.0)))
+    for i, obj in enumerate(objects):
+        if i == hand.target:
+            continue
+        if _point_segment_distance(np.asarray(obj.position), tip, hit) <= obj.footprint_radius + clearance:
+            return False
+    return True

@@ -1,0 +1,119 @@
+"""Placing objects (and the hand) on the ground, with bounded attempts.
+
+A scene is drawn from (seed, attempt): attempt k uses its own generator,
+so any attempt can be reproduced alone and the spec records which one won.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import hand as hand_geometry
+from .camera import project
+from .quality import render_settings
+from .spec import HandSpec, ObjectSpec, SceneSpec
+from .stage import jittered_stage
+from .universe import ObjectTuple
+from .visibility import visible_enough
+
+BOUNDS = 3.0  # objects' centres lie in [-BOUNDS, BOUNDS]^2, as in CLEVR
+MIN_GAP = 0.25  # between footprints
+POSITION_TRIES = 50  # per object, inside one attempt
+MAX_ATTEMPTS = 200  # whole scenes per call
+# The fingertip stops this far short of the target's footprint.
+HAND_REACH = (0.15, 0.8)
+
+
+class PlacementError(RuntimeError):
+    """No valid scene within the attempt budget."""
+
+
+def _fits(obj: ObjectSpec, others: Sequence[ObjectSpec], hand: HandSpec | None = None) -> bool:
+    for o in others:
+        dist = math.dist(obj.position, o.position)
+        if dist - obj.footprint_radius - o.footprint_radius < MIN_GAP:
+            return False
+    return hand is None or hand_geometry.clear_of(hand, obj, MIN_GAP)
+
+
+def scatter(rng: np.random.Generator, props: Sequence[ObjectTuple]) -> tuple[ObjectSpec, ...] | None:
+    placed: list[ObjectSpec] = []
+    for shape, color, material, size in props:
+        for _ in range(POSITION_TRIES):
+            obj = ObjectSpec(
+                shape=shape, color=color, material=material, size=size,
+                position=(round(float(rng.uniform(-BOUNDS, BOUNDS)), 6), round(float(rng.uniform(-BOUNDS, BOUNDS)), 6)),
+                rotation=round(float(rng.uniform(0.0, 2 * math.pi)), 6) % (2 * math.pi),
+            )
+            if _fits(obj, placed):
+                placed.append(obj)
+                break
+        else:
+            return None
+    return tuple(placed)
+
+
+def aim_hand(rng: np.random.Generator, objects: tuple[ObjectSpec, ...], target: int) -> HandSpec | None:
+    """A hand whose finger points at objects[target], clear of every object."""
+    goal = objects[target]
+    for _ in range(POSITION_TRIES):
+        yaw = float(rng.uniform(0.0, 2 * math.pi))
+        gap = goal.footprint_radius + float(rng.uniform(*HAND_REACH))
+        tip_x = hand_geometry.FINGERTIP_X
+        px = goal.position[0] - math.cos(yaw) * (gap + tip_x)
+        py = goal.position[1] - math.sin(yaw) * (gap + tip_x)
+        # The finger sits off the palm's axis; shift so the finger's line meets the centre.
+        off = hand_geometry.FINGER[0][1]
+        px += math.sin(yaw) * off
+        py -= math.cos(yaw) * off
+        hand = HandSpec(position=(round(px, 6), round(py, 6)), yaw=round(yaw, 6) % (2 * math.pi), target=target)
+        if max(abs(px), abs(py)) > BOUNDS + 0.5:
+            continue
+        if all(hand_geometry.clear_of(hand, o, MIN_GAP) for o in objects) and hand_geometry.points_at(hand, objects):
+            return hand
+    return None
+
+
+def in_frame(spec: SceneSpec) -> bool:
+    """Every object's bounding box projects inside the image."""
+    cam = spec.camera
+    for o in spec.objects:
+        r, (x, y, z) = o.footprint_radius, o.center
+        corners = [(x + dx * r, y + dy * r, z + dz * o.scale) for dx in (-1, 1) for dy in (-1, 1) for dz in (-1, 1)]
+        uv = project(cam, corners)
+        if uv[:, 0].min() < 0 or uv[:, 1].min() < 0 or uv[:, 0].max() > cam.width or uv[:, 1].max() > cam.height:
+            return False
+    return True
+
+
+def place_scene(
+    seed: int,
+    props: Sequence[ObjectTuple],
+    *,
+    pointed: int | None = None,
+    accept: Callable[[SceneSpec], bool] | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
+) -> SceneSpec:
+    """The first attempt that satisfies the gaps, the frame, the visibility
+    estimate and `accept`; PlacementError after `max_attempts`."""
+    for attempt in range(max_attempts):
+        rng = np.random.default_rng([seed, attempt])
+        camera, lights = jittered_stage(rng)
+        objects = scatter(rng, props)
+        if objects is None:
+            continue
+        hand = None
+        if pointed is not None:
+            hand = aim_hand(rng, objects, pointed)
+            if hand is None:
+                continue
+        spec = SceneSpec(
+            objects=objects, hand=hand, camera=camera, lights=lights,
+            render=render_settings("default", int(rng.integers(2**31))),
+            seed=seed, attempt=attempt,
+        )
+        if (accept is None or accept(spec)) and in_frame(spec) and visible_enough(spec):
+            return spec
+    raise PlacementError(f"no valid placement of {len(props)} objects in {max_attempts} attempts (seed {seed})")

@@ -1,0 +1,23 @@
+"""Render quality profiles (numbers from ../shared/notes/render-facts.md)."""
+from __future__ import annotations
+
+from .spec import RenderSettings, SceneSpec
+
+PROFILES: dict[str, dict] = {
+    # Tests: fast, still denoised so colours read true.
+    "draft": dict(samples=8, adaptive_threshold=0.0, adaptive_min_samples=0, denoiser="openimagedenoise", max_bounces=4),
+    # Real data: about 20x faster than "paper" at ~40 dB PSNR against 2048 spp.
+    "default": dict(samples=64, adaptive_threshold=0.1, adaptive_min_samples=8, denoiser="openimagedenoise", max_bounces=8),
+    # MEWL's and CLEVR's own setting, for comparison.
+    "paper": dict(samples=512, adaptive_threshold=0.0, adaptive_min_samples=0, denoiser="none", max_bounces=8),
+}
+QUALITIES: tuple[str, ...] = tuple(PROFILES)
+
+
+def render_settings(quality: str, seed: int) -> RenderSettings:
+    return RenderSettings(quality=quality, seed=seed, **PROFILES[quality])
+
+
+def with_quality(spec: SceneSpec, quality: str) -> SceneSpec:
+    """The same scene at another quality; the Cycles seed is kept."""
+    return spec.model_copy(update={"render": render_settings(quality, spec.render.seed)})

@@ -1,0 +1,46 @@
+"""Spatial relations with CLEVR's semantics on the ground plane.
+
+`a <rel> b` means a lies in direction rel from b: dot(a - b, dir[rel]) > 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .camera import directions
+from .spec import CameraSpec, ObjectSpec
+from .universe import DIRECTIONS
+
+# A stated or tested relation must not be a near-tie along either axis.
+RELATION_MARGIN = 0.4
+
+
+def offsets(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec) -> dict[str, float]:
+    """Signed distance of a from b along each ground direction."""
+    dirs = directions(cam)
+    diff = np.array([a.position[0] - b.position[0], a.position[1] - b.position[1], 0.0])
+    return {d: float(diff @ np.asarray(dirs[d])) for d in DIRECTIONS}
+
+
+def holds(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec, rel: str) -> bool:
+    return offsets(cam, a, b)[rel] > 0.0
+
+
+def true_relations(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec) -> set[str]:
+    return {d for d, v in offsets(cam, a, b).items() if v > 0.0}
+
+
+def well_separated(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec, margin: float = RELATION_MARGIN) -> bool:
+    """Separated by more than the margin along both ground axes."""
+    off = offsets(cam, a, b)
+    return abs(off["left"]) > margin and abs(off["behind"]) > margin
+
+
+def relationships(cam: CameraSpec, objects) -> dict[str, list[list[int]]]:
+    """CLEVR's table: relationships[rel][i] lists every j that is rel of i."""
+    out: dict[str, list[list[int]]] = {}
+    for rel in DIRECTIONS:
+        out[rel] = [
+            [j for j, b in enumerate(objects) if j != i and holds(cam, b, a, rel)]
+            for i, a in enumerate(objects)
+        ]
+    return out

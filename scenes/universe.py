@@ -1,0 +1,75 @@
+"""The universe, declared once: TASKS.md's table in MEWL's tuple order."""
+from __future__ import annotations
+
+import itertools
+from typing import Literal, get_args
+
+Shape = Literal["cube", "sphere", "cylinder"]
+Color = Literal["gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow"]
+Material = Literal["rubber", "metal", "glass"]
+Size = Literal["large", "small"]
+
+SHAPES: tuple[str, ...] = get_args(Shape)
+COLORS: tuple[str, ...] = get_args(Color)
+MATERIALS: tuple[str, ...] = get_args(Material)
+SIZES: tuple[str, ...] = get_args(Size)
+
+# sRGB 0-255, as CLEVR's properties.json.
+COLOR_RGB: dict[str, tuple[int, int, int]] = {
+    "gray": (87, 87, 87),
+    "red": (173, 35, 35),
+    "blue": (42, 75, 215),
+    "green": (29, 105, 20),
+    "brown": (129, 74, 25),
+    "purple": (129, 38, 192),
+    "cyan": (41, 208, 208),
+    "yellow": (255, 238, 51),
+}
+# Half-extent in scene units: the object spans [-s, s] around its centre.
+SIZE_SCALE: dict[str, float] = {"large": 0.7, "small": 0.35}
+
+Attribute = Literal["shape", "color", "material", "size"]
+ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "shape": SHAPES,
+    "color": COLORS,
+    "material": MATERIALS,
+    "size": SIZES,
+}
+# MEWL's object tuple order.
+TUPLE_ORDER: tuple[str, ...] = ("shape", "color", "material", "size")
+
+ObjectTuple = tuple[str, str, str, str]
+# Every distinct object of the universe (144), in a fixed order whose index
+# MEWL used to make panel names unique.
+UNIVERSE: tuple[ObjectTuple, ...] = tuple(itertools.product(SHAPES, COLORS, MATERIALS, SIZES))
+UNIVERSE_INDEX: dict[ObjectTuple, int] = {o: i for i, o in enumerate(UNIVERSE)}
+
+# The pointing hand is not an object of the universe; MEWL lists it so.
+HAND_RGB: tuple[int, int, int] = (240, 191, 29)
+HAND_TUPLE: ObjectTuple = ("arrow", "yellow", "rubber", "small")
+
+Direction = Literal["left", "right", "front", "behind"]
+DIRECTIONS: tuple[str, ...] = get_args(Direction)
+OPPOSITE: dict[str, str] = {"left": "right", "right": "left", "front": "behind", "behind": "front"}
+ORTHOGONAL: dict[str, tuple[str, str]] = {
+    "left": ("front", "behind"),
+    "right": ("front", "behind"),
+    "front": ("left", "right"),
+    "behind": ("left", "right"),
+}
+
+NUMBER_WORDS: tuple[str, ...] = ("one", "two", "three", "four", "five", "six")
+
+
+def attribute_of(value: str) -> str:
+    """The attribute type a value belongs to (values are unique across types)."""
+    for name, values in ATTRIBUTES.items():
+        if value in values:
+            return name
+    raise KeyError(value)
+
+
+def describe(obj: ObjectTuple) -> str:
+    """CLEVR's reading order: 'large red metal cube'."""
+    shape, color, material, size = obj
+    return f"{size} {color} {material} {shape}"

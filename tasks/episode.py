@@ -1,0 +1,76 @@
+"""What every sampler shares: its output, choices, names and bounded redraws."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from scenes.spec import Concept, Panel, SceneSpec
+
+MAX_REDRAWS = 100
+
+
+class InvalidEpisode(AssertionError):
+    """An episode breaks a rule of TASKS.md (a sampler bug, never a user error)."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A sampler's result; the registry wraps it into an Episode."""
+
+    lexicon: dict[str, Concept]
+    context_panels: tuple[Panel, ...]
+    query: SceneSpec
+    choices: tuple[str, ...]
+    answer: str
+
+
+def shuffled(rng: np.random.Generator, items: Sequence) -> list:
+    return [items[i] for i in rng.permutation(len(items))]
+
+
+def choices_with_answer(rng: np.random.Generator, answer: str, distractors: Sequence[str]) -> tuple[tuple[str, ...], str]:
+    """The answer and four distractors in uniformly random order."""
+    if len(distractors) != 4 or answer in distractors or len(set(distractors)) != 4:
+        raise InvalidEpisode(f"need 4 distinct distractors besides {answer!r}, got {distractors!r}")
+    return tuple(shuffled(rng, [answer, *distractors])), answer
+
+
+def redraw(draw: Callable[[], object], ok: Callable[[object], bool], what: str):
+    """The first draw that `ok` accepts, within MAX_REDRAWS."""
+    for _ in range(MAX_REDRAWS):
+        value = draw()
+        if ok(value):
+            return value
+    raise InvalidEpisode(f"no acceptable {what} in {MAX_REDRAWS} draws")
+
+
+def enumerate_mappings(
+    words: Sequence[str],
+    domains: dict[str, Iterable[Concept]],
+    consistent: Callable[[dict[str, Concept]], bool],
+    limit: int = 2,
+) -> list[dict[str, Concept]]:
+    """Injective word->concept mappings, each word drawn from its domain, that
+    `consistent` accepts; `consistent` also sees partial mappings, so it must
+    only reject what no completion could fix. Stops after `limit` mappings."""
+    found: list[dict[str, Concept]] = []
+
+    def extend(k: int, mapping: dict[str, Concept]) -> None:
+        if len(found) >= limit:
+            return
+        if k == len(words):
+            found.append(dict(mapping))
+            return
+        used = set(mapping.values())
+        for concept in domains[words[k]]:
+            if concept in used:
+                continue
+            mapping[words[k]] = concept
+            if consistent(mapping):
+                extend(k + 1, mapping)
+            del mapping[words[k]]
+
+    extend(0, {})
+    return found

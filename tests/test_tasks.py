@@ -1,0 +1,92 @@
+"""Every task over 2,000 seeds: valid, solvable by an independent solver,
+balanced, no better than chance for a text-only guesser, reproducible."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from scenes.spec import TASKS, Episode
+from tasks import REGISTRY, sample_episode
+from tests.conftest import episodes
+from tests.solvers import solver_module
+
+ALL = [t for t in TASKS if t in REGISTRY]
+
+
+def chi_square_critical(df: int, z: float = 3.719) -> float:
+    """Upper 0.01% point of chi-square (Wilson-Hilferty)."""
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+
+def assert_uniform(observed: list, support: tuple, what: str) -> None:
+    counts = np.array([observed.count(v) for v in support], dtype=float)
+    assert counts.sum() == len(observed), f"{what}: values outside {support}"
+    expected = counts.sum() / len(support)
+    stat = float(((counts - expected) ** 2 / expected).sum())
+    assert stat < chi_square_critical(len(support) - 1), f"{what} not uniform: {dict(zip(support, counts))}"
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_every_episode_is_valid_after_a_json_round_trip(task):
+    for ep in episodes(task):
+        again = Episode.model_validate_json(ep.model_dump_json())
+        assert again == ep
+        REGISTRY[task].validate(again)
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_an_independent_solver_answers_every_episode(task):
+    solver = solver_module(task)
+    for ep in episodes(task):
+        blind = ep.model_copy(update={"lexicon": {}})
+        assert solver.solve(blind) == ep.answer, f"episode {ep.index}"
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_answer_position_is_uniform(task):
+    assert_uniform([ep.answer_index for ep in episodes(task)], tuple(range(5)), f"{task} answer position")
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_concepts_are_uniform(task):
+    observations: dict[str, tuple[list, tuple]] = {}
+    for ep in episodes(task):
+        for name, (values, support) in solver_module(task).balance(ep).items():
+            observations.setdefault(name, ([], support))[0].extend(values)
+    assert observations, "balance() reports nothing"
+    for name, (values, support) in observations.items():
+        assert_uniform(values, support, f"{task} {name}")
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_text_only_guesser_stays_at_chance(task):
+    module = solver_module(task)
+    rng = np.random.default_rng(7)
+    eps = episodes(task)
+    hits = sum(module.text_only_guess(ep.model_copy(update={"lexicon": {}}), rng) == ep.answer for ep in eps)
+    chance = module.CHANCE
+    bound = chance + 4 * math.sqrt(chance * (1 - chance) / len(eps))
+    print(f"{task}: text-only accuracy {hits / len(eps):.3f} (analytic chance {chance:.3f})")
+    assert hits / len(eps) <= bound
+
+
+@pytest.mark.parametrize("task", ALL)
+def test_same_seed_same_bytes_and_splits_never_overlap(task):
+    for i in range(5):
+        a = sample_episode(task, 11, "train", i).model_dump_json()
+        assert a == sample_episode(task, 11, "train", i).model_dump_json()
+    train = {p.scene.seed for ep in episodes(task, 200) for p in ep.context_panels}
+    test = {p.scene.seed for ep in episodes(task, 200, "test") for p in ep.context_panels}
+    assert not train & test
+    assert {ep.answer for ep in episodes(task, 200)} != {ep.answer for ep in episodes(task, 200, "test")}
+
+
+def test_specs_and_tasks_import_without_bpy():
+    code = "import sys, scenes, tasks, tasks.release; assert 'bpy' not in sys.modules, 'bpy loaded'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
