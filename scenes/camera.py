@@ -5,18 +5,28 @@ R = Rz @ Ry @ Rx; the sensor fits the wider image side (sensor_fit AUTO).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .spec import CameraSpec
 
 
-def rotation_matrix(euler_xyz) -> np.ndarray:
+@lru_cache(maxsize=256)
+def _rotation(euler_xyz: tuple[float, float, float]) -> np.ndarray:
     x, y, z = euler_xyz
     cx, sx, cy, sy, cz, sz = np.cos(x), np.sin(x), np.cos(y), np.sin(y), np.cos(z), np.sin(z)
     rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
     ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
     rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
-    return rz @ ry @ rx
+    r = rz @ ry @ rx
+    r.setflags(write=False)
+    return r
+
+
+def rotation_matrix(euler_xyz) -> np.ndarray:
+    """World-from-camera rotation (cached: samplers project a lot)."""
+    return _rotation(tuple(float(a) for a in euler_xyz))
 
 
 def focal_px(cam: CameraSpec) -> float:
@@ -45,12 +55,13 @@ def project(cam: CameraSpec, points) -> np.ndarray:
 def pixel_rays(cam: CameraSpec, us, vs) -> np.ndarray:
     """World-space unit directions through pixel positions (u, v)."""
     f = focal_px(cam)
-    d = np.stack(
-        [(np.asarray(us) - cam.width / 2) / f, -(np.asarray(vs) - cam.height / 2) / f, -np.ones(np.shape(us))],
-        axis=-1,
-    )
+    us, vs = np.asarray(us, dtype=float), np.asarray(vs, dtype=float)
+    d = np.empty(us.shape + (3,))
+    d[..., 0] = (us - cam.width / 2) / f
+    d[..., 1] = -(vs - cam.height / 2) / f
+    d[..., 2] = -1.0
     d = d @ rotation_matrix(cam.rotation).T
-    return d / np.linalg.norm(d, axis=-1, keepdims=True)
+    return d / np.sqrt((d * d).sum(axis=-1, keepdims=True))
 
 
 def directions(cam: CameraSpec) -> dict[str, tuple[float, float, float]]:

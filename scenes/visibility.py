@@ -90,8 +90,9 @@ def _hit(prim, origin, d) -> np.ndarray:
     return t
 
 
-def estimate_visible_pixels(spec: SceneSpec) -> list[int]:
-    """Estimated visible pixels per object (and last, the hand if any)."""
+def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) -> list[int]:
+    """Estimated visible pixels per object (and last, the hand if any).
+    With `stop_below`, returns early once one entity falls under it."""
     cam = spec.camera
     ents = _primitives(spec)
     boxes = []
@@ -105,6 +106,8 @@ def estimate_visible_pixels(spec: SceneSpec) -> list[int]:
     for i, (u0, v0, u1, v1) in enumerate(boxes):
         if u1 <= u0 or v1 <= v0:
             counts.append(0)
+            if stop_below is not None:
+                break
             continue
         us, vs = np.meshgrid(np.arange(u0, u1, STRIDE) + 0.5, np.arange(v0, v1, STRIDE) + 0.5)
         d = pixel_rays(cam, us.ravel(), vs.ravel())
@@ -116,8 +119,11 @@ def estimate_visible_pixels(spec: SceneSpec) -> list[int]:
             other = np.min([_hit(p, origin, d) for p in ents[j]], axis=0)
             visible &= own < other
         counts.append(int(visible.sum()) * STRIDE * STRIDE)
+        if stop_below is not None and counts[-1] < stop_below:
+            break
     return counts
 
 
 def visible_enough(spec: SceneSpec, minimum: int = MIN_VISIBLE_PIXELS, margin: float = ESTIMATE_MARGIN) -> bool:
-    return all(c >= minimum * margin for c in estimate_visible_pixels(spec))
+    need = minimum * margin
+    return all(c >= need for c in estimate_visible_pixels(spec, stop_below=need))

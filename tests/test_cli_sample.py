@@ -1,0 +1,101 @@
+"""`mewl sample`, `validate` and `schema` as a user runs them."""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MEWL = [sys.executable, "-m", "cluster.cli"]
+
+
+def mewl(*args, cwd=None):
+    return subprocess.run([*MEWL, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_sample_writes_mewl_layout_and_is_byte_identical_twice(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        r = mewl("sample", "--task", "shape,material", "--n", 3, "--out", out, "--seed", 5, "--workers", 2)
+        assert r.returncode == 0, r.stderr
+    assert tree_digest(a) == tree_digest(b)
+    info = json.loads((a / "train/shape/2/info.json").read_text())
+    assert info["question"]["choices"].index(info["question"]["answer"]) >= 0
+    assert len(info["context_panels"]) == 6 and all("name" in p and "objects" in p for p in info["context_panels"])
+    episode = json.loads((a / "train/shape/2/episode.json").read_text())
+    assert episode["index"] == 2 and episode["root_seed"] == 5
+    assert not list(a.rglob(".tmp-*"))
+
+
+def test_splits_and_seeds_give_different_episodes(tmp_path):
+    mewl("sample", "--task", "color", "--n", 2, "--out", tmp_path / "x", "--split", "train")
+    mewl("sample", "--task", "color", "--n", 2, "--out", tmp_path / "x", "--split", "test")
+    train = (tmp_path / "x/train/color/0/episode.json").read_text()
+    test = (tmp_path / "x/test/color/0/episode.json").read_text()
+    assert json.loads(train)["lexicon"] != json.loads(test)["lexicon"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--task", "shapes", "--n", "2"], "unknown task 'shapes'"),
+        (["--task", "shape", "--n", "0"], "--n must be at least 1"),
+        (["--task", "shape", "--n", "x"], "--n must be a whole number"),
+        (["--task", "shape", "--n", "2", "--seed", "-1"], "seed must be between"),
+        (["--task", "shape", "--n", "2", "--split", "Train!"], "split must be"),
+    ],
+)
+def test_bad_options_are_one_line_and_write_nothing(tmp_path, args, message):
+    out = tmp_path / "out"
+    r = mewl("sample", *args, "--out", out)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and message in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists()
+
+
+def test_a_folder_of_another_dataset_is_refused_untouched(tmp_path):
+    out = tmp_path / "out"
+    assert mewl("sample", "--task", "shape", "--n", 2, "--out", out, "--seed", 1).returncode == 0
+    before = tree_digest(out)
+    r = mewl("sample", "--task", "shape", "--n", 3, "--out", out, "--seed", 2)
+    assert r.returncode == 2 and "holds a different dataset" in r.stderr and r.stderr.count("\n") == 1
+    assert tree_digest(out) == before
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    r = mewl("sample", "--task", "shape", "--n", 1, "--out", foreign)
+    assert r.returncode == 2 and "not empty" in r.stderr
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+
+
+def test_validate_accepts_good_and_rejects_broken_specs(tmp_path):
+    out = tmp_path / "out"
+    mewl("sample", "--task", "shape", "--n", 1, "--out", out)
+    good = out / "train/shape/0/episode.json"
+    assert mewl("validate", good).returncode == 0
+    data = json.loads(good.read_text())
+    data["context_panels"][0]["scene"]["objects"][0]["color"] = "pink"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    r = mewl("validate", bad)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "color" in r.stderr
+    data = json.loads(good.read_text())
+    data["answer"] = next(c for c in data["choices"] if c != data["answer"])
+    bad.write_text(json.dumps(data))
+    r = mewl("validate", bad)
+    assert r.returncode == 2 and "breaks the shape rules" in r.stderr
+    (tmp_path / "junk.json").write_text("{nope")
+    assert mewl("validate", tmp_path / "junk.json").returncode == 2
+
+
+def test_schema_is_json_schema_of_episodes():
+    r = mewl("schema")
+    schema = json.loads(r.stdout)
+    assert schema["title"] == "Episode" and "SceneSpec" in schema["$defs"]
