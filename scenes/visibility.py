@@ -90,20 +90,80 @@ def _hit(prim, origin, d) -> np.ndarray:
     return t
 
 
+_RING = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
+
+
+def _silhouette_points(prim, eye: np.ndarray) -> np.ndarray:
+    """World points whose projections' convex hull is the primitive's outline."""
+    kind, c = prim[0], prim[1]
+    if kind == "box":
+        half, yaw = prim[2], prim[3]
+        cs, sn = np.cos(yaw), np.sin(yaw)
+        rot = np.array([[cs, -sn, 0], [sn, cs, 0], [0, 0, 1]])
+        return c + (_BOX_CORNERS * half) @ rot.T
+    ring = np.stack([np.cos(_RING), np.sin(_RING), np.zeros_like(_RING)], axis=1)
+    if kind == "cylinder":
+        r, h = prim[2], prim[3]
+        return np.concatenate([c + ring * r + [0, 0, h], c + ring * r - [0, 0, h]])
+    # A sphere's outline is the circle where the view cone touches it.
+    r = prim[2]
+    v = c - eye
+    d = float(np.linalg.norm(v))
+    v /= d
+    a = np.cross(v, [0.0, 0.0, 1.0])
+    a /= np.linalg.norm(a)
+    b = np.cross(v, a)
+    rim = r * np.sqrt(d * d - r * r) / d
+    centre = c - v * (r * r / d)
+    return centre + rim * (np.outer(np.cos(_RING), a) + np.outer(np.sin(_RING), b))
+
+
+def _hull_area(pts: np.ndarray) -> float:
+    """Area of the convex hull of 2D points (monotone chain + shoelace)."""
+    pts = sorted(map(tuple, pts))
+
+    def half(points):
+        chain: list[tuple] = []
+        for p in points:
+            while len(chain) >= 2 and (
+                (chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
+                - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])
+            ) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain
+
+    hull = np.array(half(pts)[:-1] + half(pts[::-1])[:-1])
+    x, y = hull[:, 0], hull[:, 1]
+    return 0.5 * abs(float(x @ np.roll(y, -1) - y @ np.roll(x, -1)))
+
+
 def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) -> list[int]:
     """Estimated visible pixels per object (and last, the hand if any).
     With `stop_below`, returns early once one entity falls under it."""
     cam = spec.camera
     ents = _primitives(spec)
-    boxes = []
+    boxes, depths, clipped = [], [], []
     for prims in ents:
         uv = project(cam, np.concatenate([_bounds(p) for p in prims]))
         u0, v0 = np.floor(uv[:, :2].min(axis=0))
         u1, v1 = np.ceil(uv[:, :2].max(axis=0))
         boxes.append((max(u0, 0), max(v0, 0), min(u1, cam.width), min(v1, cam.height)))
+        clipped.append(u0 < 0 or v0 < 0 or u1 > cam.width or v1 > cam.height)
+        depths.append((uv[:, 2].min(), uv[:, 2].max()))
     origin = np.asarray(cam.location)
     counts = []
     for i, (u0, v0, u1, v1) in enumerate(boxes):
+        occluders = [
+            j for j, (a0, b0, a1, b1) in enumerate(boxes)
+            if j != i and a1 > u0 and a0 < u1 and b1 > v0 and b0 < v1 and depths[j][0] < depths[i][1]
+        ]
+        if not occluders and not clipped[i] and len(ents[i]) == 1:
+            # Nothing can hide it: the outline's area is the pixel count.
+            counts.append(int(_hull_area(project(cam, _silhouette_points(ents[i][0], origin))[:, :2])))
+            if stop_below is not None and counts[-1] < stop_below:
+                break
+            continue
         if u1 <= u0 or v1 <= v0:
             counts.append(0)
             if stop_below is not None:
@@ -113,9 +173,7 @@ def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) ->
         d = pixel_rays(cam, us.ravel(), vs.ravel())
         own = np.min([_hit(p, origin, d) for p in ents[i]], axis=0)
         visible = np.isfinite(own)
-        for j, (a0, b0, a1, b1) in enumerate(boxes):
-            if j == i or a1 <= u0 or a0 >= u1 or b1 <= v0 or b0 >= v1:
-                continue
+        for j in occluders:
             other = np.min([_hit(p, origin, d) for p in ents[j]], axis=0)
             visible &= own < other
         counts.append(int(visible.sum()) * STRIDE * STRIDE)

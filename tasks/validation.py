@@ -33,6 +33,7 @@ def check_scene_geometry(scene: SceneSpec, where: str) -> None:
 
 def check_common(ep: Episode) -> None:
     names = [p.name for p in ep.context_panels]
+    require(len(names) == 6, f"an episode has 6 context panels, not {len(names)}")
     require(len(set(names)) == 6, f"panel names are not unique: {names}")
     require(len(set(ep.choices)) == 5, f"choices are not distinct: {ep.choices}")
     require(ep.choices.count(ep.answer) == 1, "the answer is not exactly one of the choices")
