@@ -44,3 +44,17 @@ def relationships(cam: CameraSpec, objects) -> dict[str, list[list[int]]]:
             for i, a in enumerate(objects)
         ]
     return out
+
+
+def offset_table(cam: CameraSpec, objects) -> dict[str, np.ndarray]:
+    """offsets() for every ordered pair at once (one camera computation):
+    table[rel][i, j] is the signed distance of objects[i] from objects[j]."""
+    dirs = directions(cam)
+    pos = np.array([o.position for o in objects], dtype=float).reshape(-1, 2)
+    diff = pos[:, None, :] - pos[None, :, :]
+    return {d: diff @ np.asarray(dirs[d][:2]) for d in DIRECTIONS}
+
+
+def separated_in(table: dict[str, np.ndarray], i: int, j: int, margin: float = RELATION_MARGIN) -> bool:
+    """well_separated() read off an offset_table."""
+    return abs(table["left"][i, j]) > margin and abs(table["behind"][i, j]) > margin

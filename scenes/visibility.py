@@ -67,8 +67,8 @@ def _hit(prim, origin, d) -> np.ndarray:
         lo, ld = rot @ o, d @ rot.T
         with np.errstate(divide="ignore", invalid="ignore"):
             t1, t2 = (-half - lo) / ld, (half - lo) / ld
-        tn = np.nanmax(np.minimum(t1, t2), axis=1)
-        tf = np.nanmin(np.maximum(t1, t2), axis=1)
+        tn = np.minimum(t1, t2).max(axis=1)
+        tf = np.maximum(t1, t2).min(axis=1)
         ok = tn <= tf
         t[ok] = tn[ok]
     else:  # upright cylinder
@@ -158,9 +158,10 @@ def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) ->
             j for j, (a0, b0, a1, b1) in enumerate(boxes)
             if j != i and a1 > u0 and a0 < u1 and b1 > v0 and b0 < v1 and depths[j][0] < depths[i][1]
         ]
-        if not occluders and not clipped[i] and len(ents[i]) == 1:
-            # Nothing can hide it: the outline's area is the pixel count.
-            counts.append(int(_hull_area(project(cam, _silhouette_points(ents[i][0], origin))[:, :2])))
+        if not occluders and not clipped[i]:
+            # Nothing can hide it: the outline's area is the pixel count (the
+            # hand's two boxes only touch, so their areas add up).
+            counts.append(int(sum(_hull_area(project(cam, _silhouette_points(p, origin))[:, :2]) for p in ents[i])))
             if stop_below is not None and counts[-1] < stop_below:
                 break
             continue

@@ -1,0 +1,191 @@
+"""bootstrap: novel words for objects, learnt through English relation words
+(TASKS.md).
+
+Six objects get words. Each panel shows two of them and an unnamed
+distractor, with "<wA> <rel> <wB>". The six pairs form a graph in which a
+word said in two or more panels is pinned by object identity (the one object
+those panels share) and a word said once (a leaf) hangs off a pinned word:
+its panel's relation is chosen true of the leaf and clearly false of the
+distractor, so the relation word tells which of the panel's objects it is.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from scenes.placement import place_scene
+from scenes.relations import RELATION_MARGIN, offset_table, separated_in
+from scenes.spec import Episode, Panel, SceneSpec
+from scenes.universe import DIRECTIONS, OPPOSITE, UNIVERSE
+
+from .episode import Draft, choices_with_answer, enumerate_mappings, redraw
+from .seeds import draw_seed
+from .validation import check_common, require
+from .words import pseudo_words
+
+NAMED, PANELS = 6, 6
+ALL_PAIRS = tuple(itertools.combinations(range(NAMED), 2))
+AXES = (("left", "right"), ("front", "behind"))
+
+
+def _degrees(edges) -> np.ndarray:
+    return np.bincount(np.array(edges).ravel(), minlength=NAMED)
+
+
+def _graph_ok(edges) -> bool:
+    """Every word said, at least one leaf, and no panel of two leaves."""
+    d = _degrees(edges)
+    return d.min() >= 1 and (d == 1).any() and all(d[a] > 1 or d[b] > 1 for a, b in edges)
+
+
+def _leaf_resolved(t, rel: str, known: int, leaf: int, distractor: int) -> bool:
+    """The statement with `rel` about (known, leaf) is true, and clearly false
+    were the leaf word to mean the distractor."""
+    if t[rel][known, leaf] > 0:  # "known rel leaf"
+        return t[rel][known, distractor] < -RELATION_MARGIN
+    return t[rel][distractor, known] < -RELATION_MARGIN  # "leaf rel known"
+
+
+def _place(rng: np.random.Generator, props: list, accept) -> tuple[SceneSpec, list[int]]:
+    """Place props in a shuffled scene order (the order must not tell named
+    from unnamed); accept(table, where) sees where[k] = scene index of props[k]."""
+    order = [int(i) for i in rng.permutation(len(props))]
+    where = [order.index(k) for k in range(len(props))]
+    scene = place_scene(
+        draw_seed(rng), [props[i] for i in order], accept=lambda s: accept(offset_table(s.camera, s.objects), where)
+    )
+    return scene, where
+
+
+def _statement(t, words: list[str], a: int, b: int, ia: int, ib: int, rel: str) -> str:
+    """The statement with `rel` that is true of objects a, b (either word order)."""
+    return f"{words[a]} {rel} {words[b]}" if t[rel][ia, ib] > 0 else f"{words[b]} {rel} {words[a]}"
+
+
+def _context_panel(rng, named, distractor, words, edge, degree) -> tuple[str, SceneSpec]:
+    a, b = edge
+    rel = DIRECTIONS[rng.integers(4)]
+    if degree[a] > 1 and degree[b] > 1:
+        accept = lambda t, w: separated_in(t, w[0], w[1])
+    else:
+        known, leaf = (0, 1) if degree[b] == 1 else (1, 0)
+        accept = lambda t, w: separated_in(t, w[0], w[1]) and _leaf_resolved(t, rel, w[known], w[leaf], w[2])
+    scene, where = _place(rng, [named[a], named[b], distractor], accept)
+    table = offset_table(scene.camera, scene.objects)
+    return _statement(table, words, a, b, where[0], where[1], rel), scene
+
+
+def _query_choices(rng, query: SceneSpec, words: list[str], a: int, b: int, ia: int, ib: int) -> tuple[str, list[str]]:
+    """On one axis the true statement and its false opposite; on the other
+    axis the false relation in both word orders; one statement naming an
+    object not in the query. Word orders are random."""
+    t = offset_table(query.camera, query.objects)
+    said = lambda x, rel, y: f"{words[x]} {rel} {words[y]}"
+    either = lambda rel: said(a, rel, b) if rng.integers(2) else said(b, OPPOSITE[rel], a)
+    axis, other = (AXES[0], AXES[1]) if rng.integers(2) else (AXES[1], AXES[0])
+    true_rel = axis[0] if t[axis[0]][ia, ib] > 0 else axis[1]
+    false_rel = other[0] if t[other[0]][ia, ib] < 0 else other[1]
+    absent = [k for k in range(NAMED) if k not in (a, b)][rng.integers(NAMED - 2)]
+    present = (a, b)[rng.integers(2)]
+    outsider = said(present, DIRECTIONS[rng.integers(4)], absent) if rng.integers(2) else said(absent, DIRECTIONS[rng.integers(4)], present)
+    distractors = [either(OPPOSITE[true_rel]), said(a, false_rel, b), said(b, OPPOSITE[false_rel], a), outsider]
+    return either(true_rel), distractors
+
+
+def sample(rng: np.random.Generator) -> Draft:
+    # Six named objects; seven unnamed distractors (one per panel, one for the query).
+    picks = rng.choice(len(UNIVERSE), size=NAMED + PANELS + 1, replace=False)
+    named, distractors = [UNIVERSE[i] for i in picks[:NAMED]], [UNIVERSE[i] for i in picks[NAMED:]]
+    words = pseudo_words(rng, NAMED, syllables=3)
+    lexicon = dict(zip(words, named))
+
+    # Context: one panel per edge of the pair graph, in random order.
+    edges = redraw(lambda: [ALL_PAIRS[i] for i in rng.choice(len(ALL_PAIRS), PANELS, replace=False)], _graph_ok, "pair graph")
+    degree = _degrees(edges)
+    context = tuple(
+        Panel(name=u, utterance=u, scene=s)
+        for u, s in (_context_panel(rng, named, distractors[k], words, edges[k], degree) for k in rng.permutation(PANELS))
+    )
+    fits = consistent_lexicons(context, lexicon.keys())
+    require(fits == [lexicon], f"the context allows {len(fits)} assignments")
+
+    # Query: a pair not said in context, plus a distractor.
+    a, b = redraw(lambda: ALL_PAIRS[rng.integers(len(ALL_PAIRS))], lambda e: e not in edges, "query pair")
+    query, where = _place(rng, [named[a], named[b], distractors[PANELS]], lambda t, w: separated_in(t, w[0], w[1]))
+    answer, others = _query_choices(rng, query, words, a, b, where[0], where[1])
+    choices, answer = choices_with_answer(rng, answer, others)
+    return Draft(lexicon, context, query, choices, answer)
+
+
+def consistent_lexicons(panels, words, limit: int = 2) -> list[dict]:
+    """Injective word -> object assignments, over every object the panels
+    show (distractors included), under which no panel's statement is clearly
+    false (so a near-tie never decides)."""
+    stated = []
+    for p in panels:
+        wa, rel, wb = p.utterance.split()
+        objs = [o.properties for o in p.scene.objects]
+        stated.append((wa, rel, wb, objs, offset_table(p.scene.camera, p.scene.objects)))
+    domains: dict[str, list] = {}
+    for w in words:
+        shows = [set(objs) for wa, _, wb, objs, _ in stated if w in (wa, wb)]
+        domains[w] = sorted(set.intersection(*shows)) if shows else []
+
+    def consistent(m: dict) -> bool:
+        for wa, rel, wb, objs, t in stated:
+            if wa in m and wb in m and t[rel][objs.index(m[wa]), objs.index(m[wb])] <= -RELATION_MARGIN:
+                return False
+        return True
+
+    return enumerate_mappings(list(words), domains, consistent, limit=limit)
+
+
+def _truth(scene: SceneSpec, lexicon: dict, text: str) -> bool | None:
+    """True/False for a statement about the scene; None when it names two
+    present objects that are not well separated."""
+    wa, rel, wb = text.split()
+    objs = [o.properties for o in scene.objects]
+    if lexicon[wa] not in objs or lexicon[wb] not in objs:
+        return False
+    i, j = objs.index(lexicon[wa]), objs.index(lexicon[wb])
+    t = offset_table(scene.camera, scene.objects)
+    return bool(t[rel][i, j] > 0) if separated_in(t, i, j) else None
+
+
+def validate(ep: Episode) -> None:
+    check_common(ep)
+    lexicon = ep.lexicon
+    require(len(lexicon) == NAMED and len(set(lexicon.values())) == NAMED, "six words for six objects")
+    require(all(tuple(v) in UNIVERSE for v in lexicon.values()), "the lexicon is not about objects")
+    named = set(lexicon.values())
+    pairs = []
+    for p in ep.context_panels:
+        tokens = p.utterance.split()
+        require(len(tokens) == 3 and tokens[0] in lexicon and tokens[2] in lexicon and tokens[1] in DIRECTIONS,
+                f"panel {p.name!r}: not '<word> <relation> <word>'")
+        require(tokens[0] != tokens[2], f"panel {p.name!r}: a word related to itself")
+        objs = [o.properties for o in p.scene.objects]
+        require(len(set(objs)) == 3 and p.scene.hand is None, f"panel {p.name!r}: three distinct objects, no hand")
+        require(sorted(named.intersection(objs)) == sorted({lexicon[tokens[0]], lexicon[tokens[2]]}),
+                f"panel {p.name!r}: shows other named objects than the two it names")
+        require(_truth(p.scene, lexicon, p.utterance) is True, f"panel {p.name!r}: the statement is not clearly true")
+        pairs.append(frozenset((tokens[0], tokens[2])))
+    require(len(set(pairs)) == PANELS, "context pairs are not distinct")
+    require(set().union(*pairs) == set(lexicon), "a word is never said")
+    fits = consistent_lexicons(ep.context_panels, lexicon.keys())
+    require(fits == [lexicon], f"the context allows {len(fits)} assignments")
+
+    # Query: an unsaid pair and a distractor; exactly one statement true.
+    objs = [o.properties for o in ep.query.objects]
+    require(len(set(objs)) == 3 and ep.query.hand is None, "the query shows three distinct objects, no hand")
+    shown = [w for w, o in lexicon.items() if o in objs]
+    require(len(shown) == 2 and frozenset(shown) not in pairs, "the query must show a pair not said in context")
+    for c in ep.choices:
+        tokens = c.split()
+        require(len(tokens) == 3 and tokens[0] in lexicon and tokens[2] in lexicon and tokens[1] in DIRECTIONS, f"choice {c!r}")
+    truth = {c: _truth(ep.query, lexicon, c) for c in ep.choices}
+    require(None not in truth.values(), "a choice is a near-tie")
+    require([c for c in ep.choices if truth[c]] == [ep.answer], f"true choices != answer {ep.answer!r}")
+    same_words = [c for c in ep.choices if c != ep.answer and {c.split()[0], c.split()[2]} == set(shown)]
+    require(len(same_words) >= 2, "fewer than two distractors use the answer's two words")
