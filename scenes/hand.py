@@ -12,9 +12,10 @@ import numpy as np
 
 from .spec import HandSpec, ObjectSpec
 
-# (centre in hand frame, half extents) of the two parts, scene units.
-PALM = ((-0.05, 0.0, 0.14), (0.32, 0.24, 0.14))
-FINGER = ((0.52, 0.06, 0.07), (0.25, 0.065, 0.07))
+# (centre in hand frame, half extents) of the two parts, scene units; they
+# bound assets.hand's mesh (split at x = 0.35), and tests check that they do.
+PALM = ((-0.06, -0.0075, 0.155), (0.41, 0.3125, 0.155))
+FINGER = ((0.6725, 0.08, 0.13), (0.3225, 0.08, 0.13))
 FINGERTIP_X = FINGER[0][0] + FINGER[1][0]
 WRIST_X = PALM[0][0] - PALM[1][0]
 HALF_WIDTH = PALM[1][1]

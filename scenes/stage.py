@@ -18,11 +18,11 @@ LENS_MM, SENSOR_MM = 35.0, 32.0
 CAMERA_JITTER = 0.5
 LIGHT_JITTER = 1.0
 
-# name, location, watts, size
+# name, location, watts, size (large, soft lights over a bright world: CLEVR's look)
 LIGHTS = (
-    ("key", (6.4467, -2.9052, 4.2584), 600.0, 1.0),
-    ("fill", (-4.6711, -4.0136, 3.0112), 120.0, 1.0),
-    ("back", (-1.1685, 2.6460, 5.8157), 300.0, 1.0),
+    ("key", (6.4467, -2.9052, 4.2584), 300.0, 2.0),
+    ("fill", (-4.6711, -4.0136, 3.0112), 60.0, 2.0),
+    ("back", (-1.1685, 2.6460, 5.8157), 150.0, 2.0),
 )
 
 

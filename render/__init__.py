@@ -1,0 +1,15 @@
+"""The Blender renderer: SceneSpec -> PNG + ground-truth JSON.
+
+Only the child process started by Worker imports bpy; importing this
+package does not.
+
+    with Worker(device="auto", gpu_ids=None, threads=None, max_scenes=200) as w:
+        res = w.render(spec, png_path, json_path)   # -> RenderResult
+        if not res.ok:   # res.too_small lists what showed < MIN_VISIBLE_PIXELS;
+            ...          # nothing was written: place the scene again
+"""
+from .result import RenderResult
+from .spec_file import SpecError, render_spec_file
+from .worker import DeviceError, RenderError, Worker
+
+__all__ = ["DeviceError", "RenderError", "RenderResult", "SpecError", "Worker", "render_spec_file"]

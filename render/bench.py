@@ -1,0 +1,145 @@
+"""Render benchmark: `python -m render.bench [--quick] [OUT]`.
+
+Renders the same scenes (glass, metal, rubber and the hand) at the `paper`
+and `default` profiles and at a 1024-sample reference, in one worker, and
+reports seconds per image, their ratio, PSNR against the reference, the time
+spent outside path tracing, and the child's resident memory over a long run
+of cheap renders.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from scenes.placement import place_scene
+from scenes.quality import render_settings, with_quality
+from scenes.spec import SceneSpec
+
+from .worker import Worker
+
+REFERENCE_SAMPLES = 1024
+# (seed, objects, index pointed at by the hand): every scene has glass, metal and rubber.
+SCENES = (
+    (1, (("cube", "red", "metal", "large"), ("sphere", "blue", "glass", "large"), ("cylinder", "green", "rubber", "small"),
+         ("cube", "yellow", "rubber", "small"), ("sphere", "purple", "metal", "small")), 2),
+    (3, (("cube", "red", "metal", "large"), ("sphere", "blue", "glass", "large"), ("cylinder", "green", "rubber", "small"),
+         ("cube", "yellow", "rubber", "small")), 3),
+    (11, (("cylinder", "cyan", "glass", "large"), ("sphere", "gray", "rubber", "large"), ("cylinder", "brown", "metal", "small"),
+          ("cube", "purple", "glass", "small")), 1),
+)
+
+
+def bench_specs() -> list[SceneSpec]:
+    return [place_scene(seed, props, pointed=pointed) for seed, props, pointed in SCENES]
+
+
+def reference(spec: SceneSpec) -> SceneSpec:
+    """The same scene at 1024 samples, with another Cycles seed: sharing the seed
+    would share the first samples' noise and flatter the PSNR of the others."""
+    settings = render_settings("paper", (spec.render.seed + 1) % 2**31).model_copy(
+        update={"quality": "reference", "samples": REFERENCE_SAMPLES})
+    return spec.model_copy(update={"render": settings})
+
+
+def psnr(a: Path, b: Path) -> float:
+    x = np.asarray(Image.open(a), dtype=np.float64)
+    y = np.asarray(Image.open(b), dtype=np.float64)
+    mse = float(np.mean((x - y) ** 2))
+    return float("inf") if mse == 0 else 10 * np.log10(255.0**2 / mse)
+
+
+def _render(worker: Worker, spec: SceneSpec, out: Path, name: str):
+    res = worker.render(spec, out / f"{name}.png", out / f"{name}.json")
+    if not res.ok:
+        raise RuntimeError(f"bench scene {name} is not fully visible: {res.visible_pixels}")
+    return res
+
+
+def quality_run(worker: Worker, out: Path, specs: list[SceneSpec]) -> dict:
+    rows = []
+    for k, spec in enumerate(specs):
+        row = {"scene": k}
+        for quality in ("reference", "paper", "default"):
+            s = reference(spec) if quality == "reference" else with_quality(spec, quality)
+            res = _render(worker, s, out, f"scene{k}_{quality}")
+            row[quality] = {"seconds": res.seconds, "path_tracing": res.path_tracing_seconds, "other": res.other_seconds}
+        for quality in ("paper", "default"):
+            row[quality]["psnr"] = psnr(out / f"scene{k}_{quality}.png", out / f"scene{k}_reference.png")
+        rows.append(row)
+    per_image = {q: statistics.mean(r[q]["seconds"] for r in rows) for q in ("paper", "default")}
+    return {
+        "scenes": rows,
+        "seconds_per_image": per_image,
+        "speedup_default_vs_paper": per_image["paper"] / per_image["default"],
+    }
+
+
+def memory_run(out: Path, specs: list[SceneSpec], n: int) -> dict:
+    """n consecutive cheap renders in one worker; RSS of the child after the first and the last."""
+    cheap = []
+    for spec in specs:
+        s = with_quality(spec, "draft")
+        cheap.append(s.model_copy(update={"render": s.render.model_copy(update={"samples": 1})}))
+    rss, other = [], []
+    with Worker(max_scenes=n) as worker:
+        for i in range(n):
+            res = _render(worker, cheap[i % len(cheap)], out, "memory")
+            rss.append(res.rss_bytes or 0)
+            other.append(res.other_seconds)
+        starts = worker.starts
+    return {
+        "renders": n, "worker_starts": starts,
+        "rss_start_mb": rss[0] / 2**20, "rss_end_mb": rss[-1] / 2**20, "rss_max_mb": max(rss) / 2**20,
+        "rss_growth_percent": 100.0 * (rss[-1] - rss[0]) / rss[0],
+        "other_seconds_median": statistics.median(other),
+    }
+
+
+def run(out_dir: Path, n_memory: int = 200, quick: bool = False) -> dict:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    specs = bench_specs()
+    with Worker() as worker:
+        _render(worker, with_quality(specs[0], "draft"), out, "warmup")
+        report = {"device": worker.device, "blender": worker.blender_version}
+        report["quality"] = quality_run(worker, out, specs[:1] if quick else specs)
+    report["memory"] = memory_run(out, specs, n_memory)
+    (out / "bench.json").write_text(json.dumps(report, indent=1))
+    print(format_report(report))
+    return report
+
+
+def format_report(r: dict) -> str:
+    q, m = r["quality"], r["memory"]
+    lines = [f"render bench on {r['device']} (Blender {r['blender']})",
+             "scene  profile   s/image  path-tracing  other   PSNR vs 1024 spp"]
+    for row in q["scenes"]:
+        for p in ("paper", "default"):
+            c = row[p]
+            lines.append(f"{row['scene']:>5}  {p:<8} {c['seconds']:>8.2f}  {c['path_tracing']:>12.2f}  {c['other']:>5.3f}  {c['psnr']:>6.1f} dB")
+    spi = q["seconds_per_image"]
+    lines += [
+        f"paper {spi['paper']:.2f} s/image, default {spi['default']:.2f} s/image: default is {q['speedup_default_vs_paper']:.1f}x faster",
+        f"outside path tracing: median {m['other_seconds_median']:.3f} s/image over {m['renders']} renders",
+        f"child RSS over {m['renders']} renders ({m['worker_starts']} worker): {m['rss_start_mb']:.0f} MB -> "
+        f"{m['rss_end_mb']:.0f} MB ({m['rss_growth_percent']:+.1f} %), max {m['rss_max_mb']:.0f} MB",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m render.bench", description=__doc__.splitlines()[0])
+    ap.add_argument("out", nargs="?", default="bench-out", type=Path)
+    ap.add_argument("--quick", action="store_true", help="one scene and 20 memory renders")
+    ap.add_argument("-n", "--n-memory", type=int, default=None)
+    a = ap.parse_args(argv)
+    run(a.out, n_memory=a.n_memory or (20 if a.quick else 200), quick=a.quick)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""The warm Blender scene of one worker (imports bpy; runs only in the child).
+
+The stage (ground, world, camera, compositor) and the assets (meshes and
+materials) are built once; each spec adds its lights, objects and hand,
+renders, reads the object-index pass of that render and removes them again.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import bpy
+import numpy as np
+from mathutils import Vector
+from PIL import Image
+
+import assets
+from scenes.spec import SceneSpec
+from scenes.universe import COLORS, MATERIALS, SHAPES
+
+from . import ground_truth
+from .devices import configure
+
+GROUND_SIZE = 200.0
+INDEX_PASS = "index"
+
+
+def _material(name: str, inputs: dict) -> bpy.types.Material:
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    bsdf = mat.node_tree.nodes["Principled BSDF"]
+    for key, value in inputs.items():
+        bsdf.inputs[key].default_value = value
+    mat.use_fake_user = True
+    return mat
+
+
+def _mesh(name: str, data: assets.Mesh) -> bpy.types.Mesh:
+    me = bpy.data.meshes.new(name)
+    me.from_pydata(data.vertices.tolist(), [], [list(f) for f in data.faces])
+    me.validate()
+    me.shade_smooth()
+    me.normals_split_custom_set_from_vertices(data.normals.tolist())
+    me.materials.append(None)
+    me.use_fake_user = True
+    return me
+
+
+def _path_tracing_seconds(info: dict) -> float | None:
+    """Cycles' own render time (path tracing and denoising), 'MM:SS.cc' or 'HH:MM:SS.cc'."""
+    text = info.get("cycles.ViewLayer.render_time")
+    if not text or not re.fullmatch(r"[\d:.]+", text):
+        return None
+    seconds = 0.0
+    for part in text.split(":"):
+        seconds = seconds * 60 + float(part)
+    return seconds
+
+
+def _rss_bytes() -> int | None:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return None
+
+
+class BlenderScene:
+    def __init__(self, device: str = "auto", gpu_ids=None, threads=None):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        self.scene = bpy.context.scene
+        self.device, self.fallback_note = configure(self.scene, device, gpu_ids, threads)
+        self.scratch = Path(tempfile.mkdtemp(prefix="mewl-render-"))
+        self._settings()
+        self._stage()
+        self._compositor()
+        self.meshes = {s: _mesh(s, assets.shape_mesh(s)) for s in SHAPES}
+        self.meshes["hand"] = _mesh("hand", assets.hand_mesh())
+        self.materials = {(m, c): _material(f"{m}-{c}", assets.object_material(m, c)) for m in MATERIALS for c in COLORS}
+        self.materials["hand"] = _material("hand", assets.hand_material())
+        self.added: list = []
+
+    def close(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    # -- built once ---------------------------------------------------------
+    def _settings(self) -> None:
+        sc, r = self.scene, self.scene.render
+        r.engine = "CYCLES"
+        r.resolution_percentage = 100
+        r.film_transparent = False
+        r.dither_intensity = 0.0  # dithering would add noise the seed does not fix
+        r.image_settings.file_format = "PNG"
+        r.image_settings.color_mode = "RGB"
+        r.image_settings.color_depth = "8"
+        for key in dir(r):
+            if key.startswith("use_stamp"):
+                setattr(r, key, False)
+        sc.view_settings.view_transform = "Standard"
+        sc.view_settings.look = "None"
+        sc.cycles.use_animated_seed = False
+        sc.cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
+        # One denoiser pass instead of three: about 1 s less per image on 2 CPU
+        # cores for 0.5-1 dB (measured on render.bench's scenes, still > 42 dB).
+        sc.cycles.denoising_prefilter = "FAST"
+        sc.view_layers[0].use_pass_object_index = True
+
+    def _stage(self) -> None:
+        sc = self.scene
+        world = bpy.data.worlds.new("world")
+        world.use_nodes = True
+        bg = world.node_tree.nodes["Background"]
+        bg.inputs["Color"].default_value = (*assets.WORLD["color"], 1.0)
+        bg.inputs["Strength"].default_value = assets.WORLD["strength"]
+        sc.world = world
+        half = GROUND_SIZE / 2
+        me = bpy.data.meshes.new("ground")
+        me.from_pydata([(-half, -half, 0), (half, -half, 0), (half, half, 0), (-half, half, 0)], [], [(0, 1, 2, 3)])
+        me.materials.append(_material("ground", assets.GROUND))
+        ground = bpy.data.objects.new("ground", me)
+        sc.collection.objects.link(ground)
+        cam = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
+        cam.data.sensor_fit = "AUTO"
+        cam.data.clip_end = GROUND_SIZE
+        sc.collection.objects.link(cam)
+        sc.camera = cam
+
+    def _compositor(self) -> None:
+        tree = bpy.data.node_groups.new("compositor", "CompositorNodeTree")
+        self.scene.compositing_node_group = tree
+        layers = tree.nodes.new("CompositorNodeRLayers")
+        out = tree.nodes.new("NodeGroupOutput")
+        tree.interface.new_socket("Image", in_out="OUTPUT", socket_type="NodeSocketColor")
+        tree.links.new(layers.outputs["Image"], out.inputs[0])
+        files = tree.nodes.new("CompositorNodeOutputFile")
+        files.format.media_type = "IMAGE"
+        files.format.file_format = "OPEN_EXR"
+        files.format.color_depth = "32"
+        files.format.exr_codec = "NONE"
+        files.file_output_items.new("FLOAT", INDEX_PASS)
+        files.directory = str(self.scratch) + os.sep
+        files.file_name = "pass_"
+        tree.links.new(layers.outputs["Object Index"], files.inputs[INDEX_PASS])
+        self.index_path = self.scratch / f"pass_{INDEX_PASS}.exr"
+
+    # -- per spec -----------------------------------------------------------
+    def _apply(self, spec: SceneSpec) -> None:
+        sc, cam, rs = self.scene, self.scene.camera, spec.render
+        sc.render.resolution_x, sc.render.resolution_y = spec.camera.width, spec.camera.height
+        cam.location, cam.rotation_euler = spec.camera.location, spec.camera.rotation
+        cam.data.lens, cam.data.sensor_width = spec.camera.lens_mm, spec.camera.sensor_width_mm
+        c = sc.cycles
+        c.samples = rs.samples
+        c.use_adaptive_sampling = rs.adaptive_threshold > 0
+        c.adaptive_threshold = rs.adaptive_threshold
+        c.adaptive_min_samples = rs.adaptive_min_samples
+        c.use_denoising = rs.denoiser != "none"
+        if c.use_denoising:
+            c.denoiser = "OPENIMAGEDENOISE"
+        c.max_bounces = rs.max_bounces
+        c.seed = rs.seed % 2**31
+        for light in spec.lights:
+            data = bpy.data.lights.new(light.name, "AREA")
+            data.energy, data.size = light.energy, light.size
+            self._add(light.name, data, light.location, (Vector((0, 0, 0)) - Vector(light.location)).to_track_quat("-Z", "Y").to_euler())
+        for i, o in enumerate(spec.objects):
+            ob = self._add(f"object{i}", self.meshes[o.shape], o.center, (0.0, 0.0, o.rotation), self.materials[(o.material, o.color)])
+            ob.scale = (o.scale, o.scale, o.scale)
+            ob.pass_index = i + 1
+        if spec.hand is not None:
+            h = spec.hand
+            ob = self._add("hand", self.meshes["hand"], (*h.position, 0.0), (0.0, 0.0, h.yaw), self.materials["hand"])
+            ob.pass_index = len(spec.objects) + 1
+
+    def _add(self, name, data, location, rotation, material=None):
+        ob = bpy.data.objects.new(name, data)
+        ob.location, ob.rotation_euler = location, rotation
+        if material is not None:
+            ob.material_slots[0].link = "OBJECT"
+            ob.material_slots[0].material = material
+        self.scene.collection.objects.link(ob)
+        self.added.append(ob)
+        return ob
+
+    def _clear(self) -> None:
+        for ob in self.added:
+            bpy.data.objects.remove(ob, do_unlink=True)
+        self.added.clear()
+        bpy.data.orphans_purge(do_local_ids=True, do_linked_ids=True, do_recursive=True)
+
+    def _read_index(self, height: int, width: int) -> np.ndarray:
+        img = bpy.data.images.load(str(self.index_path))
+        try:
+            px = np.empty(len(img.pixels), dtype=np.float32)
+            img.pixels.foreach_get(px)
+        finally:
+            bpy.data.images.remove(img)
+            self.index_path.unlink(missing_ok=True)
+        px = px.reshape(height, width, -1)[::-1, :, 0]  # Blender's rows start at the bottom
+        return np.rint(px).astype(np.int32)
+
+    def render(self, spec: SceneSpec, png_path: Path, json_path: Path) -> dict:
+        start = time.perf_counter()
+        tmp_png = png_path.with_name(f".{png_path.name}.{os.getpid()}.tmp")
+        tmp_json = json_path.with_name(f".{json_path.name}.{os.getpid()}.tmp")
+        try:
+            self._apply(spec)
+            t = time.perf_counter()
+            bpy.ops.render.render()
+            render_seconds = time.perf_counter() - t
+            png_path.parent.mkdir(parents=True, exist_ok=True)
+            bpy.data.images["Render Result"].save_render(str(tmp_png))
+            with Image.open(tmp_png) as im:  # re-save without Blender's timing metadata
+                im.load()
+                path_tracing = _path_tracing_seconds(im.info)
+                im.save(tmp_png, format="PNG")
+            index = self._read_index(spec.camera.height, spec.camera.width)
+            counts = ground_truth.visible_pixels(spec, index)
+            small = ground_truth.too_small(counts)
+            if not small:
+                gt = ground_truth.build(spec, index, image_filename=png_path.name, device=self.device,
+                                        blender_version=bpy.app.version_string)
+                json_path.parent.mkdir(parents=True, exist_ok=True)
+                tmp_json.write_text(json.dumps(gt, indent=1))
+                os.replace(tmp_png, png_path)
+                os.replace(tmp_json, json_path)
+        finally:
+            tmp_png.unlink(missing_ok=True)
+            tmp_json.unlink(missing_ok=True)
+            self._clear()
+        return {
+            "ok": not small, "visible_pixels": counts, "too_small": small, "device": self.device,
+            "render_seconds": render_seconds,
+            "path_tracing_seconds": render_seconds if path_tracing is None else min(path_tracing, render_seconds),
+            "child_seconds": time.perf_counter() - start,
+            "rss_bytes": _rss_bytes(),
+        }

@@ -1,0 +1,63 @@
+"""The Blender child process: `python -m render.server`, driven by render.worker.
+
+Messages are pickled over the child's stdin and a duplicate of its stdout;
+Blender's own prints go to stderr, which the parent sends to a log file.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+
+def _channels() -> tuple[Connection, Connection]:
+    reader = Connection(os.dup(0), writable=False)
+    writer = Connection(os.dup(1), readable=False)
+    os.dup2(2, 1)  # anything printed from now on lands in the log, not the channel
+    sys.stdout = sys.stderr
+    return reader, writer
+
+
+def serve() -> None:
+    reader, writer = _channels()
+    options = reader.recv()
+    try:
+        from .blender_scene import BlenderScene
+        from .devices import DeviceError
+
+        try:
+            stage = BlenderScene(**options)
+        except DeviceError as e:
+            writer.send(("device_error", str(e)))
+            return
+        import bpy
+
+        writer.send(("ready", {"device": stage.device, "note": stage.fallback_note, "blender": bpy.app.version_string}))
+    except Exception:
+        writer.send(("error", traceback.format_exc()))
+        return
+
+    from scenes.spec import SceneSpec
+
+    try:
+        while True:
+            try:
+                msg = reader.recv()
+            except EOFError:  # the parent is gone
+                return
+            if msg[0] == "close":
+                return
+            _, spec_json, png, js = msg
+            try:
+                out = stage.render(SceneSpec.model_validate_json(spec_json), Path(png), Path(js))
+                writer.send(("done", out))
+            except Exception:
+                writer.send(("error", traceback.format_exc()))
+    finally:
+        stage.close()
+
+
+if __name__ == "__main__":
+    serve()

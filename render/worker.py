@@ -1,0 +1,151 @@
+"""Worker: a long-lived Blender child process that renders spec after spec.
+
+bpy cannot be restarted inside a process, and a long-lived Blender grows, so
+the Blender side lives in a child (`python -m render.server`) that is started
+lazily and replaced after `max_scenes` renders. This module never imports bpy.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from scenes.spec import SceneSpec
+
+from .result import RenderResult
+
+log = logging.getLogger("render")
+
+DEVICES = ("auto", "cpu", "optix", "cuda", "hip", "oneapi", "metal")
+START_TIMEOUT = 300.0  # building the scene; a first OptiX start compiles kernels
+RENDER_TIMEOUT = 3600.0
+
+
+class DeviceError(ValueError):
+    """The requested device or GPU ids are not available."""
+
+
+class RenderError(RuntimeError):
+    """The Blender child failed (a bug or a crash, not a scene to re-place)."""
+
+
+class Worker:
+    def __init__(self, device: str = "auto", gpu_ids: list[int] | None = None, threads: int | None = None,
+                 max_scenes: int = 200, render_timeout: float = RENDER_TIMEOUT):
+        if device not in DEVICES:
+            raise DeviceError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}")
+        if max_scenes < 1:
+            raise ValueError(f"max_scenes must be at least 1, got {max_scenes}")
+        self.options = {"device": device, "gpu_ids": gpu_ids, "threads": threads}
+        self.max_scenes = max_scenes
+        self.render_timeout = render_timeout
+        self.device: str | None = None  # the device actually used, once started
+        self.blender_version: str | None = None
+        self.starts = 0  # child processes started so far
+        self._proc: subprocess.Popen | None = None
+        self._log = None
+        self._scenes = 0
+
+    # -- lifecycle ----------------------------------------------------------
+    def start(self) -> None:
+        if self._proc is not None:
+            return
+        self._log = tempfile.NamedTemporaryFile(prefix="mewl-blender-", suffix=".log", delete=False)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "render.server"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+        )
+        self._send = Connection(os.dup(self._proc.stdin.fileno()), readable=False)
+        self._recv = Connection(os.dup(self._proc.stdout.fileno()), writable=False)
+        self._scenes = 0
+        self.starts += 1
+        self._send.send(self.options)
+        kind, payload = self._receive(START_TIMEOUT)
+        if kind == "device_error":
+            self.close()
+            raise DeviceError(payload)
+        if kind != "ready":
+            self._fail(payload)
+        self.device, self.blender_version = payload["device"], payload["blender"]
+        if payload["note"] and self.starts == 1:
+            log.warning(payload["note"])
+        log.info("Blender %s worker started on %s", self.blender_version, self.device)
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            self._send.send(("close",))
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for conn in (self._send, self._recv):
+            conn.close()
+        proc.stdin.close()
+        proc.stdout.close()
+        self._log.close()
+        os.unlink(self._log.name)
+
+    def __enter__(self) -> "Worker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    # -- rendering ----------------------------------------------------------
+    def render(self, spec: SceneSpec, png_path: Path, json_path: Path) -> RenderResult:
+        """Render one spec; writes PNG and JSON only if everything is visible enough."""
+        if self._proc is not None and self._scenes >= self.max_scenes:
+            self.close()
+        self.start()
+        start = time.perf_counter()
+        self._send.send(("render", spec.model_dump_json(), str(Path(png_path).absolute()), str(Path(json_path).absolute())))
+        self._scenes += 1
+        kind, out = self._receive(self.render_timeout)
+        if kind != "done":
+            self._fail(out)
+        seconds = time.perf_counter() - start
+        return RenderResult(
+            ok=out["ok"], visible_pixels=out["visible_pixels"], too_small=out["too_small"], device=out["device"],
+            seconds=seconds, path_tracing_seconds=out["path_tracing_seconds"],
+            other_seconds=seconds - out["path_tracing_seconds"], rss_bytes=out["rss_bytes"],
+        )
+
+    def _receive(self, timeout: float):
+        try:
+            if self._recv.poll(timeout):
+                return self._recv.recv()
+            reason = f"no answer from Blender within {timeout:.0f} s"
+        except (EOFError, OSError):
+            reason = f"Blender exited with code {self._proc.wait()}"
+        self._fail(reason)
+
+    def _fail(self, reason: str):
+        tail = ""
+        if self._log is not None:
+            self._log.flush()
+            tail = Path(self._log.name).read_text(errors="replace")[-2000:]
+        if self._proc is not None:
+            self._proc.kill()
+        self.close()
+        raise RenderError(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
