@@ -39,6 +39,17 @@ def cmd_validate(args) -> int:
     return 0
 
 
+def cmd_render_spec(args) -> int:
+    from render import DeviceError, SpecError, render_spec_file
+
+    quality = options.quality(args.quality) if args.quality else None
+    device = options.device(args.device)
+    try:
+        return render_spec_file(args.spec, args.out, quality=quality, device=device)
+    except (SpecError, DeviceError) as err:
+        raise UserError(str(err)) from None
+
+
 def build_parser() -> options.Parser:
     p = options.Parser(prog="mewl", description="Generate MEWL few-shot word-learning benchmarks.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=options.Parser)
@@ -58,6 +69,13 @@ def build_parser() -> options.Parser:
     s = sub.add_parser("validate", help="check an episode.json or scene spec against its rules")
     s.add_argument("path", type=Path)
     s.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("render-spec", help="render one scene spec JSON to a PNG and its ground truth (debugging)")
+    s.add_argument("spec", type=Path)
+    s.add_argument("--out", required=True, type=Path)
+    s.add_argument("--quality", default=None, help="draft, default or paper (default: the spec's own settings)")
+    s.add_argument("--device", default="auto")
+    s.set_defaults(func=cmd_render_spec)
 
     for register in _extensions():
         register(sub)
