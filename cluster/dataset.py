@@ -17,6 +17,7 @@ from scenes.spec import GENERATOR_VERSION
 from .errors import UserError
 
 MANIFEST = "mewl-dataset.json"
+STAGING = ".staging"
 SPLIT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
@@ -37,6 +38,15 @@ def claim_output(out: Path, settings: dict) -> None:
 
     `settings` holds what changes the data (seed, quality, kind); a folder
     written with other settings is refused and left untouched."""
+    if check_output(out, settings):
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings}))
+
+
+def check_output(out: Path, settings: dict) -> bool:
+    """claim_output's checks without writing anything: True if OUT already
+    holds a dataset with these settings, False if it may be created."""
     if out.exists() and not out.is_dir():
         raise UserError(f"output {out} exists and is not a folder")
     wanted = {"generator": GENERATOR_VERSION, **settings}
@@ -49,11 +59,10 @@ def claim_output(out: Path, settings: dict) -> None:
         diff = [f"{k}={have.get(k)!r} (asked {v!r})" for k, v in wanted.items() if have.get(k) != v]
         if diff:
             raise UserError(f"{out} holds a different dataset: " + ", ".join(diff) + "; choose another --out")
-        return
+        return True
     if out.is_dir() and any(p for p in out.iterdir() if not p.name.startswith(".")):
         raise UserError(f"{out} is not empty and has no {MANIFEST}; choose an empty or new folder")
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, dumps(wanted))
+    return False
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
@@ -63,20 +72,29 @@ def write_atomic(path: Path, text: str | bytes) -> None:
 
 
 def staging_dir(out: Path, split: str, task: str, index: int) -> Path:
-    """A fresh hidden folder beside the episode's final place. Leftovers of a
-    killed run for the same episode are removed: this run owns the index now."""
-    final = episode_dir(out, split, task, index)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    for stale in final.parent.glob(f".tmp-{index}-*"):
+    """A fresh folder where an episode is written before it is renamed into
+    place. It lives under OUT/.staging (same filesystem, so the rename is
+    atomic), not beside the episode: MEWL's loaders glob <split>/<task>/*
+    with pathlib, which also matches hidden names. Leftovers of a killed run
+    for the same episode are removed: this run owns the index now."""
+    folder = out / STAGING / split / task
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(f"{index}-*"):
         shutil.rmtree(stale, ignore_errors=True)
-    tmp = final.with_name(f".tmp-{index}-{socket.gethostname()}-{os.getpid()}")
+    tmp = folder / f"{index}-{socket.gethostname()}-{os.getpid()}"
     tmp.mkdir()
     return tmp
+
+
+def partial_episodes(out: Path) -> list[Path]:
+    """Staging folders still present (only while a run works, or after a kill)."""
+    return sorted((out / STAGING).glob("*/*/*"))
 
 
 def publish(tmp: Path, out: Path, split: str, task: str, index: int) -> bool:
     """Rename a finished staging folder into place; False if another writer won."""
     final = episode_dir(out, split, task, index)
+    final.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.rename(tmp, final)
         return True

@@ -77,3 +77,30 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         raise UserError(message)
+
+
+def shard(value: str | None) -> tuple[int, int]:
+    """'I/K': every K-th episode starting at I (episodes i with i % K == I)."""
+    if value in (None, ""):
+        return 0, 1
+    parts = value.split("/")
+    try:
+        i, k = (int(p) for p in parts)
+    except ValueError:
+        raise UserError(f"--shard must look like I/K (e.g. 0/4), got {value!r}") from None
+    if k < 1 or not 0 <= i < k:
+        raise UserError(f"--shard {value}: need K >= 1 and 0 <= I < K")
+    return i, k
+
+
+def gpu_ids(value: str | None) -> list[int] | None:
+    """'0,1' -> [0, 1]; None when not given."""
+    if value in (None, ""):
+        return None
+    try:
+        ids = [int(p) for p in value.split(",")]
+    except ValueError:
+        raise UserError(f"--gpu-ids must be a comma list of whole numbers (e.g. 0,1), got {value!r}") from None
+    if any(i < 0 for i in ids) or len(set(ids)) != len(ids):
+        raise UserError(f"--gpu-ids must be distinct non-negative numbers, got {value!r}")
+    return ids

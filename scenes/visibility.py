@@ -140,7 +140,7 @@ def _hull_area(pts: np.ndarray) -> float:
 
 def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) -> list[int]:
     """Estimated visible pixels per object (and last, the hand if any).
-    With `stop_below`, returns early once one entity falls under it."""
+    With `stop_below`, stops once one entity falls under it (the rest read 0)."""
     cam = spec.camera
     ents = _primitives(spec)
     boxes, depths, clipped = [], [], []
@@ -152,8 +152,13 @@ def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) ->
         clipped.append(u0 < 0 or v0 < 0 or u1 > cam.width or v1 > cam.height)
         depths.append((uv[:, 2].min(), uv[:, 2].max()))
     origin = np.asarray(cam.location)
-    counts = []
-    for i, (u0, v0, u1, v1) in enumerate(boxes):
+    # The hand is modelled by boxes its mesh only partly fills.
+    fills = [1.0] * len(spec.objects) + [hand_geometry.MESH_FILL] * (spec.hand is not None)
+    counts = [0] * len(ents)
+    # The hand (last) is the likeliest to be too small: check it first.
+    n = len(spec.objects)
+    for i in [n] * (spec.hand is not None) + list(range(n)):
+        u0, v0, u1, v1 = boxes[i]
         occluders = [
             j for j, (a0, b0, a1, b1) in enumerate(boxes)
             if j != i and a1 > u0 and a0 < u1 and b1 > v0 and b0 < v1 and depths[j][0] < depths[i][1]
@@ -161,12 +166,12 @@ def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) ->
         if not occluders and not clipped[i]:
             # Nothing can hide it: the outline's area is the pixel count (the
             # hand's two boxes only touch, so their areas add up).
-            counts.append(int(sum(_hull_area(project(cam, _silhouette_points(p, origin))[:, :2]) for p in ents[i])))
-            if stop_below is not None and counts[-1] < stop_below:
+            area = sum(_hull_area(project(cam, _silhouette_points(p, origin))[:, :2]) for p in ents[i])
+            counts[i] = int(area * fills[i])
+            if stop_below is not None and counts[i] < stop_below:
                 break
             continue
         if u1 <= u0 or v1 <= v0:
-            counts.append(0)
             if stop_below is not None:
                 break
             continue
@@ -177,8 +182,8 @@ def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) ->
         for j in occluders:
             other = np.min([_hit(p, origin, d) for p in ents[j]], axis=0)
             visible &= own < other
-        counts.append(int(visible.sum()) * STRIDE * STRIDE)
-        if stop_below is not None and counts[-1] < stop_below:
+        counts[i] = int(visible.sum() * STRIDE * STRIDE * fills[i])
+        if stop_below is not None and counts[i] < stop_below:
             break
     return counts
 

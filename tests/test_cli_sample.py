@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cluster import dataset
+
 MEWL = [sys.executable, "-m", "cluster.cli"]
 
 
@@ -31,7 +33,8 @@ def test_sample_writes_mewl_layout_and_is_byte_identical_twice(tmp_path):
     assert len(info["context_panels"]) == 6 and all("name" in p and "objects" in p for p in info["context_panels"])
     episode = json.loads((a / "train/shape/2/episode.json").read_text())
     assert episode["index"] == 2 and episode["root_seed"] == 5
-    assert not list(a.rglob(".tmp-*"))
+    assert not dataset.partial_episodes(a)
+    assert sorted(p.name for p in (a / "train/shape").glob("*")) == ["0", "1", "2"]
 
 
 def test_splits_and_seeds_give_different_episodes(tmp_path):

@@ -1,0 +1,201 @@
+"""`python -m cluster.bench [--quick] [--full-render]` (what `make bench` runs).
+
+(a) sampling: episodes per second per task in one process, and the wall time
+    of every task x 1000 episodes through `mewl sample` with 2 processes;
+(b) the renderer's own bench (render.bench.run: paper vs default, memory),
+    in its quick form unless --full-render: its full form alone takes about
+    15 minutes on 2 CPU cores (three 1024-spp references, 200 memory renders);
+(c) the pipeline: images per second of `mewl render`'s pool against the
+    renderer alone on the same specs, and 2 workers against 1.
+Prints a report and writes it as JSON to bench-out/bench.json.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from scenes.spec import TASKS
+from tasks import REGISTRY, sample_episode
+
+from .pipeline import RenderPool, Settings, cpu_cores, worker_options
+from .render_cmd import _once
+from .sample import sample_to_disk
+
+SPLIT = "bench"
+PIPELINE_JOBS = [("shape", 0), ("number", 0), ("pragmatic", 0), ("relation", 0)]
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+# -- (a) sampling -------------------------------------------------------------
+def sampling(scratch: Path, seconds: float, n: int, processes: int) -> dict:
+    tasks = [t for t in TASKS if t in REGISTRY]
+    rates = {}
+    for task in tasks:
+        start, count = time.perf_counter(), 0
+        while time.perf_counter() - start < seconds:
+            sample_episode(task, 0, SPLIT, count)
+            count += 1
+        rates[task] = count / (time.perf_counter() - start)
+    out = scratch / "sampled"
+    start = time.perf_counter()
+    failed = sample_to_disk(out, tasks, n, SPLIT, 0, processes)
+    wall = time.perf_counter() - start
+    shutil.rmtree(out, ignore_errors=True)
+    return {
+        "episodes_per_second": rates,
+        "skipped_tasks": [t for t in TASKS if t not in REGISTRY],
+        "all_tasks": {"tasks": len(tasks), "episodes_per_task": n, "processes": processes,
+                      "wall_seconds": wall, "episodes_per_second": len(tasks) * n / wall, "failed": len(failed)},
+        "load_average": _load(),
+    }
+
+
+# -- (b) the renderer's bench -------------------------------------------------
+def renderer_bench(out: Path, quick: bool) -> dict | None:
+    try:
+        module = importlib.import_module("render.bench")
+    except ModuleNotFoundError:
+        return None
+    return module.run(out, n_memory=20 if quick else 200, quick=quick)
+
+
+# -- (c) the pipeline ---------------------------------------------------------
+def published_specs(out: Path) -> list:
+    """Every scene of the episodes a pipeline run published, as rendered."""
+    from scenes.spec import Episode
+
+    specs = []
+    for path in sorted(out.glob(f"{SPLIT}/*/*/episode.json")):
+        ep = Episode.model_validate_json(path.read_text())
+        specs += [p.scene for p in ep.context_panels] + [ep.query]
+    return specs
+
+
+def renderer_alone(scratch: Path, specs: list, device: str) -> dict:
+    """One Worker rendering the given specs back to back: the bound for the pipeline."""
+    from render import Worker
+
+    folder = scratch / "alone"
+    folder.mkdir()
+    with Worker(device=device, threads=cpu_cores(), max_scenes=len(specs) + 1) as w:
+        start = time.perf_counter()
+        w.start()
+        started = time.perf_counter()
+        for k, spec in enumerate(specs):
+            w.render(spec, folder / f"{k}.png", folder / f"{k}.json")
+        end = time.perf_counter()
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"images": len(specs), "start_seconds": started - start, "render_seconds": end - started,
+            "images_per_second": len(specs) / (end - started), "load_average": _load()}
+
+
+def pipeline(out: Path, jobs, quality: str, device: str, workers: int) -> dict:
+    settings = Settings(out=out, split=SPLIT, seed=0, quality=quality)
+    opts = worker_options(device, None, workers)
+    images = renders = 0
+    start = time.perf_counter()
+    with RenderPool(opts) as pool:
+        started = time.perf_counter()
+        for outcome in pool.run(settings, jobs):
+            images += outcome.images
+            renders += outcome.renders
+        end = time.perf_counter()
+    wall = end - started
+    return {"workers": workers, "threads_per_worker": opts[0]["threads"], "images": images, "renders": renders,
+            "start_seconds": started - start, "render_seconds": wall,
+            "images_per_second": images / wall, "renders_per_second": renders / wall, "load_average": _load()}
+
+
+def pipeline_bench(scratch: Path, quality: str, device: str) -> dict:
+    """The pipeline first; then the renderer alone on exactly the scenes it published."""
+    jobs = [(t, i) for t, i in PIPELINE_JOBS if t in REGISTRY]
+    one = pipeline(scratch / "pipeline-1", jobs, quality, device, 1)
+    alone = renderer_alone(scratch, published_specs(scratch / "pipeline-1"), device)
+    two = pipeline(scratch / "pipeline-2", jobs, quality, device, 2)
+    return {
+        "quality": quality, "device": device, "cores": cpu_cores(), "episodes": jobs,
+        "renderer_alone": alone, "pipeline_1_worker": one, "pipeline_2_workers": two,
+        # the machinery's cost per render; redrawn panels are counted apart
+        "overhead_percent": 100.0 * (1 - one["renders_per_second"] / alone["images_per_second"]),
+        "overhead_with_redraws_percent": 100.0 * (1 - one["images_per_second"] / alone["images_per_second"]),
+        "two_vs_one_workers": two["images_per_second"] / one["images_per_second"],
+    }
+
+
+# -- report -------------------------------------------------------------------
+def format_report(r: dict) -> str:
+    lines = []
+    s = r.get("sampling")
+    if s:
+        lines.append("(a) sampling, one process (episodes/s): "
+                     + ", ".join(f"{t} {v:.0f}" for t, v in s["episodes_per_second"].items()))
+        if s["skipped_tasks"]:
+            lines.append(f"    skipped (not implemented yet): {', '.join(s['skipped_tasks'])}")
+        a = s["all_tasks"]
+        lines.append(f"    {a['tasks']} tasks x {a['episodes_per_task']} episodes with {a['processes']} processes "
+                     f"(mewl sample, to disk): {a['wall_seconds']:.1f} s wall, {a['episodes_per_second']:.0f} episodes/s, "
+                     f"{a['failed']} failed (load {s['load_average']})")
+    if "render" in r:
+        lines.append("(b) renderer bench: " + ("render.bench not available" if r["render"] is None
+                                               else "see its report above; JSON in bench-out/render/bench.json"))
+    p = r.get("pipeline")
+    if p:
+        a, one, two = p["renderer_alone"], p["pipeline_1_worker"], p["pipeline_2_workers"]
+        lines += [
+            f"(c) pipeline at {p['quality']} quality on {p['device']}, {p['cores']} cores, {len(p['episodes'])} episodes:",
+            f"    renderer alone      {a['images_per_second']:.3f} images/s on the {a['images']} published scenes "
+            f"(start {a['start_seconds']:.1f} s, load {a['load_average']})",
+            f"    pipeline, 1 worker  {one['images_per_second']:.3f} images/s, {one['renders_per_second']:.3f} renders/s "
+            f"({one['images']} images, {one['renders']} renders incl. redrawn panels, {one['threads_per_worker']} threads, "
+            f"start {one['start_seconds']:.1f} s, load {one['load_average']})",
+            f"    pipeline, 2 workers {two['images_per_second']:.3f} images/s, {two['renders_per_second']:.3f} renders/s "
+            f"({two['threads_per_worker']} thread each, start {two['start_seconds']:.1f} s, load {two['load_average']})",
+            f"    pipeline overhead per render {p['overhead_percent']:+.1f} % (target < 10 %), "
+            f"{p['overhead_with_redraws_percent']:+.1f} % counting redrawn panels; "
+            f"2 workers / 1 worker = {p['two_vs_one_workers']:.2f}",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cluster.bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="shorter sampling; passed on to the renderer's bench")
+    ap.add_argument("--full-render", action="store_true", help="the renderer's full bench (about 15 min on 2 cores)")
+    ap.add_argument("--quality", default="draft", help="pipeline quality (draft: the worst case for overhead)")
+    ap.add_argument("--device", default="auto")
+    ap.add_argument("--out", default="bench-out", type=Path)
+    ap.add_argument("--only", default="sampling,render,pipeline", help="comma list of parts to run")
+    a = ap.parse_args(argv)
+    logging.getLogger("render").addFilter(_once())  # every worker says "no GPU found"
+    parts = set(a.only.split(","))
+    a.out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=a.out))
+    report: dict = {"quick": a.quick}
+    try:
+        if "sampling" in parts:
+            report["sampling"] = sampling(scratch, 1.0 if a.quick else 3.0, 200 if a.quick else 1000, 2)
+            print(format_report({"sampling": report["sampling"]}), flush=True)
+        if "render" in parts:
+            report["render"] = renderer_bench(a.out / "render", quick=a.quick or not a.full_render)
+        if "pipeline" in parts:
+            report["pipeline"] = pipeline_bench(scratch, a.quality, a.device)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("\n" + format_report(report))
+    (a.out / "bench.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(f"written to {a.out / 'bench.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

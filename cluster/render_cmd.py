@@ -1,0 +1,132 @@
+"""`mewl render` and `mewl status`."""
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from . import dataset, options, status
+from .errors import UserError
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C."""
+
+
+def _stop_on(signum, frame):
+    """The first SIGINT or SIGTERM stops the run; later ones (make and SLURM
+    pass SIGTERM on to a group that already has it) must not cut the cleanup short."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def cmd_render(args) -> int:
+    # Every option is checked before anything is written or started.
+    tasks = options.task_list(args.task)
+    n = options.positive_int("--n", args.n)
+    split, seed = options.split(args.split), options.seed(args.seed)
+    quality, device = options.quality(args.quality), options.device(args.device)
+    gpu_ids = options.gpu_ids(args.gpu_ids)
+    shard = options.shard(args.shard)
+    workers = None if args.workers in (None, "") else options.positive_int("--workers", args.workers)
+    out = options.output(args.out)
+    manifest = {"seed": seed, "quality": quality, "kind": "rendered"}
+    from tasks import REGISTRY
+
+    if missing := [t for t in tasks if t not in REGISTRY]:
+        raise UserError(f"task {missing[0]!r} has no sampler yet (tasks/{missing[0]}.py)")
+    dataset.check_output(out, manifest)
+
+    from render import DeviceError
+
+    from .pipeline import RenderPool, Settings, plan, worker_options
+    from .progress import Progress
+
+    settings = Settings(out=out, split=split, seed=seed, quality=quality)
+    jobs, complete = plan(settings, tasks, n, shard)
+    logging.basicConfig(level=logging.WARNING, format="mewl: %(message)s")
+    logging.getLogger("render").addFilter(_once())
+    previous = {sig: signal.signal(sig, _stop_on) for sig in (signal.SIGINT, signal.SIGTERM)}
+    progress = None
+    try:
+        if not jobs:
+            _claim(out, manifest, split, tasks, n)
+            print(f"render: nothing to do, {complete} episode(s) already complete in {out / split}", file=sys.stderr)
+            return 0
+        opts = worker_options(device, gpu_ids, workers)[: len(jobs)]
+        try:
+            with RenderPool(opts) as pool:
+                _claim(out, manifest, split, tasks, n)
+                threads = opts[0]["threads"]
+                print(f"render: {len(jobs)} episode(s) of {', '.join(tasks)} to {out / split} "
+                      f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
+                      + (f", {threads} thread(s) each" if threads else ""), file=sys.stderr)
+                progress = Progress(len(jobs), complete)
+                for outcome in pool.run(settings, jobs, tick=progress.tick):
+                    progress.update(outcome)
+        except DeviceError as err:
+            raise UserError(str(err)) from None
+        progress.close()
+        print(progress.summary(), file=sys.stderr)
+        return 1 if progress.failed else 0
+    except KeyboardInterrupt as err:
+        if progress is not None:
+            progress.close()
+            print(progress.summary(interrupted=True), file=sys.stderr)
+        previous = {}  # keep ignoring: a repeated SIGTERM must not kill us on the way out
+        what = "terminated" if isinstance(err, Terminated) else "interrupted"
+        print(f"mewl: {what}; only complete episodes were kept, rerun the same command to resume", file=sys.stderr)
+        return 143 if isinstance(err, Terminated) else 130
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _once():
+    """Each worker says "no GPU found"; once is enough."""
+    seen: set[str] = set()
+
+    def first_time(record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        new = text not in seen
+        seen.add(text)
+        return new
+
+    return first_time
+
+
+def _claim(out: Path, manifest: dict, split: str, tasks: list[str], n: int) -> None:
+    dataset.claim_output(out, manifest)
+    for task in tasks:
+        status.record_plan(out, split, task, n)
+
+
+def cmd_status(args) -> int:
+    out = options.output(args.out)
+    if not out.is_dir():
+        raise UserError(f"{out}: no such folder")
+    rows = status.dataset_status(out)
+    print(status.as_json(rows) if args.json else status.report(rows))
+    return 0 if rows and all(r.done for r in rows) else 1
+
+
+def register(sub) -> None:
+    s = sub.add_parser("render", help="render episodes (resumable)")
+    s.add_argument("--task", required=True, help="a task name, a comma list, or all")
+    s.add_argument("--n", required=True, help="episodes per task")
+    s.add_argument("--out", required=True)
+    s.add_argument("--split", default="train")
+    s.add_argument("--seed", default="0")
+    s.add_argument("--workers", default=None, help="Blender workers (default: one per GPU, else one)")
+    s.add_argument("--device", default="auto", help=f"one of {', '.join(options.DEVICES)}")
+    s.add_argument("--gpu-ids", default=None, help="comma list of GPU ids, dealt out one per worker")
+    s.add_argument("--quality", default="default", help="draft, default or paper")
+    s.add_argument("--shard", default=None, help="I/K: only episodes i with i %% K == I")
+    s.set_defaults(func=cmd_render)
+
+    s = sub.add_parser("status", help="complete, failed and missing episodes per split and task")
+    s.add_argument("out")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.set_defaults(func=cmd_status)

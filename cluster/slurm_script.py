@@ -1,0 +1,157 @@
+"""The sbatch scripts `mewl slurm` writes, and talking to sbatch and squeue.
+
+One array task renders one shard (episodes i with i % K == shard) on its own
+GPU; a second, one-task job waits for the array (afterok) and writes
+`mewl status OUT` to its log.
+"""
+from __future__ import annotations
+
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UserError
+
+RENDER_JOB = "mewl-render"
+COMPLETE_JOB = "mewl-complete"
+
+
+@dataclass(frozen=True)
+class Request:
+    """Everything that goes into the scripts, already checked."""
+
+    mewl: Path
+    tasks: list[str]
+    n: int
+    out: Path
+    split: str
+    seed: int
+    quality: str
+    device: str
+    shards: int
+    max_parallel: int | None
+    partition: str | None
+    gpus_per_task: int
+    cpus_per_task: int | None
+    time: str | None
+    sbatch_args: list[str]
+    submit_dir: Path
+
+    @property
+    def slurm_dir(self) -> Path:
+        return self.out / "slurm"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.slurm_dir / "logs"
+
+
+def ranges(shards: list[int]) -> str:
+    """[0, 1, 2, 5, 7, 8] -> '0-2,5,7-8', sbatch's --array syntax."""
+    spans: list[list[int]] = []
+    for i in shards:
+        if spans and spans[-1][1] == i - 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def array_spec(shards: list[int], max_parallel: int | None) -> str:
+    """The shards to run, throttled to M at once with '%M'."""
+    return ranges(shards) + (f"%{max_parallel}" if max_parallel else "")
+
+
+def _common_directives(req: Request) -> list[str]:
+    lines = []
+    if req.partition:
+        lines.append(f"--partition={req.partition}")
+    if req.time:
+        lines.append(f"--time={req.time}")
+    return lines + req.sbatch_args
+
+
+def _header(directives: list[str], comment: str) -> str:
+    return "\n".join(["#!/bin/bash", comment, *(f"#SBATCH {d}" for d in directives)]) + "\n"
+
+
+def render_script(req: Request, shards: list[int]) -> str:
+    directives = [
+        f"--job-name={RENDER_JOB}",
+        f"--array={array_spec(shards, req.max_parallel)}",
+        f"--output={req.log_dir}/%A_%a.out",
+        "--ntasks=1",
+    ]
+    if req.gpus_per_task:
+        directives.append(f"--gpus-per-task={req.gpus_per_task}")
+    if req.cpus_per_task:
+        directives.append(f"--cpus-per-task={req.cpus_per_task}")
+    directives += _common_directives(req)
+    comment = (
+        f"# Written by `mewl slurm`: task(s) {','.join(req.tasks)} x {req.n} episodes of split {req.split}\n"
+        f"# into {req.out}, array task I rendering the episodes i with i % {req.shards} == I.\n"
+        "# Rerun the same `mewl slurm` command to resubmit only shards with missing episodes."
+    )
+    render = [
+        str(req.mewl), "render", "--task", ",".join(req.tasks), "--n", str(req.n), "--out", str(req.out),
+        "--split", req.split, "--seed", str(req.seed), "--quality", req.quality, "--device", req.device,
+    ]
+    k = req.shards
+    body = f"""\
+set -euo pipefail
+cd {shlex.quote(str(req.submit_dir))}
+shard="${{SLURM_ARRAY_TASK_ID:?submit this script with sbatch; it is an array job}}"
+echo "mewl: shard ${{shard}}/{k} of {shlex.quote(str(req.out))} on $(hostname) at $(date '+%F %T')"
+echo "mewl: job ${{SLURM_ARRAY_JOB_ID:-?}}_${{shard}}, device {req.device}, CUDA_VISIBLE_DEVICES=${{CUDA_VISIBLE_DEVICES:-unset}}"
+exec {shlex.join(render)} --shard "${{shard}}/{k}"
+"""
+    return _header(directives, comment) + body
+
+
+def complete_script(req: Request, array_job: str) -> str:
+    directives = [
+        f"--job-name={COMPLETE_JOB}",
+        f"--output={req.log_dir}/complete-%j.out",
+        "--ntasks=1",
+        *_common_directives(req),
+    ]
+    comment = f"# Written by `mewl slurm`: runs after array job {array_job} succeeds; reports what is missing."
+    body = f"""\
+set -euo pipefail
+cd {shlex.quote(str(req.submit_dir))}
+echo "mewl: checking {shlex.quote(str(req.out))} after array job {array_job} on $(hostname) at $(date '+%F %T')"
+exec {shlex.join([str(req.mewl), "status", str(req.out)])}
+"""
+    return _header(directives, comment) + body
+
+
+def sbatch(script: Path, *options: str, cwd: Path) -> str:
+    """Submit; returns the job id."""
+    argv = ["sbatch", "--parsable", *options, str(script)]
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise UserError(f"sbatch {script} failed: {err}") from None
+    if done.returncode != 0:
+        reason = (done.stderr.strip() or done.stdout.strip()).splitlines()
+        raise UserError(f"sbatch {script} failed: {reason[-1] if reason else f'exit code {done.returncode}'}")
+    return done.stdout.strip().split(";")[0]
+
+
+def active_shards(job_ids: list[str]) -> dict[str, list[str]]:
+    """Array tasks of these jobs still queued or running, by job id. Also the
+    check that the SLURM controller answers, before anything is written."""
+    try:
+        done = subprocess.run(["squeue", "-h", "-r", "-o", "%F %K"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise UserError(f"squeue failed: {err}") from None
+    if done.returncode != 0:
+        reason = (done.stderr.strip() or f"exit code {done.returncode}").splitlines()[-1]
+        raise UserError(f"cannot reach SLURM (squeue: {reason}); is this a login node of the cluster?")
+    active: dict[str, list[str]] = {}
+    for line in done.stdout.splitlines():
+        job, _, task = line.strip().partition(" ")
+        if job in job_ids:
+            active.setdefault(job, []).append(task)
+    return active

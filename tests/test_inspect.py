@@ -1,0 +1,99 @@
+"""`mewl inspect`: episodes, scene specs and ground truth made readable, and
+overlays drawn from the renderer's ground truth (built here from a painted
+object-index image, so no Blender is needed)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from cluster import cli
+from cluster.inspect import POINTED, SCALE
+from render import ground_truth
+from scenes.universe import describe
+from tasks import sample_episode
+from tasks.release import info_json
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in args])
+    got = capsys.readouterr()
+    return code, got.out, got.err
+
+
+@pytest.fixture(scope="module")
+def pragmatic():
+    return sample_episode("pragmatic", 0, "train", 4)
+
+
+def test_an_episode_reads_as_panels_objects_pointing_and_choices(tmp_path, capsys, pragmatic):
+    (tmp_path / "episode.json").write_text(pragmatic.model_dump_json(indent=2))
+    (tmp_path / "info.json").write_text(json.dumps(info_json(pragmatic)))
+    code, out, _ = run(capsys, "inspect", tmp_path)
+    assert code == 0
+    assert out.startswith(f"pragmatic episode 4 (split train, root seed 0, retry {pragmatic.retry})")
+    for panel in pragmatic.context_panels:
+        assert f"{panel.name!r}: utterance {panel.utterance!r}" in out
+        for o in panel.scene.objects:
+            assert describe(o.properties) in out
+    hand = pragmatic.query.hand
+    if hand is not None:
+        assert f"points to #{hand.target} ({describe(pragmatic.query.objects[hand.target].properties)})" in out
+    assert f"[{pragmatic.answer}]" in out and f"index {pragmatic.answer_index}" in out
+    # info.json or episode.json name the same episode
+    assert run(capsys, "inspect", tmp_path / "info.json")[1] == out
+
+
+def test_a_scene_spec_lists_objects_and_relations(tmp_path, capsys, pragmatic):
+    scene = pragmatic.context_panels[0].scene
+    path = tmp_path / "scene.json"
+    path.write_text(scene.model_dump_json())
+    code, out, _ = run(capsys, "inspect", path)
+    assert code == 0 and f"{len(scene.objects)} objects" in out
+    assert out.count("has to its left") == len(scene.objects)
+    code, _, err = run(capsys, "inspect", path, "--overlay", tmp_path / "x.png")
+    assert code == 2 and "not a render" in err and not (tmp_path / "x.png").exists()
+
+
+def painted_truth(tmp_path, scene):
+    """Ground truth as the renderer builds it, from boxes painted in an index image."""
+    h, w = scene.camera.height, scene.camera.width
+    index = np.zeros((h, w), dtype=np.int32)
+    boxes = {}
+    for i in range(len(scene.objects) + (scene.hand is not None)):
+        x, y = 10 + 40 * i, 20 + 10 * i
+        index[y : y + 30, x : x + 25] = i + 1
+        boxes[i] = [x, y, 25, 30]
+    truth = ground_truth.build(scene, index, image_filename="dax.png", device="cpu", blender_version="test")
+    Image.new("RGB", (w, h), (128, 128, 128)).save(tmp_path / "dax.png")
+    (tmp_path / "dax.json").write_text(json.dumps(truth))
+    return boxes
+
+
+def test_overlay_draws_every_box_and_marks_the_pointed_object(tmp_path, capsys, pragmatic):
+    scene = next(p.scene for p in pragmatic.context_panels if p.scene.hand is not None)
+    boxes = painted_truth(tmp_path, scene)
+    target = scene.hand.target
+    code, out, _ = run(capsys, "inspect", tmp_path / "dax.png", "--overlay", tmp_path / "overlay.png")
+    assert code == 0
+    assert f"bbox {boxes[target]}" in out and f"points to #{target}" in out
+    with Image.open(tmp_path / "overlay.png") as im:
+        assert im.size == (scene.camera.width * SCALE, scene.camera.height * SCALE)
+        x, y, w, h = boxes[target]
+        # the right edge of the pointed box (its label sits above the top edge)
+        assert im.getpixel(((x + w) * SCALE - 1, (y + h // 2) * SCALE)) == POINTED
+        other = next(i for i in range(len(scene.objects)) if i != target)
+        ox, oy, ow, oh = boxes[other]
+        assert im.getpixel(((ox + ow) * SCALE - 1, (oy + oh // 2) * SCALE)) == (255, 255, 255)
+
+
+def test_missing_or_broken_paths_are_one_line(tmp_path, capsys):
+    code, _, err = run(capsys, "inspect", tmp_path / "nothing.json")
+    assert code == 2 and err.count("\n") == 1 and "no such file" in err
+    (tmp_path / "bad.json").write_text("{not json")
+    code, _, err = run(capsys, "inspect", tmp_path / "bad.json")
+    assert code == 2 and err.count("\n") == 1 and "not a JSON file" in err
+    code, _, err = run(capsys, "inspect", tmp_path)
+    assert code == 2 and "no episode.json" in err
