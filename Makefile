@@ -11,6 +11,7 @@ WORKERS ?=
 DEVICE ?= auto
 QUALITY ?= default
 PYTEST_ARGS ?=
+QUICK ?=
 
 # The bpy wheel exists for Python 3.11 only: find one, or say so in one line.
 PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
@@ -35,7 +36,7 @@ render: setup
 		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),)
 
 bench: setup
-	$(VENV)/bin/python -m cluster.bench
+	$(VENV)/bin/python -m cluster.bench $(if $(QUICK),--quick,)
 
 clean-venv:
 	rm -rf $(VENV)

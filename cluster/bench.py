@@ -2,17 +2,17 @@
 
 (a) sampling: episodes per second per task in one process, and the wall time
     of every task x 1000 episodes through `mewl sample` with 2 processes;
-(b) the renderer's own bench (render.bench.run: paper vs default, memory),
-    in its quick form unless --full-render: its full form alone takes about
-    15 minutes on 2 CPU cores (three 1024-spp references, 200 memory renders);
+(b) the renderer's own bench (render.bench.run: paper vs default on three
+    scenes against 1024-spp references, memory over 200 renders in one worker);
 (c) the pipeline: images per second of `mewl render`'s pool against the
     renderer alone on the same specs, and 2 workers against 1.
-Prints a report and writes it as JSON to bench-out/bench.json.
+Prints a report and writes it as JSON to bench-out/bench.json. The whole run
+took about 10 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
+200 episodes per task) about 3.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
 import os
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from scenes.spec import TASKS
-from tasks import REGISTRY, sample_episode
+from tasks import sample_episode
 
 from .pipeline import RenderPool, Settings, cpu_cores, worker_options
 from .render_cmd import _once
@@ -38,7 +38,7 @@ def _load() -> float:
 
 # -- (a) sampling -------------------------------------------------------------
 def sampling(scratch: Path, seconds: float, n: int, processes: int) -> dict:
-    tasks = [t for t in TASKS if t in REGISTRY]
+    tasks = list(TASKS)
     rates = {}
     for task in tasks:
         start, count = time.perf_counter(), 0
@@ -53,7 +53,6 @@ def sampling(scratch: Path, seconds: float, n: int, processes: int) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     return {
         "episodes_per_second": rates,
-        "skipped_tasks": [t for t in TASKS if t not in REGISTRY],
         "all_tasks": {"tasks": len(tasks), "episodes_per_task": n, "processes": processes,
                       "wall_seconds": wall, "episodes_per_second": len(tasks) * n / wall, "failed": len(failed)},
         "load_average": _load(),
@@ -61,12 +60,10 @@ def sampling(scratch: Path, seconds: float, n: int, processes: int) -> dict:
 
 
 # -- (b) the renderer's bench -------------------------------------------------
-def renderer_bench(out: Path, quick: bool) -> dict | None:
-    try:
-        module = importlib.import_module("render.bench")
-    except ModuleNotFoundError:
-        return None
-    return module.run(out, n_memory=20 if quick else 200, quick=quick)
+def renderer_bench(out: Path, quick: bool) -> dict:
+    from render import bench
+
+    return bench.run(out, n_memory=20 if quick else 200, quick=quick)
 
 
 # -- (c) the pipeline ---------------------------------------------------------
@@ -118,7 +115,7 @@ def pipeline(out: Path, jobs, quality: str, device: str, workers: int) -> dict:
 
 def pipeline_bench(scratch: Path, quality: str, device: str) -> dict:
     """The pipeline first; then the renderer alone on exactly the scenes it published."""
-    jobs = [(t, i) for t, i in PIPELINE_JOBS if t in REGISTRY]
+    jobs = PIPELINE_JOBS
     one = pipeline(scratch / "pipeline-1", jobs, quality, device, 1)
     alone = renderer_alone(scratch, published_specs(scratch / "pipeline-1"), device)
     two = pipeline(scratch / "pipeline-2", jobs, quality, device, 2)
@@ -139,15 +136,12 @@ def format_report(r: dict) -> str:
     if s:
         lines.append("(a) sampling, one process (episodes/s): "
                      + ", ".join(f"{t} {v:.0f}" for t, v in s["episodes_per_second"].items()))
-        if s["skipped_tasks"]:
-            lines.append(f"    skipped (not implemented yet): {', '.join(s['skipped_tasks'])}")
         a = s["all_tasks"]
         lines.append(f"    {a['tasks']} tasks x {a['episodes_per_task']} episodes with {a['processes']} processes "
                      f"(mewl sample, to disk): {a['wall_seconds']:.1f} s wall, {a['episodes_per_second']:.0f} episodes/s, "
                      f"{a['failed']} failed (load {s['load_average']})")
     if "render" in r:
-        lines.append("(b) renderer bench: " + ("render.bench not available" if r["render"] is None
-                                               else "see its report above; JSON in bench-out/render/bench.json"))
+        lines.append("(b) renderer bench: see its report above; JSON in <out>/render/bench.json")
     p = r.get("pipeline")
     if p:
         a, one, two = p["renderer_alone"], p["pipeline_1_worker"], p["pipeline_2_workers"]
@@ -169,8 +163,7 @@ def format_report(r: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cluster.bench", description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="shorter sampling; passed on to the renderer's bench")
-    ap.add_argument("--full-render", action="store_true", help="the renderer's full bench (about 15 min on 2 cores)")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: less sampling, one render scene, 20 memory renders")
     ap.add_argument("--quality", default="draft", help="pipeline quality (draft: the worst case for overhead)")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--out", default="bench-out", type=Path)
@@ -186,7 +179,7 @@ def main(argv=None) -> int:
             report["sampling"] = sampling(scratch, 1.0 if a.quick else 3.0, 200 if a.quick else 1000, 2)
             print(format_report({"sampling": report["sampling"]}), flush=True)
         if "render" in parts:
-            report["render"] = renderer_bench(a.out / "render", quick=a.quick or not a.full_render)
+            report["render"] = renderer_bench(a.out / "render", quick=a.quick)
         if "pipeline" in parts:
             report["pipeline"] = pipeline_bench(scratch, a.quality, a.device)
     finally:

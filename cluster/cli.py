@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import options
+from . import inspect, options, render_cmd, slurm
 from .errors import UserError
 
 
@@ -77,23 +77,10 @@ def build_parser() -> options.Parser:
     s.add_argument("--device", default="auto")
     s.set_defaults(func=cmd_render_spec)
 
-    for register in _extensions():
-        register(sub)
+    # Subcommands that live beside their implementation.
+    for module in (render_cmd, inspect, slurm):
+        module.register(sub)
     return p
-
-
-def _extensions():
-    """Subcommands that live beside their implementation."""
-    import importlib
-
-    for name in ("cluster.render_cmd", "cluster.inspect", "cluster.slurm"):
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as err:
-            if err.name != name:
-                raise
-            continue
-        yield module.register
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,8 @@ import numpy as np
 from scenes.placement import PlacementError
 from scenes.spec import TASKS, Episode
 
-from . import basic
+from . import basic, bootstrap, composite, number, pragmatic, relation
+from . import object as object_task
 from .episode import Draft, InvalidEpisode
 from .seeds import episode_rng
 
@@ -29,27 +30,22 @@ class Task:
     validate: Callable[[Episode], None]
 
 
+def _basic(attribute: str) -> Task:
+    return Task(partial(basic.sample, attribute=attribute), partial(basic.validate, attribute=attribute))
+
+
+# Every task of MEWL, in its order; a module that fails to import is an error, never a skipped task.
 REGISTRY: dict[str, Task] = {
-    attr: Task(partial(basic.sample, attribute=attr), partial(basic.validate, attribute=attr))
-    for attr in ("shape", "color", "material")
+    "shape": _basic("shape"),
+    "color": _basic("color"),
+    "material": _basic("material"),
+    "object": Task(object_task.sample, object_task.validate),
+    "composite": Task(composite.sample, composite.validate),
+    "relation": Task(relation.sample, relation.validate),
+    "bootstrap": Task(bootstrap.sample, bootstrap.validate),
+    "number": Task(number.sample, number.validate),
+    "pragmatic": Task(pragmatic.sample, pragmatic.validate),
 }
-
-
-def _register_optional() -> None:
-    """Tasks whose modules exist; all nine once the project is complete."""
-    import importlib
-
-    for name in TASKS:
-        if name in REGISTRY:
-            continue
-        try:
-            module = importlib.import_module(f"tasks.{name}")
-        except ModuleNotFoundError:
-            continue
-        REGISTRY[name] = Task(module.sample, module.validate)
-
-
-_register_optional()
 
 
 class EpisodeError(RuntimeError):

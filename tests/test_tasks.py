@@ -14,7 +14,7 @@ from tasks import REGISTRY, sample_episode
 from tests.conftest import episodes
 from tests.solvers import solver_module
 
-ALL = [t for t in TASKS if t in REGISTRY]
+ALL = list(TASKS)
 
 
 def chi_square_critical(df: int, z: float = 3.719) -> float:
@@ -83,6 +83,10 @@ def test_same_seed_same_bytes_and_splits_never_overlap(task):
     test = {p.scene.seed for ep in episodes(task, 200, "test") for p in ep.context_panels}
     assert not train & test
     assert {ep.answer for ep in episodes(task, 200)} != {ep.answer for ep in episodes(task, 200, "test")}
+
+
+def test_every_task_has_a_sampler_and_a_validator():
+    assert tuple(REGISTRY) == TASKS
 
 
 def test_specs_and_tasks_import_without_bpy():
