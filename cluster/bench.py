@@ -1,11 +1,12 @@
-"""`python -m cluster.bench [--quick] [--full-render]` (what `make bench` runs).
+"""`python -m cluster.bench [--quick]` (what `make bench [QUICK=1]` runs).
 
 (a) sampling: episodes per second per task in one process, and the wall time
     of every task x 1000 episodes through `mewl sample` with 2 processes;
 (b) the renderer's own bench (render.bench.run: paper vs default on three
     scenes against 1024-spp references, memory over 200 renders in one worker);
 (c) the pipeline: images per second of `mewl render`'s pool against the
-    renderer alone on the same specs, and 2 workers against 1.
+    renderer alone on the same specs, and 2 workers against 1, in three
+    rounds (one with --quick) whose median ratios are reported.
 Prints a report and writes it as JSON to bench-out/bench.json. The whole run
 took about 10 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
 200 episodes per task) about 3.
@@ -17,6 +18,7 @@ import json
 import logging
 import os
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -113,19 +115,29 @@ def pipeline(out: Path, jobs, quality: str, device: str, workers: int) -> dict:
             "images_per_second": images / wall, "renders_per_second": renders / wall, "load_average": _load()}
 
 
-def pipeline_bench(scratch: Path, quality: str, device: str) -> dict:
-    """The pipeline first; then the renderer alone on exactly the scenes it published."""
-    jobs = PIPELINE_JOBS
-    one = pipeline(scratch / "pipeline-1", jobs, quality, device, 1)
-    alone = renderer_alone(scratch, published_specs(scratch / "pipeline-1"), device)
-    two = pipeline(scratch / "pipeline-2", jobs, quality, device, 2)
+def pipeline_bench(scratch: Path, quality: str, device: str, rounds: int) -> dict:
+    """Rounds of: the pipeline with 1 worker, the renderer alone on exactly
+    the scenes it published, the pipeline with 2 workers. One such run lasts
+    about 20 s on 2 cores and moves by several percent from run to run, so
+    the ratios are taken per round (the three runs of a round are close in
+    time) and their median is reported."""
+    rows, specs = [], None
+    for r in range(rounds):
+        one = pipeline(scratch / f"pipeline-1-{r}", PIPELINE_JOBS, quality, device, 1)
+        specs = specs or published_specs(scratch / f"pipeline-1-{r}")
+        alone = renderer_alone(scratch, specs, device)
+        two = pipeline(scratch / f"pipeline-2-{r}", PIPELINE_JOBS, quality, device, 2)
+        rows.append({
+            "renderer_alone": alone, "pipeline_1_worker": one, "pipeline_2_workers": two,
+            # the machinery's cost per render; redrawn panels are counted apart
+            "overhead_percent": 100.0 * (1 - one["renders_per_second"] / alone["images_per_second"]),
+            "overhead_with_redraws_percent": 100.0 * (1 - one["images_per_second"] / alone["images_per_second"]),
+            "two_vs_one_workers": two["images_per_second"] / one["images_per_second"],
+        })
+    median = lambda key: statistics.median(row[key] for row in rows)
     return {
-        "quality": quality, "device": device, "cores": cpu_cores(), "episodes": jobs,
-        "renderer_alone": alone, "pipeline_1_worker": one, "pipeline_2_workers": two,
-        # the machinery's cost per render; redrawn panels are counted apart
-        "overhead_percent": 100.0 * (1 - one["renders_per_second"] / alone["images_per_second"]),
-        "overhead_with_redraws_percent": 100.0 * (1 - one["images_per_second"] / alone["images_per_second"]),
-        "two_vs_one_workers": two["images_per_second"] / one["images_per_second"],
+        "quality": quality, "device": device, "cores": cpu_cores(), "episodes": PIPELINE_JOBS, "rounds": rows,
+        **{key: median(key) for key in ("overhead_percent", "overhead_with_redraws_percent", "two_vs_one_workers")},
     }
 
 
@@ -144,20 +156,20 @@ def format_report(r: dict) -> str:
         lines.append("(b) renderer bench: see its report above; JSON in <out>/render/bench.json")
     p = r.get("pipeline")
     if p:
-        a, one, two = p["renderer_alone"], p["pipeline_1_worker"], p["pipeline_2_workers"]
-        lines += [
-            f"(c) pipeline at {p['quality']} quality on {p['device']}, {p['cores']} cores, {len(p['episodes'])} episodes:",
-            f"    renderer alone      {a['images_per_second']:.3f} images/s on the {a['images']} published scenes "
-            f"(start {a['start_seconds']:.1f} s, load {a['load_average']})",
-            f"    pipeline, 1 worker  {one['images_per_second']:.3f} images/s, {one['renders_per_second']:.3f} renders/s "
-            f"({one['images']} images, {one['renders']} renders incl. redrawn panels, {one['threads_per_worker']} threads, "
-            f"start {one['start_seconds']:.1f} s, load {one['load_average']})",
-            f"    pipeline, 2 workers {two['images_per_second']:.3f} images/s, {two['renders_per_second']:.3f} renders/s "
-            f"({two['threads_per_worker']} thread each, start {two['start_seconds']:.1f} s, load {two['load_average']})",
-            f"    pipeline overhead per render {p['overhead_percent']:+.1f} % (target < 10 %), "
-            f"{p['overhead_with_redraws_percent']:+.1f} % counting redrawn panels; "
-            f"2 workers / 1 worker = {p['two_vs_one_workers']:.2f}",
-        ]
+        lines.append(f"(c) pipeline at {p['quality']} quality on {p['device']}, {p['cores']} cores, "
+                     f"{len(p['episodes'])} episodes, {len(p['rounds'])} round(s):")
+        for k, row in enumerate(p["rounds"]):
+            a, one, two = row["renderer_alone"], row["pipeline_1_worker"], row["pipeline_2_workers"]
+            lines += [
+                f"    round {k}: renderer alone {a['images_per_second']:.3f} images/s on the {a['images']} published scenes; "
+                f"pipeline 1 worker ({one['threads_per_worker']} threads) {one['renders_per_second']:.3f} renders/s "
+                f"({one['images']} images, {one['renders']} renders); 2 workers ({two['threads_per_worker']} thread each) "
+                f"{two['images_per_second']:.3f} images/s (load {two['load_average']})",
+                f"             overhead {row['overhead_percent']:+.1f} %, 2 workers / 1 worker = {row['two_vs_one_workers']:.2f}",
+            ]
+        lines.append(f"    median: pipeline overhead per render {p['overhead_percent']:+.1f} % (target < 10 %), "
+                     f"{p['overhead_with_redraws_percent']:+.1f} % counting redrawn panels; "
+                     f"2 workers / 1 worker = {p['two_vs_one_workers']:.2f}")
     return "\n".join(lines)
 
 
@@ -181,7 +193,7 @@ def main(argv=None) -> int:
         if "render" in parts:
             report["render"] = renderer_bench(a.out / "render", quick=a.quick)
         if "pipeline" in parts:
-            report["pipeline"] = pipeline_bench(scratch, a.quality, a.device)
+            report["pipeline"] = pipeline_bench(scratch, a.quality, a.device, rounds=1 if a.quick else 3)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("\n" + format_report(report))
