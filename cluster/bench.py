@@ -8,8 +8,8 @@
     renderer alone on the same specs, and 2 workers against 1, in three
     rounds (one with --quick) whose median ratios are reported.
 Prints a report and writes it as JSON to bench-out/bench.json. The whole run
-took about 10 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
-200 episodes per task) about 3.
+took about 12 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
+200 episodes per task, one pipeline round) about 4.
 """
 from __future__ import annotations
 
