@@ -12,7 +12,7 @@ import numpy as np
 
 from . import hand as hand_geometry
 from .camera import project, pixel_rays
-from .spec import ObjectSpec, SceneSpec
+from .spec import SceneSpec
 
 STRIDE = 2
 MIN_VISIBLE_PIXELS = 200
@@ -42,7 +42,7 @@ def _primitives(spec: SceneSpec) -> list[list[tuple]]:
 def _bounds(prim) -> np.ndarray:
     kind, c = prim[0], prim[1]
     if kind == "box":
-        half, yaw = prim[2], prim[3]
+        half = prim[2]
         r = np.hypot(half[0], half[1])
         ext = np.array([r, r, half[2]])
     else:

@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from scenes.placement import PlacementError
-from scenes.spec import TASKS, Episode
+from scenes.spec import Episode
 
 from . import basic, bootstrap, composite, number, pragmatic, relation
 from . import object as object_task

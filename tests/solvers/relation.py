@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
-
 from scenes.relations import true_relations
 from scenes.spec import Episode, SceneSpec
 from scenes.universe import DIRECTIONS
