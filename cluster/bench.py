@@ -153,7 +153,7 @@ def format_report(r: dict) -> str:
                      f"(mewl sample, to disk): {a['wall_seconds']:.1f} s wall, {a['episodes_per_second']:.0f} episodes/s, "
                      f"{a['failed']} failed (load {s['load_average']})")
     if "render" in r:
-        lines.append("(b) renderer bench: see its report above; JSON in <out>/render/bench.json")
+        lines.append(f"(b) renderer bench: see its report above; JSON in {r['render_json']}")
     p = r.get("pipeline")
     if p:
         lines.append(f"(c) pipeline at {p['quality']} quality on {p['device']}, {p['cores']} cores, "
@@ -192,6 +192,7 @@ def main(argv=None) -> int:
             print(format_report({"sampling": report["sampling"]}), flush=True)
         if "render" in parts:
             report["render"] = renderer_bench(a.out / "render", quick=a.quick)
+            report["render_json"] = str(a.out / "render" / "bench.json")
         if "pipeline" in parts:
             report["pipeline"] = pipeline_bench(scratch, a.quality, a.device, rounds=1 if a.quick else 3)
     finally:
