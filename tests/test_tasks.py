@@ -12,7 +12,7 @@ import pytest
 from scenes.spec import TASKS, Episode
 from tasks import REGISTRY, sample_episode
 from tests.conftest import episodes
-from tests.solvers import solver_module
+from cluster.solvers import solver_module
 
 ALL = list(TASKS)
 
