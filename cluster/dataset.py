@@ -1,23 +1,31 @@
 """The output folder: MEWL's release layout, a settings manifest, atomic episodes.
 
 OUT/<split>/<task>/<i>/ is either complete or absent: an episode is written
-into a hidden temporary folder beside it and renamed into place.
+into its writer's staging folder (cluster.writers) and renamed into place
+after its record of checksums (cluster.record), which is written last.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import secrets
 import shutil
-import socket
+import tempfile
+import time
 from pathlib import Path
 
 from scenes.spec import GENERATOR_VERSION
 
 from .errors import UserError
+from .record import quick_problem
+from .writers import STAGING
 
 MANIFEST = "mewl-dataset.json"
-STAGING = ".staging"
+BOOKKEEPING = ".mewl"  # plans, failures, damage notes and claims: outside every split (MEWL's loaders glob them)
+DAMAGED = ".damaged"  # damaged episode folders set aside before they are rendered again
+FULL = (errno.ENOSPC, errno.EDQUOT)
 SPLIT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
@@ -30,7 +38,8 @@ def episode_dir(out: Path, split: str, task: str, index: int) -> Path:
 
 
 def is_complete(out: Path, split: str, task: str, index: int) -> bool:
-    return (episode_dir(out, split, task, index) / "info.json").is_file()
+    """Its record is there and every file it lists is there with its size."""
+    return quick_problem(episode_dir(out, split, task, index)) is None
 
 
 def claim_output(out: Path, settings: dict) -> None:
@@ -40,8 +49,13 @@ def claim_output(out: Path, settings: dict) -> None:
     written with other settings is refused and left untouched."""
     if check_output(out, settings):
         return
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings}))
+    probe_writable(out)
+    with writing(out):
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomic(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings}))
+    from .card import write_card  # the card reads status, which reads this module
+
+    write_card(out)
 
 
 def check_output(out: Path, settings: dict) -> bool:
@@ -66,40 +80,93 @@ def check_output(out: Path, settings: dict) -> bool:
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(text.encode() if isinstance(text, str) else text)
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.write_bytes(text.encode() if isinstance(text, str) else text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def staging_dir(out: Path, split: str, task: str, index: int) -> Path:
-    """A fresh folder where an episode is written before it is renamed into
-    place. It lives under OUT/.staging (same filesystem, so the rename is
-    atomic), not beside the episode: MEWL's loaders glob <split>/<task>/*
-    with pathlib, which also matches hidden names. Leftovers of a killed run
-    for the same episode are removed: this run owns the index now."""
-    folder = out / STAGING / split / task
-    folder.mkdir(parents=True, exist_ok=True)
-    for stale in folder.glob(f"{index}-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    tmp = folder / f"{index}-{socket.gethostname()}-{os.getpid()}"
-    tmp.mkdir()
-    return tmp
+class NoSpace(UserError):
+    """The filesystem of OUT (or of the renderer's scratch) is full: the run stops at once."""
+
+
+def no_space(out: Path, detail: str = "") -> NoSpace:
+    return NoSpace(f"no space left on {out}" + (f" ({detail})" if detail else "")
+                   + "; nothing half-written was published: free space and rerun the same command to resume")
+
+
+class writing:
+    """`with writing(out):` turns a full disk (ENOSPC, EDQUOT) into NoSpace
+    and other OS errors on OUT into a one-line UserError."""
+
+    def __init__(self, out: Path):
+        self.out = out
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if isinstance(exc, OSError) and exc.errno in FULL:
+            raise no_space(self.out, exc.filename or "") from None
+        if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise UserError(f"cannot write to {self.out}: {exc.strerror} ({exc.filename})") from None
+        return False
+
+
+def probe_writable(out: Path) -> None:
+    """Refuse an OUT that cannot be written (read-only mount, no permission,
+    under a file, full) before any work starts, by actually writing: as root,
+    permission bits alone say nothing. OUT itself is not created here."""
+    existing = out.absolute()
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"cannot create {out}: {existing} is not a folder")
+    try:
+        fd, name = tempfile.mkstemp(prefix=".mewl-probe-", dir=existing)
+        try:
+            os.write(fd, b"mewl")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(name)
+    except OSError as err:
+        if err.errno in FULL:
+            raise no_space(out) from None
+        raise UserError(f"cannot write to {out}: {err.strerror}") from None
 
 
 def partial_episodes(out: Path) -> list[Path]:
-    """Staging folders still present (only while a run works, or after a kill)."""
-    return sorted((out / STAGING).glob("*/*/*"))
+    """Episode folders in staging (only while a writer works, or after a kill)."""
+    return sorted((out / STAGING).glob("*/*/*/*"))
+
+
+def set_aside(out: Path, split: str, task: str, index: int) -> Path | None:
+    """Move a damaged episode folder out of the split, to OUT/.damaged/, so it
+    can be rendered again; nothing in it is deleted. Call with the claim held."""
+    folder = episode_dir(out, split, task, index)
+    if not folder.exists():
+        return None
+    aside = out / DAMAGED / split / task / f"{index}-{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(2)}"
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    os.rename(folder, aside)
+    return aside
 
 
 def publish(tmp: Path, out: Path, split: str, task: str, index: int) -> bool:
-    """Rename a finished staging folder into place; False if another writer won."""
+    """Rename a finished staging folder into place; False if the place was
+    taken. The writer holds the episode's claim and has set any damaged
+    folder aside, so only a writer whose claim was taken over (silent for
+    STALE_AFTER, yet alive) can have been first: its episode is the same."""
     final = episode_dir(out, split, task, index)
     final.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.rename(tmp, final)
         return True
-    except OSError:
-        if is_complete(out, split, task, index):
+    except OSError as err:
+        if err.errno in (errno.ENOTEMPTY, errno.EEXIST) and is_complete(out, split, task, index):
             shutil.rmtree(tmp, ignore_errors=True)
             return False
         raise

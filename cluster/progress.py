@@ -1,5 +1,7 @@
 """Progress of a render: a tqdm bar on a terminal, plain lines otherwise
-(logs of batch jobs), and a summary at the end."""
+(logs of batch jobs), and a summary at the end. It moves per image: an
+episode in flight counts the images rendered so far (at most all but one,
+however often its panels are redrawn), a finished one all of its images."""
 from __future__ import annotations
 
 import os
@@ -7,7 +9,9 @@ import shutil
 import sys
 import time
 
-from .pipeline import Outcome
+from .episode_job import Outcome
+
+IMAGES_PER_EPISODE = 7  # six context panels and the query (tasks.validation)
 
 
 def _clock(seconds: float) -> str:
@@ -19,7 +23,9 @@ class Progress:
     def __init__(self, total: int, skipped: int, stream=None, interval: float | None = None):
         self.stream = stream or sys.stderr
         self.total, self.skipped = total, skipped
-        self.done = self.failed = self.images = self.renders = 0
+        self.done = self.failed = self.images = self.renders = self.by_other = 0
+        self.in_flight: dict[tuple[str, int], int] = {}  # images rendered of episodes not finished yet
+        self.rendered = 0  # every image rendered, redraws included
         self.start = time.monotonic()
         self.interval = interval if interval is not None else float(os.environ.get("MEWL_PROGRESS_INTERVAL", "30"))
         self._last_line = self.start
@@ -28,8 +34,9 @@ class Progress:
             from tqdm import tqdm
 
             size = shutil.get_terminal_size((100, 20))  # a pty of unknown size reports 0x0: tqdm would hide
-            self.bar = tqdm(total=total, unit="ep", desc="render", file=self.stream, ncols=size.columns, nrows=size.lines,
-                            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} episodes [{elapsed}<{remaining}{postfix}]")
+            self.bar = tqdm(total=total * IMAGES_PER_EPISODE, unit="img", desc="render", file=self.stream,
+                            ncols=size.columns, nrows=size.lines,
+                            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} images [{elapsed}<{remaining}{postfix}]")
 
     @property
     def wall(self) -> float:
@@ -37,38 +44,59 @@ class Progress:
 
     @property
     def images_per_second(self) -> float:
-        return self.images / self.wall if self.wall > 0 else 0.0
+        return self.rendered / self.wall if self.wall > 0 else 0.0
+
+    @property
+    def finished(self) -> int:
+        return self.done + self.failed + self.by_other
+
+    @property
+    def position(self) -> int:
+        """Images so far: all of each finished episode's, and the rendered ones of those in flight."""
+        return self.finished * IMAGES_PER_EPISODE + sum(self.in_flight.values())
+
+    def image(self, task: str, index: int) -> None:
+        key = (task, index)
+        self.in_flight[key] = min(self.in_flight.get(key, 0) + 1, IMAGES_PER_EPISODE - 1)
+        self.rendered += 1
+        self._show(force=False)
+
+    def waiting(self, task: str, index: int, writer: str) -> None:
+        self.write(f"waiting: {task} episode {index} is being rendered by another writer ({writer})")
 
     def update(self, outcome: Outcome) -> None:
-        self.done += outcome.ok
-        self.failed += not outcome.ok
+        self.in_flight.pop((outcome.task, outcome.index), None)
+        if outcome.by_other and outcome.ok:
+            self.by_other += 1
+        else:
+            self.done += outcome.ok
+            self.failed += not outcome.ok
         self.images += outcome.images
         self.renders += outcome.renders
         if not outcome.ok:
-            self.write(f"failed: {outcome.task} episode {outcome.index}: {outcome.reasons[-1]}")
-        self._show(force=self.done + self.failed == self.total)
+            by = " (by another writer)" if outcome.by_other else ""
+            self.write(f"failed: {outcome.task} episode {outcome.index}{by}: {outcome.reasons[-1]}")
+        self._show(force=self.finished == self.total)
 
     def tick(self) -> None:
         self._show(force=False)
 
     def _show(self, force: bool) -> None:
         if self.bar is not None:
-            self.bar.set_postfix_str(f"{self.images_per_second:.2f} images/s" + (f", {self.failed} failed" if self.failed else ""),
-                                     refresh=False)
-            finished = self.done + self.failed
-            if finished != self.bar.n:
-                self.bar.update(finished - self.bar.n)
+            self.bar.set_postfix_str(f"{self.finished}/{self.total} episodes, {self.images_per_second:.2f} images/s"
+                                     + (f", {self.failed} failed" if self.failed else ""), refresh=False)
+            if self.position != self.bar.n:
+                self.bar.update(self.position - self.bar.n)
             else:
-                self.bar.refresh()  # elapsed time moves on between episodes
+                self.bar.refresh()  # elapsed time moves on between images
         elif force or time.monotonic() - self._last_line >= self.interval:
             self._last_line = time.monotonic()
             self.write(self.line())
 
     def line(self) -> str:
-        finished = self.done + self.failed
-        left = (self.total - finished) * self.wall / finished if finished else float("nan")
-        eta = _clock(left) if finished else "?"
-        return (f"render: {finished}/{self.total} episodes ({self.failed} failed), "
+        total, at = self.total * IMAGES_PER_EPISODE, self.position
+        eta = _clock((total - at) * self.wall / at) if at else "?"
+        return (f"render: {at}/{total} images, {self.finished}/{self.total} episodes ({self.failed} failed), "
                 f"{self.images_per_second:.2f} images/s, {_clock(self.wall)} elapsed, {eta} left")
 
     def write(self, text: str) -> None:
@@ -85,5 +113,6 @@ class Progress:
     def summary(self, interrupted: bool = False) -> str:
         extra = f" ({self.renders} renders with redrawn panels)" if self.renders != self.images else ""
         head = "render interrupted" if interrupted else "render finished"
-        return (f"{head}: done {self.done}, skipped {self.skipped} (already complete), failed {self.failed}, "
+        other = f", {self.by_other} by another writer" if self.by_other else ""
+        return (f"{head}: done {self.done}, skipped {self.skipped} (already complete), failed {self.failed}{other}, "
                 f"wall {_clock(self.wall)}, {self.images} images, {self.images_per_second:.2f} images/s{extra}")

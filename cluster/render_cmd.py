@@ -1,13 +1,15 @@
 """`mewl render` and `mewl status`."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import sys
 from pathlib import Path
 
-from . import dataset, options, status
+from . import card, dataset, options, status
 from .errors import UserError
+from .writers import STAGING, Writer, clean_stale
 
 
 class Terminated(KeyboardInterrupt):
@@ -34,43 +36,41 @@ def cmd_render(args) -> int:
     out = options.output(args.out)
     manifest = {"seed": seed, "quality": quality, "kind": "rendered"}
     dataset.check_output(out, manifest)
+    dataset.probe_writable(out)  # a read-only or full OUT is refused before Blender starts
 
-    from render import DeviceError
-
-    from .pipeline import RenderPool, Settings, plan, worker_options
-    from .progress import Progress
+    from .pipeline import Settings, plan
 
     settings = Settings(out=out, split=split, seed=seed, quality=quality)
+    if args.repair:
+        from .verify import find_damage
+
+        damaged = find_damage(out, split, tasks, range(shard[0], n, shard[1]))
+        print(f"render: --repair found {len(damaged)} damaged episode(s)" + "".join(f"\n  {d}" for d in damaged),
+              file=sys.stderr)
     jobs, complete = plan(settings, tasks, n, shard)
     logging.basicConfig(level=logging.WARNING, format="mewl: %(message)s")
     logging.getLogger("render").addFilter(_once())
     previous = {sig: signal.signal(sig, _stop_on) for sig in (signal.SIGINT, signal.SIGTERM)}
-    progress = None
+    run: dict = {}  # the Progress, once rendering starts
     try:
         if not jobs:
             _claim(out, manifest, split, tasks, n)
             print(f"render: nothing to do, {complete} episode(s) already complete in {out / split}", file=sys.stderr)
             return 0
-        opts = worker_options(device, gpu_ids, workers)[: len(jobs)]
+        created = not out.exists()
         try:
-            with RenderPool(opts) as pool:
-                _claim(out, manifest, split, tasks, n)
-                threads = opts[0]["threads"]
-                print(f"render: {len(jobs)} episode(s) of {', '.join(tasks)} to {out / split} "
-                      f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
-                      + (f", {threads} thread(s) each" if threads else ""), file=sys.stderr)
-                progress = Progress(len(jobs), complete)
-                for outcome in pool.run(settings, jobs, tick=progress.tick):
-                    progress.update(outcome)
-        except DeviceError as err:
-            raise UserError(str(err)) from None
-        progress.close()
+            with dataset.writing(out):
+                _render(run, settings, jobs, complete, manifest, tasks, n, device, gpu_ids, workers, created)
+        finally:
+            if "progress" in run:
+                run["progress"].close()
+        progress = run["progress"]
         print(progress.summary(), file=sys.stderr)
+        card.write_card(out)
         return 1 if progress.failed else 0
     except KeyboardInterrupt as err:
-        if progress is not None:
-            progress.close()
-            print(progress.summary(interrupted=True), file=sys.stderr)
+        if "progress" in run:
+            print(run["progress"].summary(interrupted=True), file=sys.stderr)
         previous = {}  # keep ignoring: a repeated SIGTERM must not kill us on the way out
         what = "terminated" if isinstance(err, Terminated) else "interrupted"
         print(f"mewl: {what}; only complete episodes were kept, rerun the same command to resume", file=sys.stderr)
@@ -78,6 +78,36 @@ def cmd_render(args) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu_ids, workers, created) -> None:
+    """Start the workers, claim OUT, render the jobs; run["progress"] follows them."""
+    from render import DeviceError
+
+    from .pipeline import RenderPool, worker_options
+    from .progress import Progress
+
+    out = settings.out
+    opts = worker_options(device, gpu_ids, workers)[: len(jobs)]
+    try:
+        with Writer(out) as writer:
+            stale = clean_stale(out)
+            with RenderPool(opts, writer) as pool:
+                _claim(out, manifest, settings.split, tasks, n)
+                threads = opts[0]["threads"]
+                print(f"render: {len(jobs)} episode(s) of {', '.join(tasks)} to {out / settings.split} "
+                      f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
+                      + (f", {threads} thread(s) each" if threads else "")
+                      + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""), file=sys.stderr)
+                progress = run["progress"] = Progress(len(jobs), complete)
+                for outcome in pool.run(settings, jobs, tick=progress.tick, on_image=progress.image, on_wait=progress.waiting):
+                    progress.update(outcome)
+    except DeviceError as err:
+        if created:  # nothing of this run may stay behind
+            for folder in (out / STAGING, out):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+        raise UserError(str(err)) from None
 
 
 def _once():
@@ -97,14 +127,16 @@ def _claim(out: Path, manifest: dict, split: str, tasks: list[str], n: int) -> N
     dataset.claim_output(out, manifest)
     for task in tasks:
         status.record_plan(out, split, task, n)
+    card.write_card(out)
 
 
 def cmd_status(args) -> int:
     out = options.output(args.out)
     if not out.is_dir():
         raise UserError(f"{out}: no such folder")
-    rows = status.dataset_status(out)
-    print(status.as_json(rows) if args.json else status.report(rows))
+    n = None if args.n is None else options.positive_int("--n", args.n)
+    rows = status.dataset_status(out, n)
+    print(status.as_json(rows) if args.json else status.report(rows, n is not None, status.leftovers(out)))
     return 0 if rows and all(r.done for r in rows) else 1
 
 
@@ -120,9 +152,12 @@ def register(sub) -> None:
     s.add_argument("--gpu-ids", default=None, help="comma list of GPU ids, dealt out one per worker")
     s.add_argument("--quality", default="default", help="draft, default or paper")
     s.add_argument("--shard", default=None, help="I/K: only episodes i with i %% K == I")
+    s.add_argument("--repair", action="store_true",
+                   help="check every hash and image of the existing episodes first; render the damaged ones again")
     s.set_defaults(func=cmd_render)
 
     s = sub.add_parser("status", help="complete, failed and missing episodes per split and task")
     s.add_argument("out")
+    s.add_argument("--n", default=None, help="check episodes 0..N-1 (default: the largest N requested per task)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.set_defaults(func=cmd_status)

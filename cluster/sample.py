@@ -1,38 +1,60 @@
-"""`mewl sample`: episode specs and info.json, no rendering."""
+"""`mewl sample`: episode specs and info.json, no rendering.
+
+Each episode is claimed, written into the writer's staging folder with its
+record of checksums last, and published, like a rendered one: several
+samplers (or a sampler beside a renderer) share one OUT safely.
+"""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from joblib import Parallel, delayed
 
-from scenes.spec import Episode
 from tasks import EpisodeError, sample_episode
-from tasks.release import info_json
 
-from . import dataset
+from . import card, dataset, status
+from .episode_job import Outcome, claimed, write_release_files
+from .planning import Settings
+from .writers import Writer, clean_stale
 
-
-def write_spec_episode(out: Path, ep: Episode) -> None:
-    tmp = dataset.staging_dir(out, ep.split, ep.task, ep.index)
-    (tmp / "episode.json").write_text(ep.model_dump_json(indent=2) + "\n")
-    (tmp / "info.json").write_text(dataset.dumps(info_json(ep)))
-    dataset.publish(tmp, out, ep.split, ep.task, ep.index)
+RECHECK = 1.0  # seconds between looks at episodes another writer holds
 
 
 def _sample_batch(out: Path, task: str, seed: int, split: str, indices: list[int]) -> list[str]:
-    failed = []
-    for i in indices:
-        if dataset.is_complete(out, split, task, i):
-            continue
-        try:
-            write_spec_episode(out, sample_episode(task, seed, split, i))
-        except EpisodeError as err:
-            failed.append(str(err))
+    settings = Settings(out=out, split=split, seed=seed, quality="")
+    failed: list[str] = []
+
+    def produce(writer: Writer, i: int):
+        def write() -> Outcome:
+            try:
+                ep = sample_episode(task, seed, split, i)
+            except EpisodeError as err:
+                failed.append(str(err))
+                return Outcome(task, i, False, 0, 0, (str(err),))
+            tmp = writer.staging(split, task, i)
+            write_release_files(tmp, ep)
+            dataset.publish(tmp, out, split, task, i)
+            return Outcome(task, i, True, 0, 0)
+        return write
+
+    todo = [i for i in indices if not dataset.is_complete(out, split, task, i) or status.is_damaged(out, split, task, i)]
+    with dataset.writing(out), Writer(out) as writer:
+        while todo:
+            held = [i for i in todo if claimed(writer, settings, task, i, produce(writer, i)).held_by is not None]
+            if held:
+                time.sleep(RECHECK)  # another live writer has them: wait for it to finish
+            todo = held
     return failed
 
 
 def sample_to_disk(out: Path, tasks: list[str], n: int, split: str, seed: int, workers: int) -> list[str]:
     """Write every missing episode; returns the failures' reasons."""
+    with dataset.writing(out):
+        clean_stale(out)  # dead writers' staging folders
+    for task in tasks:
+        status.record_plan(out, split, task, n)
     jobs = [(t, list(range(start, min(start + 50, n)))) for t in tasks for start in range(0, n, 50)]
     results = Parallel(n_jobs=workers)(delayed(_sample_batch)(out, t, seed, split, idx) for t, idx in jobs)
+    card.write_card(out)
     return [reason for batch in results for reason in batch]

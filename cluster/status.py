@@ -1,5 +1,6 @@
-"""What a rendered dataset holds: the plan (requested N per split and task),
-complete, failed and missing episodes. `mewl status` and SLURM reruns read it.
+"""What a rendered dataset holds: the plan (the largest N requested per split
+and task), complete, damaged, in-progress, failed and missing episodes, and
+leftovers of dead writers. `mewl status` and SLURM reruns read it.
 
 The plan and the failure records live in OUT/.mewl/, outside every split:
 MEWL's loaders glob `<split>/<task>/*` with pathlib, which matches hidden
@@ -11,10 +12,11 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import dataset
+from . import claims, dataset, writers
 from .errors import UserError
+from .record import quick_problem
 
-BOOKKEEPING = ".mewl"
+BOOKKEEPING = dataset.BOOKKEEPING
 
 
 def plan_path(out: Path, split: str, task: str) -> Path:
@@ -48,8 +50,34 @@ def record_failure(out: Path, split: str, task: str, index: int, reasons: list[s
     dataset.write_atomic(path, dataset.dumps(record))
 
 
+def failure_reason(out: Path, split: str, task: str, index: int) -> str:
+    try:
+        return str(json.loads(failure_path(out, split, task, index).read_text())["reason"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return "failed (no readable reason)"
+
+
 def clear_failure(out: Path, split: str, task: str, index: int) -> None:
     failure_path(out, split, task, index).unlink(missing_ok=True)
+
+
+def damage_path(out: Path, split: str, task: str, index: int) -> Path:
+    """Where `mewl verify` notes a damaged episode, for the next render to redo."""
+    return out / BOOKKEEPING / "damaged" / split / task / f"{index}.json"
+
+
+def record_damage(out: Path, split: str, task: str, index: int, problem: str) -> None:
+    path = damage_path(out, split, task, index)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dataset.write_atomic(path, dataset.dumps({"task": task, "split": split, "index": index, "problem": problem}))
+
+
+def is_damaged(out: Path, split: str, task: str, index: int) -> bool:
+    return damage_path(out, split, task, index).is_file()
+
+
+def clear_damage(out: Path, split: str, task: str, index: int) -> None:
+    damage_path(out, split, task, index).unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
@@ -60,31 +88,59 @@ class TaskStatus:
     complete: int
     failed: list[int]
     missing: list[int]
+    damaged: list[int]  # files disagree with the record, or `mewl verify` found them damaged
+    in_progress: list[int]  # claimed by a live writer now
 
     @property
     def done(self) -> bool:
-        return not self.failed and not self.missing
+        return not (self.failed or self.missing or self.damaged or self.in_progress)
 
 
-def task_status(out: Path, split: str, task: str, n: int | None = None) -> TaskStatus:
+def task_status(out: Path, split: str, task: str, n: int | None = None, held: set | None = None) -> TaskStatus:
+    """Each episode below N (the largest requested, or the N given) by its
+    state; `held`: the (split, task, index) that live writers claim now."""
     n = planned(out, split, task) if n is None else n
+    held = {(c.split, c.task, c.index) for c in claims.all_claims(out) if c.alive} if held is None else held
     complete = 0
-    failed, missing = [], []
+    failed, missing, damaged, in_progress = [], [], [], []
     for i in range(n):
-        if dataset.is_complete(out, split, task, i):
+        folder = dataset.episode_dir(out, split, task, i)
+        if folder.is_dir() and quick_problem(folder) is None and not is_damaged(out, split, task, i):
             complete += 1
+        elif (split, task, i) in held:
+            in_progress.append(i)
+        elif folder.exists():
+            damaged.append(i)
         elif failure_path(out, split, task, i).is_file():
             failed.append(i)
         else:
             missing.append(i)
-    return TaskStatus(split, task, n, complete, failed, missing)
+    return TaskStatus(split, task, n, complete, failed, missing, damaged, in_progress)
 
 
-def dataset_status(out: Path) -> list[TaskStatus]:
+def dataset_status(out: Path, n: int | None = None) -> list[TaskStatus]:
     if not (out / dataset.MANIFEST).is_file():
         raise UserError(f"{out} is not a dataset of this tool (no {dataset.MANIFEST})")
     plans = sorted((out / BOOKKEEPING / "plan").glob("*/*.json"))
-    return [task_status(out, p.parent.name, p.stem) for p in plans]
+    held = {(c.split, c.task, c.index) for c in claims.all_claims(out) if c.alive}
+    return [task_status(out, p.parent.name, p.stem, n, held) for p in plans]
+
+
+def leftovers(out: Path) -> list[str]:
+    """Lines about what dead writers left and what was set aside."""
+    stale = [f for f, alive in writers.staging_folders(out) if not alive]
+    live = [f for f, alive in writers.staging_folders(out) if alive]
+    dead_claims = [c for c in claims.all_claims(out) if not c.alive]
+    aside = list((out / dataset.DAMAGED).glob("*/*/*"))
+    lines = []
+    if live:
+        lines.append(f"{len(live)} writer(s) at work now: " + ", ".join(f.name for f in live))
+    if stale or dead_claims:
+        lines.append(f"{len(stale)} staging folder(s) and {len(dead_claims)} episode claim(s) of dead writers "
+                     f"in {dataset.STAGING}/ and {BOOKKEEPING}/claims/: the next render removes or takes them over")
+    if aside:
+        lines.append(f"{len(aside)} damaged episode folder(s) set aside in {dataset.DAMAGED}/ (kept for you to look at)")
+    return lines
 
 
 def _ranges(indices: list[int], limit: int = 8) -> str:
@@ -99,20 +155,27 @@ def _ranges(indices: list[int], limit: int = 8) -> str:
     return ", ".join(text) + (f", ... ({len(spans) - limit} more ranges)" if len(spans) > limit else "")
 
 
-def report(rows: list[TaskStatus]) -> str:
+def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = ()) -> str:
     if not rows:
-        return "no episodes planned yet"
-    lines = [f"{'split':<10} {'task':<10} {'planned':>8} {'complete':>9} {'failed':>7} {'missing':>8}"]
+        return "\n".join(["no episodes planned yet", *extra])
+    against = "the N given (--n)" if given_n else "the largest N requested per task (--n N checks the first N)"
+    lines = [f"episodes 0..N-1 against {against}",
+             f"{'split':<10} {'task':<10} {'planned':>8} {'complete':>9} {'failed':>7} {'missing':>8} {'damaged':>8} {'running':>8}"]
     for r in rows:
-        lines.append(f"{r.split:<10} {r.task:<10} {r.n:>8} {r.complete:>9} {len(r.failed):>7} {len(r.missing):>8}")
+        lines.append(f"{r.split:<10} {r.task:<10} {r.n:>8} {r.complete:>9} {len(r.failed):>7} {len(r.missing):>8}"
+                     f" {len(r.damaged):>8} {len(r.in_progress):>8}")
         if r.failed:
             lines.append(f"    failed: {_ranges(r.failed)} (reasons in {BOOKKEEPING}/failed/{r.split}/{r.task}/)")
         if r.missing:
             lines.append(f"    missing: {_ranges(r.missing)}")
+        if r.damaged:
+            lines.append(f"    damaged: {_ranges(r.damaged)} (mewl verify says why; a rerun renders them again)")
+        if r.in_progress:
+            lines.append(f"    being rendered by another writer: {_ranges(r.in_progress)}")
     total = sum(r.n for r in rows)
     complete = sum(r.complete for r in rows)
     lines.append(f"{complete}/{total} episodes complete" + ("" if complete == total else ", dataset incomplete"))
-    return "\n".join(lines)
+    return "\n".join(lines + list(extra))
 
 
 def as_json(rows: list[TaskStatus]) -> str:

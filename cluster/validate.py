@@ -36,6 +36,9 @@ def load_spec(path: Path) -> Episode | SceneSpec:
 
 
 def validate_file(path: Path) -> str:
+    from .verify import refuse_damaged
+
+    refuse_damaged(path)  # a published episode's files must agree with its record first
     spec = load_spec(path)
     if isinstance(spec, SceneSpec):
         return f"{path}: valid scene spec ({len(spec.objects)} objects, hash {spec.spec_hash()[:12]})"

@@ -10,6 +10,6 @@ package does not.
 """
 from .result import RenderResult
 from .spec_file import SpecError, render_spec_file
-from .worker import DeviceError, RenderError, Worker
+from .worker import DeviceError, NoSpaceError, RenderError, Worker
 
-__all__ = ["DeviceError", "RenderError", "RenderResult", "SpecError", "Worker", "render_spec_file"]
+__all__ = ["DeviceError", "NoSpaceError", "RenderError", "RenderResult", "SpecError", "Worker", "render_spec_file"]

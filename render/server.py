@@ -5,6 +5,7 @@ Blender's own prints go to stderr, which the parent sends to a log file.
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -53,6 +54,9 @@ def serve() -> None:
             try:
                 out = stage.render(SceneSpec.model_validate_json(spec_json), Path(png), Path(js))
                 writer.send(("done", out))
+            except OSError as e:
+                full = e.errno in (errno.ENOSPC, errno.EDQUOT)
+                writer.send(("no_space" if full else "error", f"{e.strerror}: {e.filename}" if full else traceback.format_exc()))
             except Exception:
                 writer.send(("error", traceback.format_exc()))
     finally:

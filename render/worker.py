@@ -3,11 +3,19 @@
 bpy cannot be restarted inside a process, and a long-lived Blender grows, so
 the Blender side lives in a child (`python -m render.server`) that is started
 lazily and replaced after `max_scenes` renders. This module never imports bpy.
+
+Every temporary file of the child (Blender's log, the object-index EXR,
+Blender's own session folder) lives in one folder per worker, removed when
+the worker closes: `temp_dir` if given (cluster puts it under OUT/.staging,
+so a killed run's leftovers are cleaned by the next run), else a fresh
+folder under the system temp folder.
 """
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,9 +42,16 @@ class RenderError(RuntimeError):
     """The Blender child failed (a bug or a crash, not a scene to re-place)."""
 
 
+class NoSpaceError(RenderError):
+    """A file could not be written: its filesystem is full."""
+
+
+NO_SPACE = os.strerror(errno.ENOSPC)  # "No space left on device", as Python and Blender report it
+
+
 class Worker:
     def __init__(self, device: str = "auto", gpu_ids: list[int] | None = None, threads: int | None = None,
-                 max_scenes: int = 200, render_timeout: float = RENDER_TIMEOUT):
+                 max_scenes: int = 200, render_timeout: float = RENDER_TIMEOUT, temp_dir: Path | None = None):
         if device not in DEVICES:
             raise DeviceError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}")
         if max_scenes < 1:
@@ -44,6 +59,8 @@ class Worker:
         self.options = {"device": device, "gpu_ids": gpu_ids, "threads": threads}
         self.max_scenes = max_scenes
         self.render_timeout = render_timeout
+        self.temp_dir = temp_dir
+        self._scratch: Path | None = None  # this worker's temporary folder while a child runs
         self.device: str | None = None  # the device actually used, once started
         self.blender_version: str | None = None
         self.starts = 0  # child processes started so far
@@ -55,10 +72,14 @@ class Worker:
     def start(self) -> None:
         if self._proc is not None:
             return
-        self._log = tempfile.NamedTemporaryFile(prefix="mewl-blender-", suffix=".log", delete=False)
+        if self.temp_dir is not None:
+            Path(self.temp_dir).mkdir(parents=True, exist_ok=True)
+        self._scratch = Path(tempfile.mkdtemp(prefix="mewl-worker-", dir=self.temp_dir))
+        self._log = open(self._scratch / "blender.log", "w+b")
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "render.server"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+            env={**os.environ, "TMPDIR": str(self._scratch)},  # Blender's and Python's temp files, ours to remove
         )
         self._send = Connection(os.dup(self._proc.stdin.fileno()), readable=False)
         self._recv = Connection(os.dup(self._proc.stdout.fileno()), writable=False)
@@ -66,6 +87,8 @@ class Worker:
         self.starts += 1
         self._send.send(self.options)
         kind, payload = self._receive(START_TIMEOUT)
+        if kind == "no_space":
+            self._fail(payload, NoSpaceError)
         if kind == "device_error":
             self.close()
             raise DeviceError(payload)
@@ -94,7 +117,7 @@ class Worker:
         proc.stdin.close()
         proc.stdout.close()
         self._log.close()
-        os.unlink(self._log.name)
+        shutil.rmtree(self._scratch, ignore_errors=True)
 
     def __enter__(self) -> "Worker":
         return self
@@ -123,7 +146,7 @@ class Worker:
         self._scenes += 1
         kind, out = self._receive(self.render_timeout)
         if kind != "done":
-            self._fail(out)
+            self._fail(out, NoSpaceError if kind == "no_space" else RenderError)
         seconds = time.perf_counter() - start
         return RenderResult(
             ok=out["ok"], visible_pixels=out["visible_pixels"], too_small=out["too_small"], device=out["device"],
@@ -140,12 +163,22 @@ class Worker:
             reason = f"Blender exited with code {self._proc.wait()}"
         self._fail(reason)
 
-    def _fail(self, reason: str):
+    def _fail(self, reason: str, error: type[RenderError] = RenderError):
         tail = ""
-        if self._log is not None:
+        if self._log is not None and not self._log.closed:
             self._log.flush()
             tail = Path(self._log.name).read_text(errors="replace")[-2000:]
         if self._proc is not None:
             self._proc.kill()
         self.close()
-        raise RenderError(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
+        if NO_SPACE in reason or NO_SPACE in tail:  # e.g. Blender's own image writer, which raises no OSError
+            error = NoSpaceError
+        if error is NoSpaceError:
+            raise NoSpaceError(_no_space_line(reason + "\n" + tail))
+        raise error(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
+
+
+def _no_space_line(text: str) -> str:
+    """The line that names the full file, for a one-line error."""
+    lines = [line.strip() for line in text.splitlines() if NO_SPACE in line]
+    return lines[-1] if lines else NO_SPACE

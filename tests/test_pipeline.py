@@ -11,6 +11,7 @@ import pytest
 
 from cluster import cli, dataset, status
 from cluster.pipeline import Settings, at_quality, plan, worker_options
+from cluster.record import write_record
 from tasks import sample_episode
 
 
@@ -26,9 +27,11 @@ def run(capsys, *args) -> tuple[int, str, str]:
 
 
 def fake_episode(out: Path, split: str, task: str, i: int) -> None:
+    """A published episode as far as bookkeeping sees: files and their record."""
     folder = dataset.episode_dir(out, split, task, i)
     folder.mkdir(parents=True)
     (folder / "info.json").write_text("{}")
+    write_record(folder)
 
 
 @pytest.mark.parametrize(
@@ -120,7 +123,7 @@ def test_status_counts_complete_failed_and_missing(tmp_path, capsys):
     status.record_failure(out, "train", "shape", 3, ["retry 0: too small", "gave up after 5 redraws"])
     code, stdout, _ = run(capsys, "status", out)
     assert code == 1
-    assert "train      shape             4         2       1        1" in stdout
+    assert "train      shape             4         2       1        1        0        0" in stdout
     assert "failed: 3" in stdout and "missing: 1" in stdout
     code, stdout, _ = run(capsys, "status", out, "--json")
     (row,) = json.loads(stdout)

@@ -1,0 +1,160 @@
+"""One episode, start to finish: claim it, sample it, render its seven scenes
+into the writer's staging folder, write its record last and publish it.
+
+A scene that fails the renderer's visibility check sends the episode back to
+the sampler for a redraw from a derived seed (`first_retry=retry + 1`), a
+bounded number of times; an episode that still cannot be produced is
+recorded as failed and the others go on. A full disk stops everything.
+"""
+from __future__ import annotations
+
+import shutil
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+from render import NoSpaceError, RenderError, Worker
+from scenes.quality import with_quality
+from scenes.spec import Episode
+from scenes.visibility import MIN_VISIBLE_PIXELS
+from tasks import EpisodeError, InvalidEpisode, sample_episode
+from tasks.release import info_json
+
+from . import claims, dataset, status
+from .planning import Settings
+from .record import full_problem, write_record
+from .writers import Writer
+
+MAX_REDRAWS = 5  # visibility redraws per episode
+MAX_CRASHES = 2  # Blender crashes tolerated per episode (each on a fresh Blender)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    task: str
+    index: int
+    ok: bool
+    images: int  # images of the published episode
+    renders: int  # every render, redrawn panels included
+    reasons: tuple[str, ...] = ()  # why panels were redrawn, or why the episode failed
+    by_other: bool = False  # another writer finished it first
+    held_by: str | None = None  # a live writer holds it now: try again later
+
+
+class Aborted(Exception):
+    """The run is stopping; the episode in hand is dropped."""
+
+
+def at_quality(ep: Episode, quality: str) -> Episode:
+    """The episode with every scene at the quality actually rendered."""
+    panels = tuple(p.model_copy(update={"scene": with_quality(p.scene, quality)}) for p in ep.context_panels)
+    return ep.model_copy(update={"context_panels": panels, "query": with_quality(ep.query, quality)})
+
+
+def write_release_files(folder, ep: Episode) -> None:
+    """episode.json and info.json beside the images, then the record, last."""
+    (folder / "episode.json").write_text(ep.model_dump_json(indent=2) + "\n")
+    (folder / "info.json").write_text(dataset.dumps(info_json(ep)))
+    write_record(folder)
+
+
+def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callable[[], Outcome], since: float | None = None) -> Outcome:
+    """Run `produce` with the episode claimed, unless a live writer holds it
+    or it turns out complete. A damaged folder is set aside first. `since`:
+    the episode waited for another writer from then; a failure that writer
+    recorded meanwhile is taken as this run's."""
+    holder = claims.claim(writer, s.split, task, index)
+    if holder is not None:
+        return Outcome(task, index, False, 0, 0, held_by=str(holder.get("writer", "?")))
+    try:
+        if status.is_damaged(s.out, s.split, task, index) and full_problem(dataset.episode_dir(s.out, s.split, task, index)) is None:
+            status.clear_damage(s.out, s.split, task, index)  # restored by hand since verify
+        if dataset.is_complete(s.out, s.split, task, index) and not status.is_damaged(s.out, s.split, task, index):
+            return Outcome(task, index, True, 0, 0, by_other=True)
+        failure = status.failure_path(s.out, s.split, task, index)
+        if since is not None and failure.is_file() and failure.stat().st_mtime >= since:
+            return Outcome(task, index, False, 0, 0, (status.failure_reason(s.out, s.split, task, index),), by_other=True)
+        dataset.set_aside(s.out, s.split, task, index)
+        status.clear_damage(s.out, s.split, task, index)
+        return produce()
+    finally:
+        claims.release(writer, s.split, task, index)
+
+
+def _render_into_place(worker: Worker, writer: Writer, s: Settings, ep: Episode, stop: threading.Event,
+                       on_image: Callable[[], None]) -> tuple[str | None, int]:
+    """Render every scene into a staging folder and publish it.
+    Returns (None, renders) when published, else (why a scene failed, renders)."""
+    tmp = writer.staging(s.split, ep.task, ep.index)
+    published = False
+    renders = 0
+    try:
+        scenes = [(p.name, p.scene) for p in ep.context_panels] + [("question", ep.query)]
+        for name, scene in scenes:
+            if stop.is_set():
+                raise Aborted
+            res = worker.render(scene, tmp / f"{name}.png", tmp / f"{name}.json")
+            renders += 1
+            if not res.ok:
+                small = ", ".join(f"#{i} {res.visible_pixels[i]} px" for i in res.too_small)
+                return f"retry {ep.retry}: {name!r} shows objects under {MIN_VISIBLE_PIXELS} px ({small})", renders
+            on_image()
+        write_release_files(tmp, ep)
+        dataset.publish(tmp, s.out, s.split, ep.task, ep.index)
+        published = True
+        status.clear_failure(s.out, s.split, ep.task, ep.index)
+        return None, renders
+    finally:
+        if not published:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def render_episode(worker: Worker, writer: Writer, s: Settings, task: str, index: int, stop: threading.Event,
+                   on_image: Callable[[], None] = lambda: None, since: float | None = None) -> Outcome:
+    """Claim, sample, render and publish one episode; NoSpace on a full disk."""
+    try:
+        with dataset.writing(s.out):
+            return claimed(writer, s, task, index, lambda: _produce(worker, writer, s, task, index, stop, on_image), since)
+    except NoSpaceError as err:
+        raise dataset.no_space(s.out, str(err)) from None
+
+
+def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int, stop: threading.Event,
+             on_image: Callable[[], None]) -> Outcome:
+    reasons: list[str] = []
+    renders = crashes = redraws = 0
+
+    def failed(why: str) -> Outcome:
+        status.record_failure(s.out, s.split, task, index, reasons + [why])
+        return Outcome(task, index, False, 0, renders, tuple(reasons + [why]))
+
+    try:
+        ep = sample_episode(task, s.seed, s.split, index)
+    except (EpisodeError, InvalidEpisode) as err:
+        return failed(f"sampling: {err}")
+    while True:
+        ep = at_quality(ep, s.quality)
+        try:
+            why, n = _render_into_place(worker, writer, s, ep, stop, on_image)
+        except NoSpaceError:
+            raise
+        except RenderError as err:
+            if stop.is_set() or stop.wait(1.0):  # a Blender killed by Ctrl-C dies before the parent sets `stop`
+                raise Aborted from None
+            crashes += 1
+            reasons.append(f"renderer crashed: {str(err).splitlines()[0]}")
+            if crashes > MAX_CRASHES:
+                return failed(f"gave up after {MAX_CRASHES} renderer crashes")
+            continue  # the same episode on a fresh Blender
+        renders += n
+        if why is None:
+            return Outcome(task, index, True, len(ep.context_panels) + 1, renders, tuple(reasons))
+        reasons.append(why)
+        if redraws == MAX_REDRAWS:
+            return failed(f"gave up after {MAX_REDRAWS} redraws")
+        redraws += 1
+        try:
+            ep = sample_episode(task, s.seed, s.split, index, first_retry=ep.retry + 1)
+        except (EpisodeError, InvalidEpisode) as err:
+            return failed(f"redraw: {err}")
+

@@ -1,0 +1,33 @@
+"""What a run has to do: the episodes of its shard that are not complete."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import dataset, status
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What decides the data (with the task and index)."""
+
+    out: Path
+    split: str
+    seed: int
+    quality: str
+
+
+def plan(settings: Settings, tasks: list[str], n: int, shard: tuple[int, int] = (0, 1)) -> tuple[list[tuple[str, int]], int]:
+    """The (task, index) pairs of this shard still to render, index-major so an
+    interrupted run leaves every task equally far; and how many are complete.
+    An episode whose files disagree with its record, or that `mewl verify`
+    found damaged, is to render again."""
+    first, every = shard
+    todo, complete = [], 0
+    for i in range(first, n, every):
+        for task in tasks:
+            if dataset.is_complete(settings.out, settings.split, task, i) and not status.is_damaged(settings.out, settings.split, task, i):
+                complete += 1
+            else:
+                todo.append((task, i))
+    return todo, complete
