@@ -18,7 +18,7 @@ LOADER = '''```python
 import json, pathlib
 from PIL import Image
 
-for episode in sorted(pathlib.Path("{out}").glob("{split}/*/*")):
+for episode in sorted(pathlib.Path("OUT").glob("{split}/*/*")):
     info = json.loads((episode / "info.json").read_text())
     panels = [Image.open(episode / f"{{p['name']}}.png") for p in info["context_panels"]]
     query = Image.open(episode / "question.png")
@@ -61,7 +61,7 @@ def card_text(out: Path) -> str:
         "| split | task | planned | complete |", "|---|---|---|---|",
         *[f"| {split} | {task} | {n} | {status.task_status(out, split, task, n).complete} |" for split, task, n in plans], "",
         "## How to load", "",
-        LOADER.format(out=out.name, split=plans[0][0] if plans else "train"), "",
+        LOADER.format(split=plans[0][0] if plans else "train"), "",
         "## Checking it", "",
         "`mewl status OUT` counts complete, failed and missing episodes; `mewl verify OUT` checks every file "
         f"against `{RECORD}` and decodes every image; rerunning the make command renders damaged or missing "
