@@ -65,8 +65,12 @@ def claim(writer: Writer, split: str, task: str, index: int) -> dict | None:
             if _take_over(writer, path, text, mine):
                 return None
             continue
-        with os.fdopen(fd, "w") as f:
-            f.write(mine)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(mine)
+        except BaseException:  # e.g. a full disk: an empty claim would look alive for STALE_AFTER
+            path.unlink(missing_ok=True)
+            raise
         writer.keep_alive(path)
         return None
     return {"writer": "(contended)"}  # re-checked later like a live holder's

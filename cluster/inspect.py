@@ -35,6 +35,9 @@ def _read_json(path: Path) -> dict:
 
 def load(path: Path) -> tuple[str, object, Path]:
     """('episode', Episode, folder) | ('truth', dict, json path) | ('scene', SceneSpec, path)."""
+    from .verify import refuse_damaged
+
+    refuse_damaged(path)  # a file of a damaged episode: one line, not a decoder's traceback
     if path.is_dir() or path.name in ("episode.json", "info.json"):
         folder = path if path.is_dir() else path.parent
         if not (folder / "episode.json").is_file():

@@ -171,7 +171,7 @@ def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = ())
         if r.damaged:
             lines.append(f"    damaged: {_ranges(r.damaged)} (mewl verify says why; a rerun renders them again)")
         if r.in_progress:
-            lines.append(f"    being rendered by another writer: {_ranges(r.in_progress)}")
+            lines.append(f"    running: {_ranges(r.in_progress)} (claimed by a live writer now)")
     total = sum(r.n for r in rows)
     complete = sum(r.complete for r in rows)
     lines.append(f"{complete}/{total} episodes complete" + ("" if complete == total else ", dataset incomplete"))

@@ -87,8 +87,6 @@ class Worker:
         self.starts += 1
         self._send.send(self.options)
         kind, payload = self._receive(START_TIMEOUT)
-        if kind == "no_space":
-            self._fail(payload, NoSpaceError)
         if kind == "device_error":
             self.close()
             raise DeviceError(payload)

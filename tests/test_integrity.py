@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cluster import claims, dataset, status, writers
+from cluster import claims, dataset, writers
 from cluster.record import RECORD, full_problem, read_record
 
 MEWL = [sys.executable, "-m", "cluster.cli"]
@@ -80,8 +80,9 @@ def test_verify_names_each_damaged_episode_and_a_rerun_restores_every_byte(refer
     r = mewl("status", out)
     assert r.returncode == 1 and "0/5 episodes complete" in r.stdout and "damaged: 0-4" in r.stdout, r.stdout
     for i in range(5):
-        r = mewl("validate", out / f"train/shape/{i}")
-        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "damaged episode" in r.stderr, r.stderr
+        for command in ("validate", "inspect"):
+            r = mewl(command, out / f"train/shape/{i}")
+            assert r.returncode == 2 and r.stderr.count("\n") == 1 and "damaged episode" in r.stderr, r.stderr
     # the rerun sets the damaged folders aside (nothing user-made is lost) and writes them again
     assert sample(out).returncode == 0
     assert files(out) == files(reference)

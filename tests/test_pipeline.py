@@ -130,12 +130,34 @@ def test_status_counts_complete_failed_and_missing(tmp_path, capsys):
     assert (row["complete"], row["failed"], row["missing"], row["done"]) == (2, [3], [1], False)
     # MEWL's loaders glob with pathlib, which matches hidden names: no bookkeeping there
     assert sorted(str(p.relative_to(out)) for p in out.glob("train/*/*")) == ["train/shape/0", "train/shape/2"]
+    # a smaller N is checked when given, never only by editing .mewl/plan
+    code, stdout, _ = run(capsys, "status", out, "--n", 1)
+    assert code == 0 and "against the N given" in stdout and "1/1 episodes complete" in stdout
     fake_episode(out, "train", "shape", 1)
     fake_episode(out, "train", "shape", 3)
     code, stdout, _ = run(capsys, "status", out)
-    assert code == 0 and "4/4 episodes complete" in stdout
+    assert code == 0 and "4/4 episodes complete" in stdout and "against the largest N requested" in stdout
 
 
 def test_status_of_a_folder_that_is_no_dataset_is_one_line(tmp_path, capsys):
     code, _, stderr = run(capsys, "status", tmp_path)
     assert code == 2 and stderr.count("\n") == 1 and "not a dataset" in stderr
+
+
+def test_progress_moves_per_image_and_never_back_on_a_redraw():
+    import io
+
+    from cluster.episode_job import Outcome
+    from cluster.progress import Progress
+
+    p = Progress(2, 0, stream=io.StringIO(), interval=0)
+    p.image("shape", 0)
+    assert p.position == 1 and p.line().startswith("render: 1/14 images, 0/2 episodes")
+    for _ in range(9):  # six panels, then a redraw starts the episode again
+        p.image("shape", 0)
+    assert p.position == 6
+    p.update(Outcome("shape", 0, True, 7, 13))
+    p.image("shape", 1)
+    assert p.position == 8 and p.line().startswith("render: 8/14 images, 1/2 episodes")
+    p.update(Outcome("shape", 1, True, 0, 0, by_other=True))
+    assert p.position == 14 and "1 by another writer" in p.summary()

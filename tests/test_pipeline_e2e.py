@@ -133,9 +133,12 @@ def test_resume_after_kill_9_gives_the_same_dataset(reference, tmp_path):
         proc.wait()
     assert not partial, f"partial episodes were visible: {partial}"
     assert killed_after is not None, "no episode was finished before the time limit"
+    # Blender's temporary files (log, object-index EXR) lie in the killed writer's staging folder, not /tmp
+    assert list(out.glob(".staging/*/tmp/worker-0/mewl-worker-*/blender.log"))
     r = subprocess.run(render_args(out, RESUME_TASKS), capture_output=True, text=True, cwd=REPO, timeout=600)
     assert r.returncode == 0, r.stderr
-    assert not dataset.partial_episodes(out)
+    assert "removed 1 staging folder(s) of dead writers" in r.stderr
+    assert not dataset.partial_episodes(out) and not list(out.glob(".staging/*"))
 
     def files(root: Path) -> set[str]:
         return {str(p.relative_to(root)) for t in RESUME_TASKS.split(",") for p in (root / "train" / t).rglob("*") if p.is_file()}
@@ -153,7 +156,7 @@ def test_sigterm_stops_cleanly_leaving_only_complete_episodes(tmp_path):
     proc = subprocess.Popen(render_args(out, "shape", n=3), cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 120
-    while not list((out / ".staging/train/shape").glob("*")) if out.exists() else True:
+    while not list(out.glob(".staging/*/train/shape/*")):  # an episode in a writer's staging folder
         assert proc.poll() is None and time.monotonic() < deadline, "no episode was started"
         time.sleep(0.05)
     time.sleep(1.0)  # mid-render

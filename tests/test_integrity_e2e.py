@@ -1,0 +1,138 @@
+"""Rendered datasets you can trust, end to end at draft quality: two
+`mewl render` at once into one OUT equal one uninterrupted run byte for byte
+with no episode rendered twice; a killed writer's claim is taken over;
+damage found by `mewl verify` is rendered again to the same bytes; a full
+disk stops the run in one line and the rerun resumes."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cluster import claims, writers
+from cluster.record import full_problem
+
+pytestmark = pytest.mark.e2e
+
+MEWL = [sys.executable, "-m", "cluster.cli"]
+REPO = Path(__file__).resolve().parents[1]
+TASKS, N = "shape,number", 2
+
+
+def render_args(out: Path, tasks: str = TASKS, n: int = N, *extra) -> list[str]:
+    return [*MEWL, "render", "--task", tasks, "--n", str(n), "--out", str(out), "--quality", "draft",
+            "--device", "cpu", "--seed", "11", "--workers", "1", *extra]
+
+
+def files(root: Path, under: str = "") -> dict[str, bytes]:
+    """Every file a user sees (bookkeeping and staging aside): PNG and JSON bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / under).rglob("*"))
+            if p.is_file() and not str(p.relative_to(root)).startswith((".mewl", ".staging", ".damaged"))}
+
+
+def done(stderr: str) -> tuple[int, int]:
+    """(rendered by this run, finished by another writer) from the summary line."""
+    m = re.search(r"render finished: done (\d+), skipped \d+ \(already complete\), failed 0(?:, (\d+) by another writer)?", stderr)
+    assert m, stderr
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("single") / "data"
+    r = subprocess.run(render_args(out), capture_output=True, text=True, cwd=REPO, timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert done(r.stderr) == (4, 0)
+    return out
+
+
+def test_two_renders_at_once_equal_one_uninterrupted_run(reference, tmp_path):
+    out = tmp_path / "data"
+    procs = [subprocess.Popen(render_args(out), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    seen_incomplete = []
+    while any(p.poll() is None for p in procs):
+        seen_incomplete += [f for f in out.glob("train/*/*") if full_problem(f) is not None]
+        time.sleep(0.2)
+    errs = [p.communicate()[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errs
+    assert not seen_incomplete, f"published incomplete: {seen_incomplete}"
+    assert files(out) == files(reference)  # every byte: PNG, JSON, the card
+    counts = [done(e) for e in errs]
+    assert sum(mine for mine, _ in counts) == 2 * N, errs  # each episode rendered exactly once
+    assert sum(other for _, other in counts) <= 2 * N
+    assert not list((out / ".staging").iterdir()) and not claims.all_claims(out)
+
+
+def test_a_killed_writers_claim_and_staging_are_taken_over(reference, tmp_path):
+    out = tmp_path / "data"
+    first = subprocess.run(render_args(out, "shape", 1), capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert first.returncode == 0, first.stderr
+    shutil.rmtree(out / "train/shape/0")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    who = {**writers.identity(), "pid": dead.pid, "writer": f"{writers.identity()['host']}-{dead.pid}-dead"}
+    path = claims.claim_path(out, "train", "shape", 0)
+    path.write_text(json.dumps(who))
+    staging = out / ".staging" / who["writer"]
+    (staging / "train/shape/0").mkdir(parents=True)
+    (staging / "train/shape/0/question.png").write_bytes(b"half")
+    (staging / "writer.json").write_text(json.dumps(who))
+    r = subprocess.run(render_args(out, "shape", 1), capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert done(r.stderr) == (1, 0) and "removed 1 staging folder(s) of dead writers" in r.stderr
+    assert files(out, "train/shape/0") == files(reference, "train/shape/0")
+    assert not staging.exists() and not path.exists()
+
+
+def test_damage_is_named_by_verify_and_rendered_again_to_the_same_bytes(reference, tmp_path):
+    out = tmp_path / "data"
+    shutil.copytree(reference, out)
+    png = out / "train/shape/0/question.png"
+    png.write_bytes(png.read_bytes()[:1000])  # truncated: a plain rerun sees it by its size
+    flipped = out / "train/number/1/question.png"
+    data = bytearray(flipped.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size: only the hash finds it
+    flipped.write_bytes(bytes(data))
+    r = subprocess.run([*MEWL, "verify", str(out)], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 1 and r.stdout.count("damaged: ") == 2, r.stdout
+    assert "train/shape/0: question.png is 1000 bytes" in r.stdout and "train/number/1: question.png: sha256" in r.stdout
+    r = subprocess.run(render_args(out, TASKS, N, "--repair"), capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert done(r.stderr) == (2, 0)
+    assert files(out) == files(reference)
+    assert len(list((out / ".damaged").glob("train/*/*"))) == 2
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    target = tmp_path / "fs"
+    target.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(target)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({r.stderr.strip()})")
+    yield target
+    subprocess.run(["umount", str(target)], capture_output=True)
+
+
+def test_a_full_disk_stops_the_render_in_one_line_and_the_rerun_resumes(reference, small_fs):
+    out = small_fs / "data"
+    start = time.monotonic()
+    r = subprocess.run(render_args(out, "shape", N), capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    errors = [line for line in r.stderr.splitlines() if line.startswith("mewl: error")]
+    assert len(errors) == 1 and f"no space left on {out}" in errors[0], r.stderr
+    assert "renderer crashed" not in r.stderr and time.monotonic() - start < 300
+    assert all(full_problem(f) is None for f in out.glob("train/*/*"))  # nothing half-written published
+    assert not list((out / ".staging").glob("*"))  # nor left in staging, Blender's scratch included
+    subprocess.run(["mount", "-o", "remount,size=16m", str(small_fs)], check=True)
+    r = subprocess.run(render_args(out, "shape", N), capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert r.returncode == 0, r.stderr
+    for i in range(N):
+        assert files(out, f"train/shape/{i}") == files(reference, f"train/shape/{i}")
