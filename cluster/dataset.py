@@ -47,9 +47,10 @@ def claim_output(out: Path, settings: dict) -> None:
 
     `settings` holds what changes the data (seed, quality, kind); a folder
     written with other settings is refused and left untouched."""
-    if check_output(out, settings):
+    exists = check_output(out, settings)
+    probe_writable(out)  # also for a dataset already there: a read-only mount is one line
+    if exists:
         return
-    probe_writable(out)
     with writing(out):
         out.mkdir(parents=True, exist_ok=True)
         write_atomic(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings}))
@@ -140,7 +141,7 @@ def probe_writable(out: Path) -> None:
 
 def partial_episodes(out: Path) -> list[Path]:
     """Episode folders in staging (only while a writer works, or after a kill)."""
-    return sorted((out / STAGING).glob("*/*/*/*"))
+    return sorted(p for p in (out / STAGING).glob("*/*/*/*") if not p.relative_to(out / STAGING).parts[1].startswith("."))
 
 
 def set_aside(out: Path, split: str, task: str, index: int) -> Path | None:

@@ -136,7 +136,7 @@ class Writer:
     def temp_dir(self, name: str) -> Path:
         """A folder for a Blender worker's scratch and log files: removed with
         the writer, or by the next run if this one is killed."""
-        folder = self.root / "tmp" / name
+        folder = self.root / ".tmp" / name  # hidden: a split's name never starts with a dot
         folder.mkdir(parents=True, exist_ok=True)
         return folder
 

@@ -195,3 +195,9 @@ def test_a_read_only_or_unwritable_out_is_refused_in_one_line(tmp_path, small_fs
             assert r.returncode == 2 and r.stderr.count("\n") == 1 and says in r.stderr, r.stderr
             assert "Traceback" not in r.stderr and "render:" not in r.stderr  # refused before Blender starts
     assert not list(small_fs.iterdir())
+    # a dataset already there, on a filesystem mounted read-only since
+    subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], check=True)
+    assert sample(small_fs / "data", n=1).returncode == 0
+    subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
+    r = sample(small_fs / "data", n=2)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Read-only file system" in r.stderr, r.stderr

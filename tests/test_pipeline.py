@@ -80,6 +80,11 @@ def test_a_complete_dataset_has_nothing_to_do(tmp_path, capsys):
     code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 2, "--out", out, "--quality", "draft")
     assert code == 0 and "nothing to do" in stderr
     assert status.planned(out, "train", "shape") == 2
+    # a smaller N after a larger one is allowed; the plan keeps the larger
+    status.record_plan(out, "train", "shape", 5)
+    code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 1, "--out", out, "--quality", "draft")
+    assert code == 0 and "nothing to do, 1 episode(s) already complete" in stderr
+    assert status.planned(out, "train", "shape") == 5
 
 
 def test_plan_skips_complete_episodes_and_takes_every_kth_for_a_shard(tmp_path):

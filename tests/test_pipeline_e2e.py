@@ -134,7 +134,7 @@ def test_resume_after_kill_9_gives_the_same_dataset(reference, tmp_path):
     assert not partial, f"partial episodes were visible: {partial}"
     assert killed_after is not None, "no episode was finished before the time limit"
     # Blender's temporary files (log, object-index EXR) lie in the killed writer's staging folder, not /tmp
-    assert list(out.glob(".staging/*/tmp/worker-0/mewl-worker-*/blender.log"))
+    assert list(out.glob(".staging/*/.tmp/worker-0/mewl-worker-*/blender.log"))
     r = subprocess.run(render_args(out, RESUME_TASKS), capture_output=True, text=True, cwd=REPO, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "removed 1 staging folder(s) of dead writers" in r.stderr
