@@ -45,7 +45,7 @@ def cmd_render_spec(args) -> int:
     quality = options.quality(args.quality) if args.quality else None
     device = options.device(args.device)
     try:
-        return render_spec_file(args.spec, args.out, quality=quality, device=device)
+        return render_spec_file(args.spec, args.out, quality=quality, device=device, panel=args.panel)
     except (SpecError, DeviceError) as err:
         raise UserError(str(err)) from None
 
@@ -75,6 +75,8 @@ def build_parser() -> options.Parser:
     s.add_argument("--out", required=True, type=Path)
     s.add_argument("--quality", default=None, help="draft, default or paper (default: the spec's own settings)")
     s.add_argument("--device", default="auto")
+    s.add_argument("--panel", default=None, metavar="NAME",
+                   help="for an episode.json: the context panel to render, or 'question' for the query")
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.
