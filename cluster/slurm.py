@@ -72,7 +72,7 @@ def cmd_slurm(args) -> int:
     what = (f"{len(shards)} of {req.shards} shards ({ranges(shards)}), {len(episodes)} episode(s) missing"
             + (f", {failed} of them failed before (see mewl status)" if failed else ""))
     if not args.submit:
-        return write_or_print(req, render_script(req, shards, log_dir=None), args.script, what)
+        return write_or_print(render_script(req, shards, log_dir=None), args.script, what)
     refuse_if_running(req)
     claim(req)
     req.log_dir.mkdir(parents=True, exist_ok=True)
@@ -83,7 +83,7 @@ def cmd_slurm(args) -> int:
     return 0
 
 
-def write_or_print(req: Request, text: str, path: Path | None, what: str) -> int:
+def write_or_print(text: str, path: Path | None, what: str) -> int:
     """The script for the user to read and submit: nothing goes into OUT, and
     `mewl render` claims OUT itself when the array starts."""
     if path is None:
