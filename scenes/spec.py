@@ -37,7 +37,6 @@ SPLIT_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 # Release files beside the panels' images; a panel with one of these names would overwrite them.
 RESERVED_NAMES = ("info", "question", "episode")
 
-Vec2 = tuple[float, float]
 Vec3 = tuple[float, float, float]
 StageCoord = Annotated[float, Field(ge=-STAGE, le=STAGE)]
 HandCoord = Annotated[float, Field(ge=-HAND_STAGE, le=HAND_STAGE)]
