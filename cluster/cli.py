@@ -1,8 +1,10 @@
-"""The `mewl` command."""
+"""The `mewl` command (also `python -m cluster`)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from . import inspect, options, render_cmd, slurm, verify
@@ -45,13 +47,14 @@ def cmd_render_spec(args) -> int:
     quality = options.quality(args.quality) if args.quality else None
     device = options.device(args.device)
     try:
-        return render_spec_file(args.spec, args.out, quality=quality, device=device)
+        return render_spec_file(args.spec, args.out, quality=quality, device=device, panel=args.panel)
     except (SpecError, DeviceError) as err:
         raise UserError(str(err)) from None
 
 
 def build_parser() -> options.Parser:
     p = options.Parser(prog="mewl", description="Generate MEWL few-shot word-learning benchmarks.")
+    p.add_argument("--version", action="version", version=version())
     sub = p.add_subparsers(dest="command", required=True, parser_class=options.Parser)
 
     s = sub.add_parser("schema", help="print the JSON Schema of episodes and scene specs")
@@ -75,6 +78,8 @@ def build_parser() -> options.Parser:
     s.add_argument("--out", required=True, type=Path)
     s.add_argument("--quality", default=None, help="draft, default or paper (default: the spec's own settings)")
     s.add_argument("--device", default="auto")
+    s.add_argument("--panel", default=None, metavar="NAME",
+                   help="for an episode.json: the context panel to render, or 'question' for the query")
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.
@@ -83,16 +88,47 @@ def build_parser() -> options.Parser:
     return p
 
 
+def version() -> str:
+    """This generator's version and the bpy it renders with (read without importing bpy)."""
+    from scenes.spec import GENERATOR_VERSION
+
+    try:
+        bpy = metadata.version("bpy")
+    except metadata.PackageNotFoundError:
+        bpy = "not installed"
+    return f"{GENERATOR_VERSION} (bpy {bpy}, Python {sys.version.split()[0]})"
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught
+        return code
     except UserError as err:
         print(f"mewl: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mewl: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise  # a pipe of ours (a worker's), not the reader's: a bug
+        return 141  # what a shell reports for a program ended by SIGPIPE
+
+
+def _stdout_closed() -> bool:
+    """After `mewl ... | head` the reader is gone: stop writing quietly, with
+    stdout pointed at /dev/null so Python's exit flush does not complain. A
+    one-byte write tells (a failed print leaves nothing buffered to flush)."""
+    try:
+        os.write(sys.stdout.fileno(), b"\n")
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return True
+    except (OSError, ValueError):  # no file descriptor behind stdout
+        pass
+    return False
 
 
 if __name__ == "__main__":

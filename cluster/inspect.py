@@ -14,13 +14,9 @@ from scenes.relations import relationships
 from scenes.spec import Episode, SceneSpec
 from scenes.universe import DIRECTIONS, describe
 
+from . import overlay
 from .errors import UserError
 from .validate import load_spec
-
-SCALE = 2  # overlays are drawn at twice the render size so labels stay legible
-POINTED = (255, 40, 40)
-BOX = (255, 255, 255)
-HAND = (255, 200, 0)
 
 
 # -- loading ------------------------------------------------------------------
@@ -115,67 +111,23 @@ def episode_text(ep: Episode, folder: Path) -> str:
     return "\n".join(lines)
 
 
-# -- overlays -----------------------------------------------------------------
-def _font():
-    from PIL import ImageFont
-
-    try:
-        return ImageFont.load_default(size=11)
-    except TypeError:  # Pillow < 10.1
-        return ImageFont.load_default()
-
-
-def draw_truth(image_path: Path, gt: dict):
-    """The image at SCALE x with every object's box and name; the pointed one in red."""
-    from PIL import Image, ImageDraw
-
-    if not image_path.is_file():
-        raise UserError(f"{image_path}: no such image to draw on")
-    with Image.open(image_path) as im:
-        im = im.convert("RGB").resize((im.width * SCALE, im.height * SCALE), Image.Resampling.LANCZOS)
-    draw, font = ImageDraw.Draw(im), _font()
-    boxes = [(f"#{i} {o['name']}", o["bbox"], POINTED if i == gt.get("points_to") else BOX)
-             for i, o in enumerate(gt["objects"])]
-    if gt.get("hand"):
-        boxes.append(("hand", gt["hand"]["bbox"], HAND))
-    for label, (x, y, w, h), color in boxes:
-        if w == 0 or h == 0:
-            continue
-        x0, y0, x1, y1 = x * SCALE, y * SCALE, (x + w) * SCALE - 1, (y + h) * SCALE - 1
-        draw.rectangle((x0, y0, x1, y1), outline=color, width=3 if color == POINTED else 1)
-        if color == POINTED:
-            label += "  <- pointed"
-        tx, ty = x0 + 2, max(0, y0 - 14)
-        text_box = draw.textbbox((tx, ty), label, font=font)
-        draw.rectangle(text_box, fill=(0, 0, 0))
-        draw.text((tx, ty), label, fill=color, font=font)
-    return im
-
-
-def episode_sheet(ep: Episode, folder: Path):
+# -- overlays (drawn by cluster.overlay) ---------------------------------------
+def episode_overlay(ep: Episode, folder: Path):
     """All seven images with their boxes: context panels, then the query."""
-    from PIL import Image, ImageDraw
-
     tiles = [(p.name, f"{p.name}: {p.utterance!r}") for p in ep.context_panels]
     tiles.append(("question", f"question; answer {ep.answer!r} of {', '.join(ep.choices)}"))
-    images = []
-    for name, caption in tiles:
+    truths = []
+    for name, _ in tiles:
         gt = _truth(folder, name)
         if gt is None:
             raise UserError(f"{folder / name}.json: missing; the episode is not rendered")
-        images.append((draw_truth(folder / f"{name}.png", gt), caption))
-    w, h = images[0][0].size
-    cols, bar = 4, 18
-    sheet = Image.new("RGB", (cols * w, 2 * (h + bar)), (0, 0, 0))
-    draw, font = ImageDraw.Draw(sheet), _font()
-    for k, (im, caption) in enumerate(images):
-        x, y = (k % cols) * w, (k // cols) * (h + bar)
-        draw.text((x + 4, y + 3), caption, fill=(255, 255, 255), font=font)
-        sheet.paste(im, (x, y + bar))
-    return sheet
+        truths.append(gt)
+    return overlay.episode_sheet([(folder / f"{name}.png", caption) for name, caption in tiles], truths)
 
 
 def cmd_inspect(args) -> int:
+    if args.overlay:
+        overlay.check_path(Path(args.overlay))
     kind, obj, where = load(Path(args.path))
     if kind == "episode":
         print(episode_text(obj, where))
@@ -186,8 +138,9 @@ def cmd_inspect(args) -> int:
     if args.overlay:
         if kind == "scene":
             raise UserError(f"{args.path} is a scene spec, not a render; overlay a rendered image's .json or .png")
-        image = episode_sheet(obj, where) if kind == "episode" else draw_truth(where.with_name(obj["image_filename"]), obj)
-        image.save(args.overlay)
+        image = (episode_overlay(obj, where) if kind == "episode"
+                 else overlay.draw_truth(where.with_name(obj["image_filename"]), obj))
+        overlay.save(image, Path(args.overlay))
         print(f"overlay written to {args.overlay}")
     return 0
 

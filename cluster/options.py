@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 
+from scenes import spec
 from scenes.quality import QUALITIES
 from scenes.spec import TASKS
 
-from .dataset import SPLIT_PATTERN
 from .errors import UserError
+
+SPLIT_PATTERN = re.compile(spec.SPLIT_PATTERN)  # the Episode model's own rule
 
 DEVICES = ("auto", "cpu", "optix", "cuda", "hip", "oneapi", "metal")
 

@@ -3,13 +3,15 @@
 Shard I of K holds the episodes i with i % K == I (`mewl render --shard I/K`).
 A rerun with the same options looks at OUT and submits only the shards that
 still have episodes without info.json, so failed or cancelled array tasks are
-redone and nothing finished is rendered twice.
+redone and nothing finished is rendered twice. Without --submit nothing is
+written into OUT: the script is printed, or written where --script says.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import time
@@ -17,13 +19,15 @@ from pathlib import Path
 
 from . import dataset, options, status
 from .errors import UserError
-from .slurm_script import Request, active_shards, complete_script, ranges, render_script, sbatch
+from .slurm_script import Request, active_shards, complete_script, default_cpus, default_mem, ranges, render_script, sbatch
 
 SUBMISSIONS = "submissions.jsonl"
 TIME_PATTERN = re.compile(r"^(?:(\d+)-)?(\d+):([0-5]\d):([0-5]\d)$")
 PARTITION_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$")
-# Options the scripts set themselves; another value would break sharding or logs.
-OWN_SBATCH_OPTIONS = ("--array", "-a", "--output", "-o", "--error", "-e", "--dependency", "-d", "--parsable")
+MEM_PATTERN = re.compile(r"^[1-9][0-9]*[KMGTkmgt]?$")  # sbatch's --mem: megabytes, or with a unit
+# Options the scripts set themselves (sharding, logs) or that have their own flag here.
+OWN_SBATCH_OPTIONS = ("--array", "-a", "--output", "-o", "--error", "-e", "--dependency", "-d", "--parsable",
+                      "--cpus-per-task", "-c", "--mem")
 
 
 def register(subparsers) -> None:
@@ -36,7 +40,10 @@ def register(subparsers) -> None:
     s.add_argument("--array", required=True, metavar="K", help="shards = array tasks (each renders i %% K == I)")
     s.add_argument("--partition", default=None)
     s.add_argument("--gpus-per-task", default="1", metavar="G", help="GPUs per array task (default 1; 0 for CPU nodes)")
-    s.add_argument("--cpus-per-task", default=None, metavar="C")
+    s.add_argument("--cpus-per-task", default=None, metavar="C",
+                   help="CPU cores per array task (default 4 per GPU, 8 without GPUs)")
+    s.add_argument("--mem", default=None, metavar="MEM",
+                   help="memory per array task, as sbatch takes it (e.g. 8G; default 1G + 2G per Blender worker)")
     s.add_argument("--time", default=None, metavar="HH:MM:SS", help="time limit per array task ([D-]HH:MM:SS)")
     s.add_argument("--max-parallel", default=None, metavar="M", help="array tasks running at once (%%M)")
     s.add_argument("--quality", default="default")
@@ -45,7 +52,10 @@ def register(subparsers) -> None:
     s.add_argument("--device", default="auto")
     s.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                    help="extra sbatch option for both jobs, e.g. --sbatch-arg=--account=lab (repeatable)")
-    s.add_argument("--submit", action="store_true", help="run sbatch and print the job ids")
+    s.add_argument("--submit", action="store_true",
+                   help="write the scripts under OUT/slurm, run sbatch and print the job ids")
+    s.add_argument("--script", default=None, type=Path, metavar="PATH",
+                   help="without --submit: write the script to PATH instead of printing it")
     s.set_defaults(func=cmd_slurm)
 
 
@@ -57,20 +67,36 @@ def cmd_slurm(args) -> int:
               "nothing submitted")
         return 0
     shards = sorted(missing)
-    if args.submit:
-        refuse_if_running(req)
+    episodes = [e for shard in missing.values() for e in shard]
+    failed = sum(status.failure_path(req.out, req.split, task, i).is_file() for task, i in episodes)
+    what = (f"{len(shards)} of {req.shards} shards ({ranges(shards)}), {len(episodes)} episode(s) missing"
+            + (f", {failed} of them failed before (see mewl status)" if failed else ""))
+    if not args.submit:
+        return write_or_print(render_script(req, shards, log_dir=None), args.script, what)
+    refuse_if_running(req)
     claim(req)
     req.log_dir.mkdir(parents=True, exist_ok=True)
     script = unique_path(req.slurm_dir, f"render-{req.split}", ".sbatch")
-    dataset.write_atomic(script, render_script(req, shards))
-    episodes = [e for shard in missing.values() for e in shard]
-    failed = sum(status.failure_path(req.out, req.split, task, i).is_file() for task, i in episodes)
-    print(f"wrote {script}: {len(shards)} of {req.shards} shards ({ranges(shards)}), {len(episodes)} episode(s) missing"
-          + (f", {failed} of them failed before (see mewl status)" if failed else ""))
-    if args.submit:
-        submit(req, script, shards)
-    else:
-        print(f"submit it with: sbatch {script}")
+    dataset.write_atomic(script, render_script(req, shards, log_dir=req.log_dir))
+    print(f"wrote {script}: {what}")
+    submit(req, script, shards)
+    return 0
+
+
+def write_or_print(text: str, path: Path | None, what: str) -> int:
+    """The script for the user to read and submit: nothing goes into OUT, and
+    `mewl render` claims OUT itself when the array starts."""
+    if path is None:
+        sys.stdout.write(text)
+        print(f"mewl slurm: the script above renders {what}; save it (or use --script PATH) and submit it with "
+              "sbatch; logs go to the folder you run sbatch from", file=sys.stderr)
+        return 0
+    try:
+        dataset.write_atomic(path, text)
+    except OSError as err:
+        raise UserError(f"cannot write --script {path}: {err.strerror}") from None
+    print(f"wrote {path}: {what}")
+    print(f"submit it with: sbatch {shlex.quote(str(path))}  (logs go to the folder you run sbatch from)")
     return 0
 
 
@@ -96,7 +122,13 @@ def request(args) -> Request:
     if k > n:
         raise UserError(f"--array {k} is more than --n {n}: a shard would have no episodes; use --array {n} or less")
     gpus = _count("--gpus-per-task", args.gpus_per_task, minimum=0)
-    cpus = None if args.cpus_per_task is None else options.positive_int("--cpus-per-task", args.cpus_per_task)
+    cpus = default_cpus(gpus) if args.cpus_per_task is None else options.positive_int("--cpus-per-task", args.cpus_per_task)
+    mem = default_mem(gpus) if args.mem is None else args.mem
+    if not MEM_PATTERN.match(mem):
+        raise UserError(f"--mem must be a size as sbatch takes it (e.g. 8G or 8000M), got {mem!r}")
+    if args.script is not None and (args.submit or args.script.is_dir()):
+        raise UserError(f"--script {args.script}: " + ("with --submit the scripts are kept under OUT/slurm; drop one"
+                                                        if args.submit else "is a folder; name the script file"))
     throttle = None if args.max_parallel is None else options.positive_int("--max-parallel", args.max_parallel)
     if args.partition is not None and not PARTITION_PATTERN.match(args.partition):
         raise UserError(f"--partition must be a partition name (or a comma list), got {args.partition!r}")
@@ -106,7 +138,7 @@ def request(args) -> Request:
     req = Request(
         mewl=mewl_executable(), tasks=tasks, n=n, out=out, split=options.split(args.split),
         seed=options.seed(args.seed), quality=options.quality(args.quality), device=options.device(args.device),
-        shards=k, max_parallel=throttle, partition=args.partition, gpus_per_task=gpus, cpus_per_task=cpus,
+        shards=k, max_parallel=throttle, partition=args.partition, gpus_per_task=gpus, cpus_per_task=cpus, mem=mem,
         time=time_limit(args.time), sbatch_args=[sbatch_arg(a) for a in args.sbatch_arg],
         submit_dir=Path.cwd(),
     )

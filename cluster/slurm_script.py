@@ -15,6 +15,22 @@ from .errors import UserError
 
 RENDER_JOB = "mewl-render"
 COMPLETE_JOB = "mewl-complete"
+# Default requests per array task, which runs one Blender worker per GPU (one on CPU nodes).
+# Memory: a worker's Blender measured 390 MB RSS at most over 14 default-quality renders
+# (CPU, 2 cores) and `mewl render` itself 52 MB; 2 GB per worker leaves room for a GPU
+# driver's host-side context and growth over a worker's 200 scenes, 1 GB for the parent.
+MEM_PER_WORKER_MB, MEM_PARENT_MB = 2048, 1024
+# CPUs: a GPU worker still builds scenes, writes PNGs and reads the index pass on the CPU.
+CPUS_PER_GPU, CPUS_WITHOUT_GPU = 4, 8
+
+
+def default_mem(gpus_per_task: int) -> str:
+    mb = MEM_PARENT_MB + MEM_PER_WORKER_MB * max(1, gpus_per_task)
+    return f"{mb // 1024}G" if mb % 1024 == 0 else f"{mb}M"
+
+
+def default_cpus(gpus_per_task: int) -> int:
+    return CPUS_PER_GPU * gpus_per_task if gpus_per_task else CPUS_WITHOUT_GPU
 
 
 @dataclass(frozen=True)
@@ -33,7 +49,8 @@ class Request:
     max_parallel: int | None
     partition: str | None
     gpus_per_task: int
-    cpus_per_task: int | None
+    cpus_per_task: int
+    mem: str
     time: str | None
     sbatch_args: list[str]
     submit_dir: Path
@@ -76,17 +93,20 @@ def _header(directives: list[str], comment: str) -> str:
     return "\n".join(["#!/bin/bash", comment, *(f"#SBATCH {d}" for d in directives)]) + "\n"
 
 
-def render_script(req: Request, shards: list[int]) -> str:
+def render_script(req: Request, shards: list[int], log_dir: Path | None) -> str:
+    """log_dir None: logs in the folder sbatch runs in (a script the user submits,
+    which must not need a folder in OUT that `mewl render` has not claimed yet)."""
     directives = [
         f"--job-name={RENDER_JOB}",
         f"--array={array_spec(shards, req.max_parallel)}",
-        f"--output={req.log_dir}/%A_%a.out",
+        f"--output={log_dir}/%A_%a.out" if log_dir else f"--output={RENDER_JOB}-%A_%a.out",
         "--ntasks=1",
     ]
     if req.gpus_per_task:
         directives.append(f"--gpus-per-task={req.gpus_per_task}")
-    if req.cpus_per_task:
-        directives.append(f"--cpus-per-task={req.cpus_per_task}")
+    directives.append(f"--cpus-per-task={req.cpus_per_task}")
+    if not any(a.startswith("--mem-per-") for a in req.sbatch_args):  # sbatch refuses both
+        directives.append(f"--mem={req.mem}")
     directives += _common_directives(req)
     comment = (
         f"# Written by `mewl slurm`: task(s) {','.join(req.tasks)} x {req.n} episodes of split {req.split}\n"

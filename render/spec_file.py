@@ -1,46 +1,50 @@
-"""Render one SceneSpec JSON file: what `mewl render-spec` calls."""
+"""Render one scene of a spec file: what `mewl render-spec` calls.
+
+The file holds a SceneSpec, or an Episode whose panel (or query) is named.
+"""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from scenes.quality import QUALITIES, with_quality
-from scenes.spec import SceneSpec
+from scenes.spec import Episode, SceneSpec, SpecError, read_spec
 
 from .worker import Worker
 
-
-class SpecError(ValueError):
-    """A spec file that cannot be read or is not a valid SceneSpec (one line)."""
+QUERY = "question"  # the query's file stem in the release
 
 
-def load_spec(spec_path: Path) -> SceneSpec:
-    try:
-        text = Path(spec_path).read_text()
-    except OSError as e:
-        raise SpecError(f"cannot read spec file {spec_path}: {e.strerror}") from None
-    try:
-        return SceneSpec.model_validate_json(text)
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise SpecError(f"{spec_path} is not a valid SceneSpec: {where}: {first['msg']} ({e.error_count()} error(s))") from None
+def choose_scene(spec: Episode | SceneSpec, spec_path: Path, panel: str | None) -> tuple[SceneSpec, str]:
+    """(scene, file stem): a scene spec as it is, or the named scene of an episode."""
+    if isinstance(spec, SceneSpec):
+        if panel is not None:
+            raise SpecError(f"--panel picks a scene of an episode; {spec_path} is a single scene spec")
+        return spec, spec_path.stem
+    names = [p.name for p in spec.context_panels] + [QUERY]
+    listed = ", ".join(repr(n) for n in names)
+    if panel is None:
+        raise SpecError(f"{spec_path} is an episode of {len(names)} scenes; render one with --panel NAME, "
+                        f"NAME one of {listed}")
+    if panel not in names:
+        raise SpecError(f"{spec_path} has no panel {panel!r}; expected one of {listed}")
+    return spec.scene(panel), panel
 
 
-def render_spec_file(spec_path: Path, out_dir: Path, quality: str | None = None, device: str = "auto") -> int:
-    """Render the spec to OUT/<stem>.png and .json; exit code 0, or 1 if an object is too small.
+def render_spec_file(spec_path: Path, out_dir: Path, quality: str | None = None, device: str = "auto",
+                     panel: str | None = None) -> int:
+    """Render the scene to OUT/<stem>.png and .json; exit code 0, or 1 if an object is too small.
 
+    The stem is the spec file's, or the panel's name for a scene of an episode.
     quality None keeps the spec's own render settings; a profile name replaces them.
     """
-    spec = load_spec(Path(spec_path))
+    spec_path = Path(spec_path)
+    spec, stem = choose_scene(read_spec(spec_path), spec_path, panel)
     if quality is not None:
         if quality not in QUALITIES:
             raise SpecError(f"unknown quality {quality!r}; expected one of {', '.join(QUALITIES)}")
         spec = with_quality(spec, quality)
     out_dir = Path(out_dir)
-    stem = Path(spec_path).stem
     with Worker(device=device, max_scenes=1) as worker:
         res = worker.render(spec, out_dir / f"{stem}.png", out_dir / f"{stem}.json")
     if not res.ok:

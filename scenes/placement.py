@@ -13,12 +13,11 @@ import numpy as np
 from . import hand as hand_geometry
 from .camera import project
 from .quality import render_settings
-from .spec import HandSpec, ObjectSpec, SceneSpec
+from .spec import HAND_STAGE, STAGE, HandSpec, ObjectSpec, SceneSpec
 from .stage import jittered_stage
 from .universe import ObjectTuple
 from .visibility import visible_enough
 
-BOUNDS = 3.0  # objects' centres lie in [-BOUNDS, BOUNDS]^2, as in CLEVR
 MIN_GAP = 0.25  # between footprints
 POSITION_TRIES = 50  # per object, inside one attempt
 MAX_ATTEMPTS = 200  # whole scenes per call
@@ -44,7 +43,7 @@ def scatter(rng: np.random.Generator, props: Sequence[ObjectTuple]) -> tuple[Obj
         for _ in range(POSITION_TRIES):
             obj = ObjectSpec(
                 shape=shape, color=color, material=material, size=size,
-                position=(round(float(rng.uniform(-BOUNDS, BOUNDS)), 6), round(float(rng.uniform(-BOUNDS, BOUNDS)), 6)),
+                position=(round(float(rng.uniform(-STAGE, STAGE)), 6), round(float(rng.uniform(-STAGE, STAGE)), 6)),
                 rotation=round(float(rng.uniform(0.0, 2 * math.pi)), 6) % (2 * math.pi),
             )
             if _fits(obj, placed):
@@ -68,9 +67,9 @@ def aim_hand(rng: np.random.Generator, objects: tuple[ObjectSpec, ...], target: 
         off = hand_geometry.FINGER[0][1]
         px += math.sin(yaw) * off
         py -= math.cos(yaw) * off
-        hand = HandSpec(position=(round(px, 6), round(py, 6)), yaw=round(yaw, 6) % (2 * math.pi), target=target)
-        if max(abs(px), abs(py)) > BOUNDS + 0.5:
+        if max(abs(px), abs(py)) > HAND_STAGE:
             continue
+        hand = HandSpec(position=(round(px, 6), round(py, 6)), yaw=round(yaw, 6) % (2 * math.pi), target=target)
         if all(hand_geometry.clear_of(hand, o, MIN_GAP) for o in objects) and hand_geometry.points_at(hand, objects):
             return hand
     return None

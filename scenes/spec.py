@@ -5,10 +5,13 @@ A SceneSpec fully determines its image: nothing is drawn at render time.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from .universe import (
     SIZE_SCALE,
@@ -17,17 +20,46 @@ from .universe import (
     ObjectTuple,
     Shape,
     Size,
+    describe,
 )
 
 GENERATOR_VERSION = "mewl-gen 0.1.0"
 
-Vec2 = tuple[float, float]
+# Limits of a spec that can be rendered. They live in the models, so the JSON
+# Schema states them too; sampled specs lie well inside them.
+STAGE = 3.0  # object centres lie in [-STAGE, STAGE]^2, CLEVR's square; placement draws from it
+HAND_STAGE = STAGE + 0.5  # the palm may lie a little outside, pointing in
+IMAGE_SIDE = (16, 8192)  # pixels per side: MEWL's 320x240 is inside, a 16k frame is not
+MAX_SAMPLES = 8192  # 16x MEWL's 512 samples per pixel
+MAX_BOUNCES = 1024  # Cycles' own ceiling
+# A split is a folder name under OUT: no '/', no leading '.', so never '..' or an absolute path.
+SPLIT_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+# Release files beside the panels' images; a panel with one of these names would overwrite them.
+RESERVED_NAMES = ("info", "question", "episode")
+
 Vec3 = tuple[float, float, float]
+StageCoord = Annotated[float, Field(ge=-STAGE, le=STAGE)]
+HandCoord = Annotated[float, Field(ge=-HAND_STAGE, le=HAND_STAGE)]
 Seed = Annotated[int, Field(ge=0, lt=2**63)]
 
 
+def field_error(field: str, message: str) -> PydanticCustomError:
+    """A rule broken by a field of this model: first_error puts `field` after the model's own location."""
+    return PydanticCustomError("spec_rule", message, {"field": field})
+
+
+def first_error(err: ValidationError) -> str:
+    """The first of the errors as 'objects.1.position.0: why', and how many more there are."""
+    e = err.errors()[0]
+    loc = [str(x) for x in e["loc"]]
+    loc += [e["ctx"]["field"]] if "field" in e.get("ctx", {}) else []
+    more = err.error_count() - 1
+    return f"{'.'.join(loc) or 'top level'}: {e['msg']}" + (f" (and {more} more error(s))" if more else "")
+
+
 class Spec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # NaN or infinity anywhere would reach Blender as a broken scene.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     def canonical_json(self) -> str:
         return self.model_dump_json()
@@ -41,7 +73,7 @@ class ObjectSpec(Spec):
     color: Color
     material: Material
     size: Size
-    position: Vec2 = Field(description="ground-plane centre (x, y)")
+    position: tuple[StageCoord, StageCoord] = Field(description="ground-plane centre (x, y), on the stage")
     rotation: float = Field(ge=0.0, lt=2 * math.pi, description="yaw about +z, radians")
 
     @property
@@ -65,7 +97,7 @@ class ObjectSpec(Spec):
 class HandSpec(Spec):
     """The pointing hand lying on the ground; geometry in scenes.hand."""
 
-    position: Vec2 = Field(description="ground point under the palm centre")
+    position: tuple[HandCoord, HandCoord] = Field(description="ground point under the palm centre")
     yaw: float = Field(ge=0.0, lt=2 * math.pi, description="direction of the index finger, radians from +x")
     target: int = Field(ge=0, description="index of the pointed object")
 
@@ -75,8 +107,8 @@ class CameraSpec(Spec):
     rotation: Vec3 = Field(description="Euler XYZ, radians (Blender convention)")
     lens_mm: float = Field(gt=0)
     sensor_width_mm: float = Field(gt=0)
-    width: int = Field(gt=0)
-    height: int = Field(gt=0)
+    width: int = Field(ge=IMAGE_SIDE[0], le=IMAGE_SIDE[1])
+    height: int = Field(ge=IMAGE_SIDE[0], le=IMAGE_SIDE[1])
 
 
 class LightSpec(Spec):
@@ -90,11 +122,11 @@ class LightSpec(Spec):
 
 class RenderSettings(Spec):
     quality: str
-    samples: int = Field(ge=1)
-    adaptive_threshold: float = Field(ge=0, description="0 disables adaptive sampling")
-    adaptive_min_samples: int = Field(ge=0)
+    samples: int = Field(ge=1, le=MAX_SAMPLES)
+    adaptive_threshold: float = Field(ge=0, le=1, description="0 disables adaptive sampling")
+    adaptive_min_samples: int = Field(ge=0, le=MAX_SAMPLES)
     denoiser: Literal["none", "openimagedenoise"]
-    max_bounces: int = Field(ge=0)
+    max_bounces: int = Field(ge=0, le=MAX_BOUNCES)
     seed: Seed = Field(description="Cycles sampling seed")
 
 
@@ -106,6 +138,24 @@ class SceneSpec(Spec):
     render: RenderSettings
     seed: Seed = Field(description="seed the placement was drawn from")
     attempt: int = Field(ge=0, description="placement attempt that produced this scene")
+
+    @model_validator(mode="after")
+    def _renderable(self) -> "SceneSpec":
+        """Objects stand apart and the hand points at one of them, lying clear of all."""
+        from . import hand as hand_geometry  # it needs these models first
+
+        objs = self.objects
+        for j, b in enumerate(objs):
+            for i, a in enumerate(objs[:j]):
+                if math.dist(a.position, b.position) < a.footprint_radius + b.footprint_radius:
+                    raise field_error(f"objects.{j}", f"footprint overlaps objects.{i} ({describe(a.properties)})")
+        if self.hand is not None:
+            if self.hand.target >= len(objs):
+                raise field_error("hand.target", f"{self.hand.target} is not the index of one of the {len(objs)} objects")
+            for i, o in enumerate(objs):
+                if not hand_geometry.clear_of(self.hand, o, 0.0):
+                    raise field_error("hand.position", f"the hand overlaps objects.{i} ({describe(o.properties)})")
+        return self
 
 
 # A word means an attribute value, a direction, a count or a whole object.
@@ -127,7 +177,7 @@ class Panel(Spec):
 class Episode(Spec):
     generator: str = GENERATOR_VERSION
     task: TaskName
-    split: str
+    split: str = Field(pattern=SPLIT_PATTERN, description="folder under OUT")
     index: int = Field(ge=0)
     root_seed: Seed
     retry: int = Field(0, ge=0, description="episode redrawn from a derived seed this many times")
@@ -137,11 +187,55 @@ class Episode(Spec):
     choices: tuple[str, ...] = Field(min_length=5, max_length=5)
     answer: str
 
+    @model_validator(mode="after")
+    def _files_and_answer(self) -> "Episode":
+        names = [p.name for p in self.context_panels]
+        for k, name in enumerate(names):
+            if name in RESERVED_NAMES or name in names[:k]:
+                taken = "a release file's name" if name in RESERVED_NAMES else "another panel's name"
+                raise field_error(f"context_panels.{k}.name", f"{name!r} is {taken}")
+        if self.answer not in self.choices:
+            raise field_error("answer", f"{self.answer!r} is not one of the choices")
+        return self
+
     @property
     def answer_index(self) -> int:
         return self.choices.index(self.answer)
+
+    def scene(self, name: str) -> SceneSpec:
+        """A context panel's scene by its name, or the query's as 'question'."""
+        if name == "question":
+            return self.query
+        for p in self.context_panels:
+            if p.name == name:
+                return p.scene
+        raise KeyError(name)
 
 
 def schema() -> dict:
     """JSON Schema of the episode (which embeds every scene model)."""
     return Episode.model_json_schema()
+
+
+class SpecError(ValueError):
+    """A spec file that cannot be read or breaks a rule of the models, as one line naming the field."""
+
+
+def read_spec(path: Path) -> Episode | SceneSpec:
+    """An Episode (a file with context_panels) or a SceneSpec from a JSON file or an episode folder."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "episode.json"
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SpecError(f"cannot read {path}: no such file") from None
+    except OSError as err:
+        raise SpecError(f"cannot read {path}: {err.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise SpecError(f"{path}: not a JSON file ({err})") from None
+    model = Episode if isinstance(data, dict) and "context_panels" in data else SceneSpec
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        raise SpecError(f"{path}: invalid {model.__name__}: {first_error(err)}") from None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scenes.spec import RESERVED_NAMES
 from scenes.universe import ATTRIBUTES, DIRECTIONS, NUMBER_WORDS
 
 # 175 frequent English syllables (our own list): open and closed syllables
@@ -22,9 +23,11 @@ SYLLABLES: tuple[str, ...] = tuple(
 )
 
 GRAMMAR = frozenset({"and", "of", "the", "is", "a", "an", "arrow", "hand", "to", "in", "on", "or", "be", "am"})
-# Words that must never be coined: the universe and the utterance grammar.
+# Words that must never be coined: the universe, the utterance grammar, and the
+# release's own file names (a panel named by its word, "info", would overwrite info.json).
 RESERVED: frozenset[str] = frozenset(
     {v for values in ATTRIBUTES.values() for v in values} | set(DIRECTIONS) | set(NUMBER_WORDS) | GRAMMAR
+    | set(RESERVED_NAMES)
 )
 MAX_TRIES = 1000
 

@@ -1,6 +1,6 @@
 """A real single-node SLURM cluster for the e2e tests, all state in a temp folder.
 
-Recipe measured in ../shared/notes/slurm-local.md: Debian's slurm 22.05 and
+Recipe measured on the development machine (Debian bookworm): Debian's slurm 22.05 and
 munge, installed with apt-get when missing, munged on its own key and socket,
 slurmctld and slurmd as root in the foreground (so their pids are ours), and
 `scontrol shutdown` at the end. Skips, with the reason, only where SLURM

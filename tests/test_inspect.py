@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from cluster import cli
-from cluster.inspect import POINTED, SCALE
+from cluster.overlay import POINTED, SCALE, place_labels
 from render import ground_truth
 from scenes.universe import describe
 from tasks import sample_episode
@@ -57,13 +57,14 @@ def test_a_scene_spec_lists_objects_and_relations(tmp_path, capsys, pragmatic):
     assert code == 2 and "not a render" in err and not (tmp_path / "x.png").exists()
 
 
-def painted_truth(tmp_path, scene):
-    """Ground truth as the renderer builds it, from boxes painted in an index image."""
+def painted_truth(tmp_path, scene, corners=None):
+    """Ground truth as the renderer builds it, from boxes painted in an index image
+    (by default side by side; `corners` puts box i's top-left corner elsewhere)."""
     h, w = scene.camera.height, scene.camera.width
     index = np.zeros((h, w), dtype=np.int32)
     boxes = {}
     for i in range(len(scene.objects) + (scene.hand is not None)):
-        x, y = 10 + 40 * i, 20 + 10 * i
+        x, y = corners[i] if corners else (10 + 40 * i, 20 + 10 * i)
         index[y : y + 30, x : x + 25] = i + 1
         boxes[i] = [x, y, 25, 30]
     truth = ground_truth.build(scene, index, image_filename="dax.png", device="cpu", blender_version="test")
@@ -97,3 +98,44 @@ def test_missing_or_broken_paths_are_one_line(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "not a JSON file" in err
     code, _, err = run(capsys, "inspect", tmp_path)
     assert code == 2 and "no episode.json" in err
+
+
+def test_labels_of_crowded_boxes_never_overlap_nor_leave_the_image():
+    """Seven boxes piled up, some against the image's edges: each label finds its own spot."""
+    size = (640, 480)
+    boxes = [(300 + 6 * k, 200 + 4 * k, 350 + 6 * k, 260 + 4 * k) for k in range(4)]
+    boxes += [(0, 0, 40, 40), (600, 440, 639, 479), (620, 0, 639, 30)]
+    labels = [(221, 12), (180, 12), (200, 12), (160, 12), (190, 12), (170, 12), (31, 10)]
+    corners = place_labels(size, boxes, labels)
+    rects = [(x, y, x + w, y + h) for (x, y), (w, h) in zip(corners, labels)]
+    for k, (x0, y0, x1, y1) in enumerate(rects):
+        assert 0 <= x0 and 0 <= y0 and x1 <= size[0] and y1 <= size[1], f"label {k} leaves the image"
+        for m, (a0, b0, a1, b1) in enumerate(rects[:k]):
+            assert x1 <= a0 or a1 <= x0 or y1 <= b0 or b1 <= y0, f"labels {m} and {k} overlap"
+    # a label sits next to its own box: just above it where that is free
+    assert rects[0][:2] == (300, 200 - 12)
+    assert all(abs(r[1] - b[1]) < 80 for r, b in zip(rects, boxes))
+
+
+def test_a_label_that_finds_no_room_goes_below_the_image():
+    corners = place_labels((100, 30), [(0, 0, 10, 10), (50, 0, 60, 10)], [(90, 20), (90, 20)])
+    assert corners[0] is not None and corners[1] is None
+
+
+def test_overlay_of_objects_close_together(tmp_path, capsys, pragmatic):
+    scene = next(p.scene for p in pragmatic.context_panels if p.scene.hand is not None)
+    painted_truth(tmp_path, scene, corners=[(100 + 8 * i, 100 + 6 * i) for i in range(4)])
+    code, _, err = run(capsys, "inspect", tmp_path / "dax.json", "--overlay", tmp_path / "crowded.jpg")
+    assert code == 0, err
+    with Image.open(tmp_path / "crowded.jpg") as im:
+        assert im.format == "JPEG" and im.size == (scene.camera.width * SCALE, scene.camera.height * SCALE)
+
+
+def test_an_unknown_overlay_type_is_one_line_before_any_work(tmp_path, capsys, pragmatic):
+    painted_truth(tmp_path, pragmatic.context_panels[0].scene)
+    code, out, err = run(capsys, "inspect", tmp_path / "dax.png", "--overlay", tmp_path / "boxes.bmp")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "unknown image type '.bmp'; name it .png or .jpg or .jpeg" in err
+    code, _, err = run(capsys, "inspect", tmp_path / "dax.png", "--overlay", tmp_path / "no/such/folder/x.png")
+    assert code == 2 and err.count("\n") == 1 and "cannot write --overlay" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dax.json", "dax.png"]

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from cluster import dataset
 from cluster.dataset import partial_episodes
 from cluster.record import write_record
 
@@ -34,11 +35,19 @@ def mewl(*argv, env=None, cwd=None) -> subprocess.CompletedProcess:
 
 
 def slurm_args(out: Path, *extra: str) -> list[str]:
-    return ["slurm", *DATASET, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", *extra]
+    # The test node has 2 cores: one per array task, not the default 8 of a CPU node.
+    return ["slurm", *DATASET, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--cpus-per-task", "1",
+            *extra]
 
 
 def written_script(stdout: str) -> Path:
     return Path(re.search(r"^wrote (\S+\.sbatch)", stdout, re.M).group(1))
+
+
+def claimed(out: Path) -> Path:
+    """OUT as `mewl render` (or a first `mewl slurm --submit`) leaves it for the default settings."""
+    dataset.claim_output(out, {"seed": 0, "quality": "default", "kind": "rendered"})
+    return out
 
 
 def mark_complete(out: Path, task: str, index: int) -> None:
@@ -50,49 +59,66 @@ def mark_complete(out: Path, task: str, index: int) -> None:
 
 # -- the script and the choice of shards (no SLURM needed) ---------------------
 def test_script_renders_one_shard_per_array_task_with_this_install(tmp_path):
-    out = tmp_path / "data"
+    out, path = tmp_path / "data", tmp_path / "jobs" / "render.sbatch"
+    path.parent.mkdir()
     done = mewl(*slurm_args(out, "--max-parallel", "3", "--time", "02:00:00", "--partition", "gpu",
-                            "--cpus-per-task", "4", "--sbatch-arg=--account=lab"))
+                            "--cpus-per-task", "4", "--mem", "6G", "--sbatch-arg=--account=lab", "--script", path))
     assert done.returncode == 0, done.stderr
-    script = written_script(done.stdout).read_text()
+    assert written_script(done.stdout) == path and f"submit it with: sbatch {path}" in done.stdout
+    script = path.read_text()
     assert "#SBATCH --array=0-1%3\n" in script
-    assert f"#SBATCH --output={out}/slurm/logs/%A_%a.out\n" in script
-    for line in ("--time=02:00:00", "--partition=gpu", "--cpus-per-task=4", "--account=lab"):
+    assert "#SBATCH --output=mewl-render-%A_%a.out\n" in script  # where sbatch runs: nothing in OUT
+    for line in ("--time=02:00:00", "--partition=gpu", "--cpus-per-task=4", "--mem=6G", "--account=lab"):
         assert f"#SBATCH {line}\n" in script
     assert "gpus-per-task" not in script  # 0 GPUs: nothing requested
     assert script.splitlines()[0] == "#!/bin/bash" and "set -euo pipefail\n" in script
     assert f"exec {MEWL} render --task {TASKS} --n {N} --out {out} --split train --seed 7 --quality draft " \
            f'--device cpu --shard "${{shard}}/{SHARDS}"' in script
-    # The manifest is the one `mewl render` expects, and the plan is recorded for `mewl status`.
-    assert mewl("status", out).stdout.count("missing: 0-1") == 2
+    assert not out.exists()  # `mewl render` claims OUT when the array starts
+
+
+def test_without_submit_or_script_the_script_is_printed_and_nothing_written(tmp_path):
+    out = tmp_path / "data"
+    done = mewl("slurm", "--task", "shape", "--n", "4", "--out", out, "--array", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("#!/bin/bash\n") and "#SBATCH --array=0-1\n" in done.stdout
+    assert done.stderr.count("\n") == 1 and "2 of 2 shards (0-1), 4 episode(s) missing" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("gpus, cpus, mem", [("1", 4, "3G"), ("2", 8, "5G"), ("0", 8, "3G")])
+def test_cpus_and_memory_are_requested_by_default(tmp_path, gpus, cpus, mem):
+    done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4", "--gpus-per-task", gpus)
+    assert f"#SBATCH --cpus-per-task={cpus}\n#SBATCH --mem={mem}\n" in done.stdout, done.stdout
+    done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4",
+                "--sbatch-arg=--mem-per-gpu=8G")
+    assert "#SBATCH --mem-per-gpu=8G\n" in done.stdout and "--mem=" not in done.stdout  # sbatch takes one
 
 
 def test_gpus_are_requested_per_array_task(tmp_path):
     done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4", "--gpus-per-task", "2")
-    script = written_script(done.stdout).read_text()
-    assert "#SBATCH --ntasks=1\n#SBATCH --gpus-per-task=2\n" in script and "--device auto" in script
+    assert "#SBATCH --ntasks=1\n#SBATCH --gpus-per-task=2\n" in done.stdout and "--device auto" in done.stdout
 
 
 def test_rerun_writes_only_shards_with_missing_episodes(tmp_path):
-    out = tmp_path / "data"
+    out = claimed(tmp_path / "data")
     args = ["slurm", "--task", "shape", "--n", "8", "--out", out, "--array", "4", "--max-parallel", "2"]
-    assert mewl(*args).returncode == 0
+    assert "#SBATCH --array=0-3%2\n" in mewl(*args).stdout
     for i in (0, 4, 2, 6):  # shards 0 and 2 done; shard 1 half done
         mark_complete(out, "shape", i)
     mark_complete(out, "shape", 1)
     done = mewl(*args)
-    assert "2 of 4 shards (1,3), 3 episode(s) missing" in done.stdout
-    assert "#SBATCH --array=1,3%2\n" in written_script(done.stdout).read_text()
+    assert "2 of 4 shards (1,3), 3 episode(s) missing" in done.stderr
+    assert "#SBATCH --array=1,3%2\n" in done.stdout
     for i in (5, 3, 7):
         mark_complete(out, "shape", i)
     done = mewl(*args)
     assert done.returncode == 0 and done.stdout.startswith("nothing missing")
-    assert len(list((out / "slurm").glob("render-*.sbatch"))) == 2  # nothing new written
+    assert not (out / "slurm").exists()
 
 
 def test_a_folder_with_other_settings_is_refused(tmp_path):
-    out = tmp_path / "data"
-    assert mewl("slurm", "--task", "shape", "--n", "2", "--out", out, "--array", "2").returncode == 0
+    out = claimed(tmp_path / "data")
     before = sorted(out.rglob("*"))
     done = mewl("slurm", "--task", "shape", "--n", "2", "--out", out, "--array", "2", "--seed", "1")
     assert done.returncode == 2 and "holds a different dataset: seed=0 (asked 1)" in done.stderr
@@ -108,6 +134,13 @@ def test_a_folder_with_other_settings_is_refused(tmp_path):
     (["--array", "2", "--gpus-per-task", "-1"], "--gpus-per-task must be at least 0"),
     (["--array", "2", "--partition", "a b"], "--partition must be a partition name"),
     (["--array", "2", "--sbatch-arg=--array=0-9"], "mewl slurm sets --array itself"),
+    (["--array", "2", "--sbatch-arg=--mem=4G"], "mewl slurm sets --mem itself"),
+    (["--array", "2", "--sbatch-arg=-c2"], "mewl slurm sets -c2 itself"),
+    (["--array", "2", "--mem", "lots"], "--mem must be a size as sbatch takes it"),
+    (["--array", "2", "--mem", "0"], "--mem must be a size as sbatch takes it"),
+    (["--array", "2", "--cpus-per-task", "0"], "--cpus-per-task must be at least 1"),
+    (["--array", "2", "--script", "/tmp"], "--script /tmp: is a folder"),
+    (["--array", "2", "--script", "x.sbatch", "--submit"], "with --submit the scripts are kept under OUT/slurm"),
     (["--array", "2", "--quality", "best"], "unknown quality 'best'"),
     (["--array", "2", "--submit"], "--submit needs sbatch, which is not on PATH"),
 ])
@@ -131,8 +164,8 @@ def reference(tmp_path_factory) -> Path:
 
 def submit(cluster, out: Path, cwd: Path, dataset: list[str] = DATASET) -> tuple[str, str, str]:
     """`mewl slurm --submit`; returns (array job, completion job, stdout)."""
-    args = ["slurm", *dataset, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--max-parallel", "2",
-            "--time", "00:10:00", "--submit"]
+    args = ["slurm", *dataset, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--cpus-per-task", "1",
+            "--max-parallel", "2", "--time", "00:10:00", "--submit"]
     done = mewl(*args, env=cluster.env, cwd=cwd)
     assert done.returncode == 0, done.stderr
     array_job = re.search(r"submitted array job (\d+)", done.stdout).group(1)
@@ -171,6 +204,25 @@ def test_array_renders_the_dataset_like_a_local_run(slurm_cluster, reference, tm
     for i in range(SHARDS):
         assert f"mewl: shard {i}/{SHARDS} of {out} on " in logs[f"{array_job}_{i}.out"]
     assert_complete(slurm_cluster, out, check_job, 2 * N)
+    assert_same_dataset(out, reference, TASKS.split(","))
+
+
+@pytest.mark.e2e
+def test_a_script_submitted_by_hand_renders_the_dataset_like_a_local_run(slurm_cluster, reference, tmp_path):
+    """Without --submit nothing goes into OUT; the array tasks claim the new OUT themselves, side by side."""
+    out, script, jobs = tmp_path / "data", tmp_path / "render.sbatch", tmp_path / "jobs"
+    done = mewl(*slurm_args(out, "--script", script))
+    assert done.returncode == 0 and not out.exists(), done.stderr
+    jobs.mkdir()
+    sbatch = subprocess.run(["sbatch", "--parsable", str(script)], cwd=jobs, env=slurm_cluster.env,
+                            capture_output=True, text=True, timeout=60)
+    assert sbatch.returncode == 0, sbatch.stderr
+    array_job = sbatch.stdout.strip().split(";")[0]
+    states = slurm_cluster.wait(array_job, JOB_TIMEOUT)
+    logs = {p.name: p.read_text() for p in jobs.glob("mewl-render-*.out")}
+    assert states == {f"{array_job}_{i}": "COMPLETED" for i in range(SHARDS)}, logs
+    assert sorted(logs) == [f"mewl-render-{array_job}_{i}.out" for i in range(SHARDS)]
+    assert mewl("status", out).returncode == 0
     assert_same_dataset(out, reference, TASKS.split(","))
 
 
