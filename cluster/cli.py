@@ -44,8 +44,11 @@ def cmd_validate(args) -> int:
 def cmd_render_spec(args) -> int:
     from render import DeviceError, SpecError, render_spec_file
 
+    from .dataset import probe_writable
+
     quality = options.quality(args.quality) if args.quality else None
     device = options.device(args.device)
+    probe_writable(args.out)
     try:
         return render_spec_file(args.spec, args.out, quality=quality, device=device, panel=args.panel)
     except (SpecError, DeviceError) as err:

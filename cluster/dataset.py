@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import secrets
 import shutil
 import tempfile
@@ -26,7 +25,6 @@ MANIFEST = "mewl-dataset.json"
 BOOKKEEPING = ".mewl"  # plans, failures, damage notes and claims: outside every split (MEWL's loaders glob them)
 DAMAGED = ".damaged"  # damaged episode folders set aside before they are rendered again
 FULL = (errno.ENOSPC, errno.EDQUOT)
-SPLIT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
 def dumps(obj) -> str:

@@ -186,11 +186,12 @@ def mewl_executable() -> Path:
 
 
 def missing_by_shard(req: Request) -> dict[int, list[tuple[str, int]]]:
-    """The (task, index) pairs without info.json, by shard; shards with none left out."""
+    """The (task, index) pairs not complete (missing, failed or damaged), by
+    shard; shards with none left out."""
     missing: dict[int, list[tuple[str, int]]] = {}
     for task in req.tasks:
         row = status.task_status(req.out, req.split, task, req.n)
-        for i in sorted(row.missing + row.failed):
+        for i in sorted(row.missing + row.failed + row.damaged):
             missing.setdefault(i % req.shards, []).append((task, i))
     return missing
 

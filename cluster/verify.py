@@ -22,7 +22,7 @@ from .record import RECORD, full_problem
 def episode_folders(out: Path) -> list[tuple[str, str, int]]:
     """(split, task, index) of every episode folder under OUT."""
     found = []
-    for split in sorted(p for p in out.iterdir() if p.is_dir() and dataset.SPLIT_PATTERN.match(p.name)):
+    for split in sorted(p for p in out.iterdir() if p.is_dir() and options.SPLIT_PATTERN.match(p.name)):
         for task in sorted(p for p in split.iterdir() if p.is_dir()):
             found += [(split.name, task.name, int(e.name)) for e in task.iterdir() if e.is_dir() and e.name.isdigit()]
     return sorted(found)
