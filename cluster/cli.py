@@ -5,14 +5,22 @@ import json
 import sys
 from pathlib import Path
 
-from . import inspect, options, render_cmd, slurm
+from . import inspect, options, render_cmd, slurm, text
 from .errors import UserError
 
 
-def cmd_schema(args) -> int:
-    from scenes.spec import schema
+SCHEMA_KINDS = ("episode", "info", "image")
 
-    print(json.dumps(schema(), indent=2))
+
+def cmd_schema(args) -> int:
+    from scenes import image_truth, spec
+    from tasks.release import InfoJson
+
+    if args.kind not in SCHEMA_KINDS:
+        raise UserError(f"unknown --kind {args.kind!r}; expected one of {', '.join(SCHEMA_KINDS)}")
+    schemas = {"episode": spec.schema, "info": lambda: InfoJson.model_json_schema(by_alias=True),
+               "image": image_truth.schema}
+    print(json.dumps(schemas[args.kind](), indent=2))
     return 0
 
 
@@ -54,7 +62,8 @@ def build_parser() -> options.Parser:
     p = options.Parser(prog="mewl", description="Generate MEWL few-shot word-learning benchmarks.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=options.Parser)
 
-    s = sub.add_parser("schema", help="print the JSON Schema of episodes and scene specs")
+    s = sub.add_parser("schema", help="print the JSON Schema of episode.json, info.json or an image's JSON")
+    s.add_argument("--kind", default="episode", help="episode (the spec, with every scene), info or image")
     s.set_defaults(func=cmd_schema)
 
     s = sub.add_parser("sample", help="sample episode specs (no rendering)")
@@ -78,7 +87,7 @@ def build_parser() -> options.Parser:
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.
-    for module in (render_cmd, inspect, slurm):
+    for module in (render_cmd, inspect, slurm, text):
         module.register(sub)
     return p
 

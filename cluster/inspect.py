@@ -79,17 +79,26 @@ def scene_text(spec: SceneSpec, truth: dict | None = None, indent: str = "  ") -
     return "\n".join(indent + line if k else line for k, line in enumerate(lines))
 
 
+def _entities(gt: dict) -> tuple[list[dict], list[dict]]:
+    """The universe objects and the pointing hand (MEWL lists it last, as an `arrow`)."""
+    return ([o for o in gt["objects"] if o["shape"] != "arrow"], [o for o in gt["objects"] if o["shape"] == "arrow"])
+
+
 def truth_text(gt: dict) -> str:
     lines = [f"{gt['image_filename']}: {len(gt['objects'])} objects, device {gt.get('device')}, "
              f"Blender {gt.get('blender_version')}, spec {str(gt.get('spec_hash'))[:12]}"]
-    for i, o in enumerate(gt["objects"]):
-        lines.append(f"  #{i} {o['name']:<28} 3d {[round(c, 2) for c in o['3d_coords']]}  "
+    objects, hands = _entities(gt)
+    for i, o in enumerate(objects):
+        word = f" '{o['name']}'" if o["name"] else ""
+        lines.append(f"  #{i} {o['description'] + word:<28} 3d {[round(c, 2) for c in o['3d_coords']]}  "
                      f"bbox {o['bbox']}  {o['visible_pixels']} px")
-    if gt.get("hand"):
-        h, p = gt["hand"], gt["points_to"]
-        lines.append(f"  hand bbox {h['bbox']} {h['visible_pixels']} px, points to #{p} ({gt['objects'][p]['name']})")
+    for h in hands:
+        p = gt["points_to"]
+        lines.append(f"  hand bbox {h['bbox']} {h['visible_pixels']} px, points to #{p} ({objects[p]['description']})")
+    if gt.get("caption"):
+        lines.append(f"  caption: {gt['caption']}")
     lines.append("  relations (CLEVR: objects lying in that direction):")
-    lines += _relations_text(gt["relationships"], len(gt["objects"]))
+    lines += _relations_text(gt["clevr_relationships"], len(objects))
     return "\n".join(lines)
 
 
@@ -131,10 +140,10 @@ def draw_truth(image_path: Path, gt: dict):
     with Image.open(image_path) as im:
         im = im.convert("RGB").resize((im.width * SCALE, im.height * SCALE), Image.Resampling.LANCZOS)
     draw, font = ImageDraw.Draw(im), _font()
-    boxes = [(f"#{i} {o['name']}", o["bbox"], POINTED if i == gt.get("points_to") else BOX)
-             for i, o in enumerate(gt["objects"])]
-    if gt.get("hand"):
-        boxes.append(("hand", gt["hand"]["bbox"], HAND))
+    objects, hands = _entities(gt)
+    boxes = [(f"#{i} {o['description']}", o["bbox"], POINTED if i == gt.get("points_to") else BOX)
+             for i, o in enumerate(objects)]
+    boxes += [("hand", h["bbox"], HAND) for h in hands]
     for label, (x, y, w, h), color in boxes:
         if w == 0 or h == 0:
             continue

@@ -11,6 +11,7 @@ pipes, Blender does the work in its own process.
 """
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
@@ -26,7 +27,7 @@ from scenes.quality import with_quality
 from scenes.spec import Episode
 from scenes.visibility import MIN_VISIBLE_PIXELS
 from tasks import EpisodeError, InvalidEpisode, sample_episode
-from tasks.release import info_json
+from tasks.release import image_json, info_json
 
 from . import dataset, status
 
@@ -137,6 +138,9 @@ def _render_into_place(worker: Worker, s: Settings, ep: Episode, stop: threading
             if not res.ok:
                 small = ", ".join(f"#{i} {res.visible_pixels[i]} px" for i in res.too_small)
                 return f"retry {ep.retry}: {name!r} shows objects under {MIN_VISIBLE_PIXELS} px ({small})", renders
+        for name, _ in scenes:  # the renderer knows no words: label each image with the episode's
+            truth = tmp / f"{name}.json"
+            truth.write_text(dataset.dumps(image_json(ep, name, json.loads(truth.read_text()))))
         (tmp / "episode.json").write_text(ep.model_dump_json(indent=2) + "\n")
         (tmp / "info.json").write_text(dataset.dumps(info_json(ep)))
         dataset.publish(tmp, s.out, s.split, ep.task, ep.index)
