@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import dataset, options, status
+from . import dataset, options, presets, status
 from .errors import UserError
 from .slurm_script import Request, active_shards, complete_script, ranges, render_script, sbatch
 
@@ -30,8 +30,9 @@ def register(subparsers) -> None:
     s = subparsers.add_parser(
         "slurm", help="write (and --submit) a SLURM array that renders a dataset; a rerun resubmits missing shards"
     )
-    s.add_argument("--task", required=True, help="a task name, a comma list, or all")
-    s.add_argument("--n", required=True, help="episodes per task")
+    s.add_argument("--task", default=None, help="a task name, a comma list, or all")
+    s.add_argument("--n", default=None, help="episodes per task")
+    presets.add_arguments(s)
     s.add_argument("--out", required=True, type=Path, help="dataset folder, on storage every node sees")
     s.add_argument("--array", required=True, metavar="K", help="shards = array tasks (each renders i %% K == I)")
     s.add_argument("--partition", default=None)
@@ -41,7 +42,7 @@ def register(subparsers) -> None:
     s.add_argument("--max-parallel", default=None, metavar="M", help="array tasks running at once (%%M)")
     s.add_argument("--quality", default="default")
     s.add_argument("--seed", default="0")
-    s.add_argument("--split", default="train")
+    s.add_argument("--split", default=None, help="default train")
     s.add_argument("--device", default="auto")
     s.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                    help="extra sbatch option for both jobs, e.g. --sbatch-arg=--account=lab (repeatable)")
@@ -50,15 +51,21 @@ def register(subparsers) -> None:
 
 
 def cmd_slurm(args) -> int:
-    req = request(args)
+    reqs = [request(run) for run in presets.expand(args)]  # one array per split
+    if args.submit and any(missing_by_shard(req) for req in reqs):
+        refuse_if_running(reqs[0])
+    for req in reqs:
+        write_and_submit(req, args.submit)
+    return 0
+
+
+def write_and_submit(req: Request, submit_it: bool) -> None:
     missing = missing_by_shard(req)
     if not missing:
         print(f"nothing missing: all {len(req.tasks)} x {req.n} episodes of {req.split} are complete in {req.out}; "
               "nothing submitted")
-        return 0
+        return
     shards = sorted(missing)
-    if args.submit:
-        refuse_if_running(req)
     claim(req)
     req.log_dir.mkdir(parents=True, exist_ok=True)
     script = unique_path(req.slurm_dir, f"render-{req.split}", ".sbatch")
@@ -67,11 +74,10 @@ def cmd_slurm(args) -> int:
     failed = sum(status.failure_path(req.out, req.split, task, i).is_file() for task, i in episodes)
     print(f"wrote {script}: {len(shards)} of {req.shards} shards ({ranges(shards)}), {len(episodes)} episode(s) missing"
           + (f", {failed} of them failed before (see mewl status)" if failed else ""))
-    if args.submit:
+    if submit_it:
         submit(req, script, shards)
     else:
         print(f"submit it with: sbatch {script}")
-    return 0
 
 
 def submit(req: Request, script: Path, shards: list[int]) -> None:
