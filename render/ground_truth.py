@@ -76,7 +76,7 @@ def _placed(cam, centre, yaw: float, index: np.ndarray, label: int) -> dict:
     u, v, depth = (float(x) for x in project(cam, [centre])[0])
     return {
         "3d_coords": tuple(centre),
-        "rotation": math.degrees(yaw), "rotation_radians": yaw,
+        "rotation": math.degrees(yaw) % 360.0, "rotation_radians": yaw,  # yaw < 2 pi can round to 360
         "pixel_coords": (int(round(u)), int(round(v)), round(depth, 4)),
         "pixel_coords_float": tuple(_rounded([u, v, depth], 4)),
         "index": label,
