@@ -1,4 +1,4 @@
-# make render TASK=pragmatic N=600 | make test | make bench
+# make render TASK=pragmatic N=600 | make release | make test | make bench
 SHELL := /bin/bash
 VENV := .venv
 STAMP := $(VENV)/.installed
@@ -12,12 +12,13 @@ DEVICE ?= auto
 QUALITY ?= default
 PYTEST_ARGS ?=
 QUICK ?=
+DRY_RUN ?=
 
 # The bpy wheel exists for Python 3.11 only: find one, or say so in one line.
 PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: setup test render bench clean-venv
+.PHONY: setup test render release bench clean-venv
 
 setup: $(STAMP)
 
@@ -34,6 +35,11 @@ test: setup
 render: setup
 	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \
 		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),)
+
+# MEWL's release as the paper sized it: every task, 3,000 / 600 / 600 episodes in train / val / test.
+release: setup
+	$(VENV)/bin/mewl render --preset mewl-release --out $(OUT) --seed $(SEED) \
+		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(DRY_RUN),--dry-run,)
 
 bench: setup
 	$(VENV)/bin/python -m cluster.bench $(if $(QUICK),--quick,)

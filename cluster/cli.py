@@ -7,14 +7,22 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import inspect, options, render_cmd, slurm, verify
+from . import inspect, options, render_cmd, slurm, text, verify
 from .errors import UserError
 
 
-def cmd_schema(args) -> int:
-    from scenes.spec import schema
+SCHEMA_KINDS = ("episode", "info", "image")
 
-    print(json.dumps(schema(), indent=2))
+
+def cmd_schema(args) -> int:
+    from scenes import image_truth, spec
+    from tasks.release import InfoJson
+
+    if args.kind not in SCHEMA_KINDS:
+        raise UserError(f"unknown --kind {args.kind!r}; expected one of {', '.join(SCHEMA_KINDS)}")
+    schemas = {"episode": spec.schema, "info": lambda: InfoJson.model_json_schema(by_alias=True),
+               "image": image_truth.schema}
+    print(json.dumps(schemas[args.kind](), indent=2))
     return 0
 
 
@@ -60,7 +68,8 @@ def build_parser() -> options.Parser:
     p.add_argument("--version", action="version", version=version())
     sub = p.add_subparsers(dest="command", required=True, parser_class=options.Parser)
 
-    s = sub.add_parser("schema", help="print the JSON Schema of episodes and scene specs")
+    s = sub.add_parser("schema", help="print the JSON Schema of episode.json, info.json or an image's JSON")
+    s.add_argument("--kind", default="episode", help="episode (the spec, with every scene), info or image")
     s.set_defaults(func=cmd_schema)
 
     s = sub.add_parser("sample", help="sample episode specs (no rendering)")
@@ -86,7 +95,7 @@ def build_parser() -> options.Parser:
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.
-    for module in (render_cmd, inspect, slurm, verify):
+    for module in (render_cmd, inspect, slurm, verify, text):
         module.register(sub)
     return p
 

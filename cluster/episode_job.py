@@ -8,6 +8,7 @@ recorded as failed and the others go on. A full disk stops everything.
 """
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from scenes.quality import with_quality
 from scenes.spec import Episode
 from scenes.visibility import MIN_VISIBLE_PIXELS
 from tasks import EpisodeError, InvalidEpisode, sample_episode
-from tasks.release import info_json
+from tasks.release import image_json, info_json
 
 from . import claims, dataset, status
 from .planning import Settings
@@ -99,6 +100,9 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, ep: Episode,
                 small = ", ".join(f"#{i} {res.visible_pixels[i]} px" for i in res.too_small)
                 return f"retry {ep.retry}: {name!r} shows objects under {MIN_VISIBLE_PIXELS} px ({small})", renders
             on_image()
+        for name, _ in scenes:  # the renderer knows no words: label each image with the episode's
+            truth = tmp / f"{name}.json"
+            truth.write_text(dataset.dumps(image_json(ep, name, json.loads(truth.read_text()))))
         write_release_files(tmp, ep)
         dataset.publish(tmp, s.out, s.split, ep.task, ep.index)
         published = True

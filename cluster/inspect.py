@@ -81,14 +81,18 @@ def scene_text(spec: SceneSpec, truth: dict | None = None, indent: str = "  ") -
 def truth_text(gt: dict) -> str:
     lines = [f"{gt['image_filename']}: {len(gt['objects'])} objects, device {gt.get('device')}, "
              f"Blender {gt.get('blender_version')}, spec {str(gt.get('spec_hash'))[:12]}"]
-    for i, o in enumerate(gt["objects"]):
-        lines.append(f"  #{i} {o['name']:<28} 3d {[round(c, 2) for c in o['3d_coords']]}  "
+    objects, hands = overlay.entities(gt)
+    for i, o in enumerate(objects):
+        word = f" '{o['name']}'" if o["name"] else ""
+        lines.append(f"  #{i} {o['description'] + word:<28} 3d {[round(c, 2) for c in o['3d_coords']]}  "
                      f"bbox {o['bbox']}  {o['visible_pixels']} px")
-    if gt.get("hand"):
-        h, p = gt["hand"], gt["points_to"]
-        lines.append(f"  hand bbox {h['bbox']} {h['visible_pixels']} px, points to #{p} ({gt['objects'][p]['name']})")
+    for h in hands:
+        p = gt["points_to"]
+        lines.append(f"  hand bbox {h['bbox']} {h['visible_pixels']} px, points to #{p} ({objects[p]['description']})")
+    if gt.get("caption"):
+        lines.append(f"  caption: {gt['caption']}")
     lines.append("  relations (CLEVR: objects lying in that direction):")
-    lines += _relations_text(gt["relationships"], len(gt["objects"]))
+    lines += _relations_text(gt["clevr_relationships"], len(objects))
     return "\n".join(lines)
 
 

@@ -39,6 +39,11 @@ def save(image, path: Path) -> None:
         raise UserError(f"cannot write --overlay {path}: {err.strerror or err}") from None
 
 
+def entities(gt: dict) -> tuple[list[dict], list[dict]]:
+    """The universe objects and the pointing hand (MEWL lists it last, as an `arrow`)."""
+    return ([o for o in gt["objects"] if o["shape"] != "arrow"], [o for o in gt["objects"] if o["shape"] == "arrow"])
+
+
 def _font():
     from PIL import ImageFont
 
@@ -87,10 +92,10 @@ def draw_truth(image_path: Path, gt: dict):
     with Image.open(image_path) as im:
         im = im.convert("RGB").resize((im.width * SCALE, im.height * SCALE), Image.Resampling.LANCZOS)
     draw, font = ImageDraw.Draw(im), _font()
-    items = [(f"#{i} {o['name']}" + ("  <- pointed" if i == gt.get("points_to") else ""), o["bbox"],
-              POINTED if i == gt.get("points_to") else BOX) for i, o in enumerate(gt["objects"])]
-    if gt.get("hand"):
-        items.append(("hand", gt["hand"]["bbox"], HAND))
+    objects, hands = entities(gt)
+    items = [(f"#{i} {o['description']}" + ("  <- pointed" if i == gt.get("points_to") else ""), o["bbox"],
+              POINTED if i == gt.get("points_to") else BOX) for i, o in enumerate(objects)]
+    items += [("hand", h["bbox"], HAND) for h in hands]
     items = [it for it in items if it[1][2] and it[1][3]]  # nothing visible: no box to name
     items.sort(key=lambda it: it[2] != POINTED)
     rects = [(x * SCALE, y * SCALE, (x + w) * SCALE - 1, (y + h) * SCALE - 1) for _, (x, y, w, h), _ in items]

@@ -7,7 +7,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import card, dataset, options, status
+from . import card, dataset, options, presets, status
 from .errors import UserError
 from .writers import STAGING, Writer, clean_stale
 
@@ -25,6 +25,29 @@ def _stop_on(signum, frame):
 
 
 def cmd_render(args) -> int:
+    runs = presets.expand(args)  # one per split: a preset renders several
+    if args.dry_run:
+        print(presets.plan_report([row for run in runs for row in _plan_rows(run)]))
+        return 0
+    worst = 0
+    for run in runs:
+        rc = _render_split(run)
+        if rc in (130, 143):  # interrupted: the later splits wait for the rerun
+            return rc
+        worst = max(worst, rc)
+    return worst
+
+
+def _plan_rows(args) -> list[tuple[str, str, int, int]]:
+    """(split, task, planned, complete) of one run, from what OUT holds now."""
+    tasks, n, split = options.task_list(args.task), options.positive_int("--n", args.n), options.split(args.split)
+    out = options.output(args.out)
+    shard = options.shard(args.shard)
+    mine = range(shard[0], n, shard[1])
+    return [(split, t, len(mine), sum(dataset.is_complete(out, split, t, i) for i in mine)) for t in tasks]
+
+
+def _render_split(args) -> int:
     # Every option is checked before anything is written or started.
     tasks = options.task_list(args.task)
     n = options.positive_int("--n", args.n)
@@ -142,10 +165,12 @@ def cmd_status(args) -> int:
 
 def register(sub) -> None:
     s = sub.add_parser("render", help="render episodes (resumable)")
-    s.add_argument("--task", required=True, help="a task name, a comma list, or all")
-    s.add_argument("--n", required=True, help="episodes per task")
+    s.add_argument("--task", default=None, help="a task name, a comma list, or all")
+    s.add_argument("--n", default=None, help="episodes per task")
     s.add_argument("--out", required=True)
-    s.add_argument("--split", default="train")
+    s.add_argument("--split", default=None, help="default train")
+    presets.add_arguments(s)
+    s.add_argument("--dry-run", action="store_true", help="print the episodes per split and task to render, render nothing")
     s.add_argument("--seed", default="0")
     s.add_argument("--workers", default=None, help="Blender workers (default: one per GPU, else one)")
     s.add_argument("--device", default="auto", help=f"one of {', '.join(options.DEVICES)}")

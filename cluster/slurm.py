@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import dataset, options, status
+from . import dataset, options, presets, status
 from .errors import UserError
 from .slurm_script import Request, active_shards, complete_script, default_cpus, default_mem, ranges, render_script, sbatch
 
@@ -34,8 +34,9 @@ def register(subparsers) -> None:
     s = subparsers.add_parser(
         "slurm", help="write (and --submit) a SLURM array that renders a dataset; a rerun resubmits missing shards"
     )
-    s.add_argument("--task", required=True, help="a task name, a comma list, or all")
-    s.add_argument("--n", required=True, help="episodes per task")
+    s.add_argument("--task", default=None, help="a task name, a comma list, or all")
+    s.add_argument("--n", default=None, help="episodes per task")
+    presets.add_arguments(s)
     s.add_argument("--out", required=True, type=Path, help="dataset folder, on storage every node sees")
     s.add_argument("--array", required=True, metavar="K", help="shards = array tasks (each renders i %% K == I)")
     s.add_argument("--partition", default=None)
@@ -48,7 +49,7 @@ def register(subparsers) -> None:
     s.add_argument("--max-parallel", default=None, metavar="M", help="array tasks running at once (%%M)")
     s.add_argument("--quality", default="default")
     s.add_argument("--seed", default="0")
-    s.add_argument("--split", default="train")
+    s.add_argument("--split", default=None, help="default train")
     s.add_argument("--device", default="auto")
     s.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                    help="extra sbatch option for both jobs, e.g. --sbatch-arg=--account=lab (repeatable)")
@@ -60,27 +61,41 @@ def register(subparsers) -> None:
 
 
 def cmd_slurm(args) -> int:
-    req = request(args)
+    reqs = [request(run) for run in presets.expand(args)]  # one array per split
+    if args.submit and any(missing_by_shard(req) for req in reqs):
+        refuse_if_running(reqs[0])
+    for req in reqs:
+        write_and_submit(req, args.submit, script_path(args.script, req.split, several=len(reqs) > 1))
+    return 0
+
+
+def script_path(path: Path | None, split: str, several: bool) -> Path | None:
+    """--script PATH, or PATH with the split in its name when a preset makes one array per split."""
+    if path is None or not several:
+        return path
+    return path.with_name(f"{path.stem}-{split}{path.suffix}")
+
+
+def write_and_submit(req: Request, submit_it: bool, script_path: Path | None = None) -> None:
     missing = missing_by_shard(req)
     if not missing:
         print(f"nothing missing: all {len(req.tasks)} x {req.n} episodes of {req.split} are complete in {req.out}; "
               "nothing submitted")
-        return 0
+        return
     shards = sorted(missing)
     episodes = [e for shard in missing.values() for e in shard]
     failed = sum(status.failure_path(req.out, req.split, task, i).is_file() for task, i in episodes)
     what = (f"{len(shards)} of {req.shards} shards ({ranges(shards)}), {len(episodes)} episode(s) missing"
             + (f", {failed} of them failed before (see mewl status)" if failed else ""))
-    if not args.submit:
-        return write_or_print(render_script(req, shards, log_dir=None), args.script, what)
-    refuse_if_running(req)
+    if not submit_it:
+        write_or_print(render_script(req, shards, log_dir=None), script_path, what)
+        return
     claim(req)
     req.log_dir.mkdir(parents=True, exist_ok=True)
     script = unique_path(req.slurm_dir, f"render-{req.split}", ".sbatch")
     dataset.write_atomic(script, render_script(req, shards, log_dir=req.log_dir))
     print(f"wrote {script}: {what}")
     submit(req, script, shards)
-    return 0
 
 
 def write_or_print(text: str, path: Path | None, what: str) -> int:

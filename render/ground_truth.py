@@ -5,6 +5,7 @@ len(objects) + 1 for the hand, read from the same render as the PNG.
 """
 from __future__ import annotations
 
+import math
 
 import numpy as np
 from pycocotools import mask as mask_utils
@@ -13,6 +14,8 @@ from assets.hand import FINGERTIP_HEIGHT
 
 from scenes import hand as hand_geometry
 from scenes.camera import directions, intrinsics, project, rotation_matrix
+from scenes.captions import named_relationships
+from scenes.image_truth import CameraPose, HandObject, ImageObject, ImageTruth
 from scenes.relations import relationships
 from scenes.spec import GENERATOR_VERSION, SceneSpec
 from scenes.universe import HAND_TUPLE, describe
@@ -55,70 +58,68 @@ def _rounded(values, ndigits: int = 6) -> list[float]:
     return [round(float(v), ndigits) for v in values]
 
 
-def camera_pose(spec: SceneSpec) -> dict:
+def camera_pose(spec: SceneSpec) -> CameraPose:
     cam = spec.camera
     world = np.eye(4)
     world[:3, :3] = rotation_matrix(cam.rotation)
     world[:3, 3] = cam.location
+    return CameraPose(
+        location=cam.location, rotation_euler_xyz=cam.rotation, matrix_world=[_rounded(row) for row in world],
+        intrinsics=intrinsics(cam), lens_mm=cam.lens_mm, sensor_width_mm=cam.sensor_width_mm,
+        width=cam.width, height=cam.height,
+    )
+
+
+def _placed(cam, centre, yaw: float, index: np.ndarray, label: int) -> dict:
+    """The fields of a universe object and the hand alike: MEWL's rounded
+    pixel coordinates and degrees beside the exact values."""
+    u, v, depth = (float(x) for x in project(cam, [centre])[0])
     return {
-        "location": list(cam.location),
-        "rotation_euler_xyz": list(cam.rotation),
-        "matrix_world": [_rounded(row) for row in world],
-        "intrinsics": intrinsics(cam),
-        "lens_mm": cam.lens_mm,
-        "sensor_width_mm": cam.sensor_width_mm,
-        "width": cam.width,
-        "height": cam.height,
+        "3d_coords": tuple(centre),
+        "rotation": math.degrees(yaw) % 360.0, "rotation_radians": yaw,  # yaw < 2 pi can round to 360
+        "pixel_coords": (int(round(u)), int(round(v)), round(depth, 4)),
+        "pixel_coords_float": tuple(_rounded([u, v, depth], 4)),
+        "index": label,
+        **_visible(index, label),
     }
 
 
 def build(spec: SceneSpec, index: np.ndarray, *, image_filename: str, device: str, blender_version: str) -> dict:
-    """Every MEWL/CLEVR field plus masks, boxes, counts, camera, lights and settings."""
+    """Every MEWL/CLEVR field plus masks, boxes, counts, camera, lights and
+    settings. Words are not known here: names stay null and the caption empty
+    until the episode's release files label them (tasks.release)."""
     cam = spec.camera
-    objects = []
-    for i, o in enumerate(spec.objects):
-        u, v, depth = project(cam, [o.center])[0]
-        objects.append({
-            "name": describe(o.properties),
-            "shape": o.shape, "size": o.size, "material": o.material, "color": o.color,
-            "3d_coords": list(o.center),
-            "rotation": o.rotation,
-            "pixel_coords": _rounded([u, v, depth], 4),
-            "index": i + 1,
-            **_visible(index, i + 1),
-        })
-    hand = None
+    entities: list[ImageObject | HandObject] = [
+        ImageObject(name=None, shape=o.shape, size=o.size, material=o.material, color=o.color,
+                    description=describe(o.properties), **_placed(cam, o.center, o.rotation, index, i + 1))
+        for i, o in enumerate(spec.objects)
+    ]
     if spec.hand is not None:
         h = spec.hand
         centre = (h.position[0], h.position[1], hand_geometry.PALM[0][2])
         tip = (*hand_geometry.fingertip(h), FINGERTIP_HEIGHT)
         shape, color, material, size = HAND_TUPLE
-        hand = {
-            "name": "yellow rubber pointing hand",
-            "shape": shape, "size": size, "material": material, "color": color,
-            "3d_coords": list(centre),
-            "rotation": h.yaw,
-            "pixel_coords": _rounded(project(cam, [centre])[0], 4),
-            "fingertip": _rounded(tip),
-            "fingertip_pixel_coords": _rounded(project(cam, [tip])[0], 4),
-            "points_to": h.target,
-            "index": len(spec.objects) + 1,
-            **_visible(index, len(spec.objects) + 1),
-        }
-    return {
-        "image_filename": image_filename,
-        "objects": objects,
-        "directions": directions(cam),
-        "relationships": relationships(cam, spec.objects),
-        "points_to": None if spec.hand is None else spec.hand.target,
-        "hand": hand,
-        "camera": camera_pose(spec),
-        "lights": [l.model_dump() for l in spec.lights],
-        "render": spec.render.model_dump(),
-        "device": device,
-        "blender_version": blender_version,
-        "generator": GENERATOR_VERSION,
-        "spec_hash": spec.spec_hash(),
-        "seed": spec.seed,
-        "attempt": spec.attempt,
-    }
+        entities.append(HandObject(
+            name=None, shape=shape, size=size, material=material, color=color,
+            description="yellow rubber pointing hand",
+            fingertip=tuple(_rounded(tip)), fingertip_pixel_coords=tuple(_rounded(project(cam, [tip])[0], 4)),
+            **_placed(cam, centre, h.yaw, index, len(spec.objects) + 1),
+        ))
+    return ImageTruth(
+        image_filename=image_filename,
+        objects=entities,
+        directions=directions(cam),
+        relationships=named_relationships(spec, [None] * len(spec.objects)),
+        clevr_relationships=relationships(cam, spec.objects),
+        points_to=None if spec.hand is None else spec.hand.target,
+        caption=None,
+        camera=camera_pose(spec),
+        lights=list(spec.lights),
+        render=spec.render,
+        device=device,
+        blender_version=blender_version,
+        generator=GENERATOR_VERSION,
+        spec_hash=spec.spec_hash(),
+        seed=spec.seed,
+        attempt=spec.attempt,
+    ).as_json()

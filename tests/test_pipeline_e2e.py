@@ -100,7 +100,7 @@ def test_every_image_agrees_with_its_ground_truth_and_the_episode(reference):
             with Image.open(folder / f"{name}.png") as im:
                 assert im.size == (scene["camera"]["width"], scene["camera"]["height"])
             assert truth["image_filename"] == f"{name}.png"
-            assert len(truth["objects"]) == len(scene["objects"])
+            assert len(truth["objects"]) == len(scene["objects"]) + (scene["hand"] is not None)  # the hand last
             for o, spec in zip(truth["objects"], scene["objects"]):
                 assert [o[k] for k in ("shape", "color", "material", "size")] == [spec[k] for k in ("shape", "color", "material", "size")]
                 assert o["3d_coords"][:2] == pytest.approx(spec["position"])

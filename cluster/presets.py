@@ -1,0 +1,51 @@
+"""Named runs: `--preset mewl-release` renders MEWL's release as the paper sized it.
+
+MEWL has 27,000 / 5,400 / 5,400 problems in train / val / test: 3,000 / 600 /
+600 per task, nine tasks. A preset fills in --task, --n and --split; `mewl
+render` and `mewl slurm` then do one run per split, each resumable like any
+other, so the same command finishes an interrupted release.
+"""
+from __future__ import annotations
+
+import argparse
+
+from .errors import UserError
+
+# split -> episodes per task, in the order they are rendered.
+PRESETS: dict[str, dict] = {
+    "mewl-release": {"task": "all", "splits": {"train": 3000, "val": 600, "test": 600}},
+}
+DEFAULT_SPLIT = "train"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--preset", default=None, choices=sorted(PRESETS),
+                        help="a named run that sets --task, --n and --split: mewl-release is MEWL's "
+                             "27,000/5,400/5,400 episodes (3,000/600/600 per task)")
+
+
+def expand(args: argparse.Namespace) -> list[argparse.Namespace]:
+    """One set of arguments per split to render: the preset's, or the command line's own."""
+    if args.preset is None:
+        missing = [flag for flag, value in (("--task", args.task), ("--n", args.n)) if value is None]
+        if missing:
+            raise UserError(f"{' and '.join(missing)} required (or --preset {', '.join(PRESETS)})")
+        return [argparse.Namespace(**{**vars(args), "split": args.split or DEFAULT_SPLIT})]
+    given = [flag for flag, value in (("--task", args.task), ("--n", args.n), ("--split", args.split)) if value is not None]
+    if given:
+        raise UserError(f"--preset {args.preset} sets {', '.join(given)} itself; leave {'it' if len(given) == 1 else 'them'} out")
+    preset = PRESETS[args.preset]
+    return [argparse.Namespace(**{**vars(args), "task": preset["task"], "n": str(n), "split": split})
+            for split, n in preset["splits"].items()]
+
+
+def plan_report(rows: list[tuple[str, str, int, int]]) -> str:
+    """rows of (split, task, episodes planned, already complete) as a table with totals per split."""
+    lines = [f"{'split':<8} {'task':<10} {'episodes':>9} {'complete':>9} {'to render':>10}"]
+    for split in dict.fromkeys(r[0] for r in rows):
+        mine = [r for r in rows if r[0] == split]
+        for _, task, n, done in mine:
+            lines.append(f"{split:<8} {task:<10} {n:>9} {done:>9} {n - done:>10}")
+        n, done = sum(r[2] for r in mine), sum(r[3] for r in mine)
+        lines.append(f"{split:<8} {'(all)':<10} {n:>9} {done:>9} {n - done:>10}")
+    return "\n".join(lines)
