@@ -67,7 +67,7 @@ def episodes(out: Path, split: str, task: str) -> list[Path]:
 
 def splits_and_tasks(out: Path) -> list[tuple[str, str]]:
     return [(s.name, t) for s in sorted(out.iterdir())
-            if s.is_dir() and dataset.SPLIT_PATTERN.match(s.name) for t in TASKS if (s / t).is_dir()]
+            if s.is_dir() and options.SPLIT_PATTERN.match(s.name) for t in TASKS if (s / t).is_dir()]
 
 
 def cmd_text(args) -> int:

@@ -11,6 +11,7 @@ from PIL import Image
 
 from cluster import cli
 from cluster.overlay import POINTED, SCALE, place_labels
+from cluster.record import write_record
 from render import ground_truth
 from scenes.universe import describe
 from tasks import sample_episode
@@ -31,6 +32,7 @@ def pragmatic():
 def test_an_episode_reads_as_panels_objects_pointing_and_choices(tmp_path, capsys, pragmatic):
     (tmp_path / "episode.json").write_text(pragmatic.model_dump_json(indent=2))
     (tmp_path / "info.json").write_text(json.dumps(info_json(pragmatic)))
+    write_record(tmp_path)  # a published episode; one without its record is refused as damaged
     code, out, _ = run(capsys, "inspect", tmp_path)
     assert code == 0
     assert out.startswith(f"pragmatic episode 4 (split train, root seed 0, retry {pragmatic.retry})")

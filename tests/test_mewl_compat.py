@@ -211,9 +211,12 @@ def test_schema_of_every_release_file(kind, capsys):
 
 
 def test_slurm_preset_is_one_command_with_one_array_per_split(tmp_path, capsys):
-    assert main(["slurm", "--preset", "mewl-release", "--array", "4", "--out", str(tmp_path / "data")]) == 0
-    scripts = sorted((tmp_path / "data" / "slurm").glob("render-*.sbatch"))
-    runs = {s.name.split("-")[1]: next(line for line in s.read_text().splitlines() if " render " in line) for s in scripts}
+    script = tmp_path / "render.sbatch"
+    assert main(["slurm", "--preset", "mewl-release", "--array", "4", "--out", str(tmp_path / "data"),
+                 "--script", str(script)]) == 0
+    assert not (tmp_path / "data").exists()  # without --submit nothing goes into OUT
+    scripts = sorted(tmp_path.glob("render-*.sbatch"))
+    runs = {s.stem.split("-")[1]: next(line for line in s.read_text().splitlines() if " render " in line) for s in scripts}
     assert sorted(runs) == ["test", "train", "val"]
     for split, n in {"train": 3000, "val": 600, "test": 600}.items():
         assert f"--n {n} " in runs[split] and f"--split {split} " in runs[split] and f"--task {','.join(TASKS)} " in runs[split]
