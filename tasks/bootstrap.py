@@ -7,17 +7,24 @@ word said in two or more panels is pinned by object identity (the one object
 those panels share) and a word said once (a leaf) hangs off a pinned word:
 its panel's relation is chosen true of the leaf and clearly false of the
 distractor, so the relation word tells which of the panel's objects it is.
+
+The five choices name the five word pairs of a cycle through five words, none
+said in context; the query shows one of them, drawn uniformly. A statement
+about the shown pair is true of exactly one of its two word orders, so under
+the hypothesis "these two words name the query's two objects" every choice
+is the only true one: without the words' meanings, each is equally likely.
 """
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 
 import numpy as np
 
 from scenes.placement import place_scene
-from scenes.relations import RELATION_MARGIN, offset_table, separated_in
+from scenes.relations import RELATION_MARGIN, all_separated, offset_table, separated_in
 from scenes.spec import Episode, Panel, SceneSpec
-from scenes.universe import DIRECTIONS, OPPOSITE, UNIVERSE
+from scenes.universe import DIRECTIONS, UNIVERSE
 
 from .episode import Draft, choices_with_answer, enumerate_mappings, redraw
 from .seeds import draw_seed
@@ -26,7 +33,7 @@ from .words import pseudo_words
 
 NAMED, PANELS = 6, 6
 ALL_PAIRS = tuple(itertools.combinations(range(NAMED), 2))
-AXES = (("left", "right"), ("front", "behind"))
+CYCLE = 5  # words the choices name, in a cycle of as many pairs
 
 
 def _degrees(edges) -> np.ndarray:
@@ -34,9 +41,24 @@ def _degrees(edges) -> np.ndarray:
 
 
 def _graph_ok(edges) -> bool:
-    """Every word said, at least one leaf, and no panel of two leaves."""
+    """Every word said, at least one leaf, no panel of two leaves, and the
+    unsaid pairs leave room for the query's choices."""
     d = _degrees(edges)
-    return d.min() >= 1 and (d == 1).any() and all(d[a] > 1 or d[b] > 1 for a, b in edges)
+    return d.min() >= 1 and (d == 1).any() and all(d[a] > 1 or d[b] > 1 for a, b in edges) and bool(_unsaid_cycles(edges))
+
+
+def _unsaid_cycles(edges) -> list[tuple[int, ...]]:
+    """Every cycle through CYCLE words whose pairs were all left unsaid, once
+    each (first word the smallest, second smaller than the last)."""
+    said = {frozenset(e) for e in edges}
+    found = []
+    for words in itertools.combinations(range(NAMED), CYCLE):
+        for rest in itertools.permutations(words[1:]):
+            cycle = (words[0], *rest)
+            pairs = {frozenset((cycle[k], cycle[(k + 1) % CYCLE])) for k in range(CYCLE)}
+            if cycle[1] < cycle[-1] and not pairs & said:
+                found.append(cycle)
+    return found
 
 
 def _leaf_resolved(t, rel: str, known: int, leaf: int, distractor: int) -> bool:
@@ -67,30 +89,23 @@ def _context_panel(rng, named, distractor, words, edge, degree) -> tuple[str, Sc
     a, b = edge
     rel = DIRECTIONS[rng.integers(4)]
     if degree[a] > 1 and degree[b] > 1:
-        accept = lambda t, w: separated_in(t, w[0], w[1])
+        accept = lambda t, w: all_separated(t)
     else:
         known, leaf = (0, 1) if degree[b] == 1 else (1, 0)
-        accept = lambda t, w: separated_in(t, w[0], w[1]) and _leaf_resolved(t, rel, w[known], w[leaf], w[2])
+        accept = lambda t, w: all_separated(t) and _leaf_resolved(t, rel, w[known], w[leaf], w[2])
     scene, where = _place(rng, [named[a], named[b], distractor], accept)
     table = offset_table(scene.camera, scene.objects)
     return _statement(table, words, a, b, where[0], where[1], rel), scene
 
 
-def _query_choices(rng, query: SceneSpec, words: list[str], a: int, b: int, ia: int, ib: int) -> tuple[str, list[str]]:
-    """On one axis the true statement and its false opposite; on the other
-    axis the false relation in both word orders; one statement naming an
-    object not in the query. Word orders are random."""
-    t = offset_table(query.camera, query.objects)
-    said = lambda x, rel, y: f"{words[x]} {rel} {words[y]}"
-    either = lambda rel: said(a, rel, b) if rng.integers(2) else said(b, OPPOSITE[rel], a)
-    axis, other = (AXES[0], AXES[1]) if rng.integers(2) else (AXES[1], AXES[0])
-    true_rel = axis[0] if t[axis[0]][ia, ib] > 0 else axis[1]
-    false_rel = other[0] if t[other[0]][ia, ib] < 0 else other[1]
-    absent = [k for k in range(NAMED) if k not in (a, b)][rng.integers(NAMED - 2)]
-    present = (a, b)[rng.integers(2)]
-    outsider = said(present, DIRECTIONS[rng.integers(4)], absent) if rng.integers(2) else said(absent, DIRECTIONS[rng.integers(4)], present)
-    distractors = [either(OPPOSITE[true_rel]), said(a, false_rel, b), said(b, OPPOSITE[false_rel], a), outsider]
-    return either(true_rel), distractors
+def _said(rng, t, words: list[str], x: int, y: int, ix: int | None = None, iy: int | None = None) -> str:
+    """A statement about words x and y in a random order. With their objects'
+    scene indices given, its relation is drawn among those that make it true;
+    otherwise (an object not in the query) among all four."""
+    if rng.integers(2):
+        x, y, ix, iy = y, x, iy, ix
+    rels = DIRECTIONS if ix is None else [r for r in DIRECTIONS if t[r][ix, iy] > 0]
+    return f"{words[x]} {rels[rng.integers(len(rels))]} {words[y]}"
 
 
 def sample(rng: np.random.Generator) -> Draft:
@@ -110,10 +125,17 @@ def sample(rng: np.random.Generator) -> Draft:
     fits = consistent_lexicons(context, lexicon.keys())
     require(fits == [lexicon], f"the context allows {len(fits)} assignments")
 
-    # Query: a pair not said in context, plus a distractor.
-    a, b = redraw(lambda: ALL_PAIRS[rng.integers(len(ALL_PAIRS))], lambda e: e not in edges, "query pair")
-    query, where = _place(rng, [named[a], named[b], distractors[PANELS]], lambda t, w: separated_in(t, w[0], w[1]))
-    answer, others = _query_choices(rng, query, words, a, b, where[0], where[1])
+    # Query: a cycle of five unsaid pairs; one of them, uniformly, is shown
+    # with a distractor, and each choice states one pair of the cycle.
+    cycles = _unsaid_cycles(edges)
+    cycle = cycles[rng.integers(len(cycles))]
+    pairs = [(cycle[k], cycle[(k + 1) % CYCLE]) for k in range(CYCLE)]
+    shown = int(rng.integers(CYCLE))
+    a, b = pairs[shown]
+    query, where = _place(rng, [named[a], named[b], distractors[PANELS]], lambda t, w: all_separated(t))
+    t = offset_table(query.camera, query.objects)
+    answer = _said(rng, t, words, a, b, where[0], where[1])
+    others = [_said(rng, t, words, x, y) for k, (x, y) in enumerate(pairs) if k != shown]
     choices, answer = choices_with_answer(rng, answer, others)
     return Draft(lexicon, context, query, choices, answer)
 
@@ -170,6 +192,7 @@ def validate(ep: Episode) -> None:
         require(sorted(named.intersection(objs)) == sorted({lexicon[tokens[0]], lexicon[tokens[2]]}),
                 f"panel {p.name!r}: shows other named objects than the two it names")
         require(_truth(p.scene, lexicon, p.utterance) is True, f"panel {p.name!r}: the statement is not clearly true")
+        require(all_separated(offset_table(p.scene.camera, p.scene.objects)), f"panel {p.name!r}: two objects are a near-tie")
         pairs.append(frozenset((tokens[0], tokens[2])))
     require(len(set(pairs)) == PANELS, "context pairs are not distinct")
     require(set().union(*pairs) == set(lexicon), "a word is never said")
@@ -181,11 +204,25 @@ def validate(ep: Episode) -> None:
     require(len(set(objs)) == 3 and ep.query.hand is None, "the query shows three distinct objects, no hand")
     shown = [w for w, o in lexicon.items() if o in objs]
     require(len(shown) == 2 and frozenset(shown) not in pairs, "the query must show a pair not said in context")
+    require(all_separated(offset_table(ep.query.camera, ep.query.objects)), "query: two objects are a near-tie")
     for c in ep.choices:
         tokens = c.split()
         require(len(tokens) == 3 and tokens[0] in lexicon and tokens[2] in lexicon and tokens[1] in DIRECTIONS, f"choice {c!r}")
     truth = {c: _truth(ep.query, lexicon, c) for c in ep.choices}
     require(None not in truth.values(), "a choice is a near-tie")
     require([c for c in ep.choices if truth[c]] == [ep.answer], f"true choices != answer {ep.answer!r}")
-    same_words = [c for c in ep.choices if c != ep.answer and {c.split()[0], c.split()[2]} == set(shown)]
-    require(len(same_words) >= 2, "fewer than two distractors use the answer's two words")
+    # The choices' pairs: a cycle through five words, none said in context.
+    stated = [frozenset(c.split()[::2]) for c in ep.choices]
+    degree = Counter(w for pair in stated for w in pair)
+    require(len(set(stated)) == CYCLE and not set(stated) & set(pairs), "choices must name five pairs unsaid in context")
+    require(len(degree) == CYCLE and set(degree.values()) == {2} and _connected(stated), "the choices' pairs are not a cycle")
+
+
+def _connected(pairs) -> bool:
+    reached, frontier = set(), [next(iter(pairs[0]))]
+    while frontier:
+        w = frontier.pop()
+        if w not in reached:
+            reached.add(w)
+            frontier += [v for p in pairs if w in p for v in p]
+    return reached == set().union(*pairs)

@@ -9,30 +9,34 @@ objects is true.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 
 import numpy as np
 
 from scenes.placement import place_scene
-from scenes.relations import offset_table, separated_in
+from scenes.relations import all_separated, offset_table, separated_in
 from scenes.spec import Episode, ObjectSpec, Panel, SceneSpec
 from scenes.universe import COLORS, DIRECTIONS, MATERIALS, OPPOSITE, ORTHOGONAL, SHAPES, SIZES, ObjectTuple
 
-from .episode import Draft, choices_with_answer, enumerate_mappings, shuffled
+from .episode import Draft, InvalidEpisode, choices_with_answer, enumerate_mappings, shuffled
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words
 
 OBJECTS_PER_PANEL = 3
 
-# The query's five statements over objects X, Y, Z, by word role: `lone` is
-# the word whose opposite is unused, `o1`/`o2` the opposite pair. Text cannot
-# tell `lone` from `o1` (both are said of X-Y and X-Z), and the answer is
-# designated with these weights before the scene is placed, so each of the
-# five statements is the answer with probability 1/5 given the text. "X o1 Y"
-# can never be the only true one (it would make X o1 Z or Y o2 Z true too).
-QUERY_TEMPLATE = (("X", "lone", "Y"), ("X", "o1", "Y"), ("X", "lone", "Z"), ("X", "o1", "Z"), ("Y", "o2", "Z"))
-ANSWER_WEIGHTS = (0.4, 0.0, 0.2, 0.2, 0.2)
-
+# The query's choices: five statements about its three objects. No five such
+# statements let all five be the only true one under some lexicon (the 24
+# maps of the three words to directions): at most four can (the floor that
+# test_tasks_relation checks by enumeration), and only when the objects' orders
+# along the two ground axes are neither equal nor reversed. So the query keeps
+# such a layout, and the choice set is drawn among the sets with four "live"
+# statements, kept with probability 1/n, n being how many lexicons make the
+# true statement the only true one. Every lexicon then has the same total
+# weight, so given the query and choices alone each live statement is the
+# answer with probability exactly 1/4.
+STATEMENTS_PER_QUERY = 5
+MAX_CHOICE_DRAWS = 20_000  # about 1 in 100 draws is kept
 
 def phrase(obj: ObjectSpec | ObjectTuple) -> str:
     shape, color = (obj.shape, obj.color) if isinstance(obj, ObjectSpec) else obj[:2]
@@ -77,26 +81,50 @@ def _pairs_in(scene: SceneSpec, rel: str, orth: str) -> list[tuple[int, int]]:
 
 
 def _context_panel(rng: np.random.Generator, word: str, rel: str, orth: str) -> tuple[str, SceneSpec]:
-    scene = place_scene(draw_seed(rng), _objects(rng, OBJECTS_PER_PANEL), accept=lambda s: bool(_pairs_in(s, rel, orth)))
+    scene = place_scene(draw_seed(rng), _objects(rng, OBJECTS_PER_PANEL), accept=lambda s: _every_pair_apart(s) and bool(_pairs_in(s, rel, orth)))
     pairs = _pairs_in(scene, rel, orth)
     a, b = pairs[rng.integers(len(pairs))]
     return statement(scene.objects[a], word, scene.objects[b]), scene
 
 
-def _query_roles(scene: SceneSpec, words: dict[str, str], meaning: dict[str, str], answer: int) -> list[dict[str, object]]:
-    """Role assignments (objects to X/Y/Z, which opposite word is o1) under
-    which template statement `answer` is the only true one."""
+def _every_pair_apart(scene: SceneSpec) -> bool:
+    return all_separated(offset_table(scene.camera, scene.objects))
+
+
+def _mixed_orders(scene: SceneSpec) -> bool:
+    """Every pair apart, and the orders along the two axes neither equal nor
+    reversed (some pair agrees in sign across axes, some pair does not)."""
     t = offset_table(scene.camera, scene.objects)
-    if not all(separated_in(t, i, j) for i, j in itertools.combinations(range(len(scene.objects)), 2)):
-        return []
-    found = []
-    for perm in itertools.permutations(range(len(scene.objects))):
-        for o1, o2 in ((words["o1"], words["o2"]), (words["o2"], words["o1"])):
-            roles = {"X": perm[0], "Y": perm[1], "Z": perm[2], "lone": words["lone"], "o1": o1, "o2": o2}
-            truth = [t[meaning[roles[w]]][roles[a], roles[b]] > 0 for a, w, b in QUERY_TEMPLATE]
-            if truth == [k == answer for k in range(len(QUERY_TEMPLATE))]:
-                found.append(roles)
-    return found
+    agree = {bool(t["left"][i, j] > 0) == bool(t["behind"][i, j] > 0) for i, j in itertools.combinations(range(3), 2)}
+    return all_separated(t) and len(agree) == 2
+
+
+def lexicons(words) -> list[dict[str, str]]:
+    """Every injective map of the words to directions (24 for three words)."""
+    return [dict(zip(words, dirs)) for dirs in itertools.permutations(DIRECTIONS, len(words))]
+
+
+def lone_truth(truth: dict, said, meaning: dict[str, str]) -> int | None:
+    """Index of the only true statement under `meaning`, None unless exactly one."""
+    true = [k for k, (a, w, b) in enumerate(said) if truth[a, b, meaning[w]]]
+    return true[0] if len(true) == 1 else None
+
+
+def _query_statements(rng: np.random.Generator, scene: SceneSpec, lexicon: dict[str, str]):
+    """Five (A, word, B) about the query's objects and the index of the true one."""
+    t = offset_table(scene.camera, scene.objects)
+    truth = {(a, b, d): bool(t[d][a, b] > 0) for a, b in itertools.permutations(range(3), 2) for d in DIRECTIONS}
+    pool = [(a, w, b) for a, b in itertools.permutations(range(3), 2) for w in lexicon]
+    maps = lexicons(list(lexicon))
+    for _ in range(MAX_CHOICE_DRAWS):
+        said = [pool[i] for i in rng.choice(len(pool), STATEMENTS_PER_QUERY, replace=False)]
+        answer = lone_truth(truth, said, lexicon)
+        if answer is None:
+            continue
+        live = Counter(k for k in (lone_truth(truth, said, m) for m in maps) if k is not None)
+        if len(live) == 4 and rng.random() < 1 / live[answer]:
+            return said, answer
+    raise InvalidEpisode(f"no choice set in {MAX_CHOICE_DRAWS} draws")
 
 
 def sample(rng: np.random.Generator) -> Draft:
@@ -114,22 +142,12 @@ def sample(rng: np.random.Generator) -> Draft:
     panels = shuffled(rng, panels)
     names = [u if [v for v, _ in panels].count(u) == 1 else f"{u} #{i}" for i, (u, _) in enumerate(panels)]
 
-    # Query: designate the true statement first, then place three new objects to make it so.
-    by_meaning = {d: w for w, d in lexicon.items()}
-    lone = by_meaning[OPPOSITE[unused]]
-    o1, o2 = [w for w in words if w != lone]
-    role_words = {"lone": lone, "o1": o1, "o2": o2}
-    answer = int(rng.choice(len(QUERY_TEMPLATE), p=ANSWER_WEIGHTS))
+    # Query: three new objects placed without regard to the lexicon, then the choices.
     seen = {o.properties for _, s in panels for o in s.objects}
-    query = place_scene(
-        draw_seed(rng), _objects(rng, OBJECTS_PER_PANEL, seen),
-        accept=lambda s: bool(_query_roles(s, role_words, lexicon, answer)),
-    )
-    options = _query_roles(query, role_words, lexicon, answer)
-    roles = options[rng.integers(len(options))]
-    objs = query.objects
-    said = [statement(objs[roles[a]], roles[w], objs[roles[b]]) for a, w, b in QUERY_TEMPLATE]
-    choices, answer_text = choices_with_answer(rng, said[answer], said[:answer] + said[answer + 1:])
+    query = place_scene(draw_seed(rng), _objects(rng, OBJECTS_PER_PANEL, seen), accept=_mixed_orders)
+    said, answer = _query_statements(rng, query, lexicon)
+    texts = [statement(query.objects[a], w, query.objects[b]) for a, w, b in said]
+    choices, answer_text = choices_with_answer(rng, texts[answer], texts[:answer] + texts[answer + 1:])
 
     context = tuple(Panel(name=n, utterance=u, scene=s) for n, (u, s) in zip(names, panels))
     return Draft(lexicon, context, query, choices, answer_text)
@@ -156,6 +174,7 @@ def validate(ep: Episode) -> None:
     for p in ep.context_panels:
         require(len(p.scene.objects) == OBJECTS_PER_PANEL and p.scene.hand is None, f"panel {p.name!r}: three objects, no hand")
         require(len({(o.color, o.shape) for o in p.scene.objects}) == OBJECTS_PER_PANEL, f"panel {p.name!r}: repeated phrase")
+        require(_every_pair_apart(p.scene), f"panel {p.name!r}: two objects are a near-tie")
     said = [word for _, _, word, _ in stated]
     require(all(said.count(w) == 2 for w in lexicon) and len(said) == 6, f"each word in exactly two panels: {said}")
 
@@ -172,11 +191,13 @@ def validate(ep: Episode) -> None:
     require(len({(o.color, o.shape) for o in q.objects}) == OBJECTS_PER_PANEL, "query: repeated phrase")
     seen = {o.properties for p in ep.context_panels for o in p.scene.objects}
     require(not seen.intersection(o.properties for o in q.objects), "query objects are not new")
-    table, true = offset_table(q.camera, q.objects), []
-    for choice in ep.choices:
-        a, word, b = parse(q, choice)
+    require(_mixed_orders(q), "query: a near-tie, or the two axes order the objects alike")
+    said = [parse(q, choice) for choice in ep.choices]
+    for choice, (a, word, b) in zip(ep.choices, said):
         require(a is not None and b is not None and a != b and word in lexicon, f"choice {choice!r} does not describe the query")
-        require(separated_in(table, a, b), f"choice {choice!r}: near-tie")
-        if table[lexicon[word]][a, b] > 0:
-            true.append(choice)
-    require(true == [ep.answer], f"true choices {true} != answer {ep.answer!r}")
+    t = offset_table(q.camera, q.objects)
+    truth = {(a, b, d): bool(t[d][a, b] > 0) for a, b in itertools.permutations(range(3), 2) for d in DIRECTIONS}
+    answer = lone_truth(truth, said, lexicon)
+    require(answer is not None and ep.choices[answer] == ep.answer, f"the answer {ep.answer!r} is not the only true choice")
+    live = {lone_truth(truth, said, m) for m in lexicons(list(lexicon))} - {None}
+    require(len(live) == 4, f"the query alone leaves {len(live)} candidates, not 4")

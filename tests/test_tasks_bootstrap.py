@@ -1,14 +1,20 @@
-"""bootstrap's own rules over 300 seeds, and broken episodes the validator rejects."""
+"""bootstrap's own rules over 300 seeds, solvers without the words at chance,
+and broken episodes the validator rejects."""
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import pytest
 
+from cluster.solvers.bootstrap import (
+    CHANCE, NO_LANGUAGE_CHANCE, QUERY_ONLY_CHANCE, no_language_guess, query_only_guess, text_only_guess,
+)
 from scenes.relations import offsets, well_separated
 from scenes.universe import OPPOSITE
 from tasks import InvalidEpisode, REGISTRY
 from tasks.bootstrap import consistent_lexicons
+from tests.chance import accuracy, assert_at_chance
 from tests.conftest import episodes
 
 N = 300
@@ -61,13 +67,39 @@ def test_relation_words_are_needed():
         assert any(len(c) > 1 for c in unrelated.values())
 
 
-def test_query_pair_is_unsaid_and_two_distractors_share_its_words():
+def test_choices_name_a_cycle_of_unsaid_pairs_one_of_them_shown():
+    """Five pairs through five words, none said in context; the answer's pair
+    is the query's, and every other choice names a word not shown."""
     for ep in eps():
-        pairs = {frozenset(p.utterance.split()[::2]) for p in ep.context_panels}
-        pair = frozenset(ep.answer.split()[::2])
-        assert pair not in pairs
-        same = [c for c in ep.choices if c != ep.answer and frozenset(c.split()[::2]) == pair]
-        assert len(same) >= 2
+        said = {frozenset(p.utterance.split()[::2]) for p in ep.context_panels}
+        pairs = [frozenset(c.split()[::2]) for c in ep.choices]
+        assert len(set(pairs)) == 5 and not said & set(pairs)
+        assert set(Counter(w for pair in pairs for w in pair).values()) == {2}
+        shown = {w for w, o in ep.lexicon.items() if o in _objects(ep.query)}
+        assert frozenset(ep.answer.split()[::2]) == shown
+        assert all(not pair <= shown for pair in pairs if pair != shown)
+
+
+def test_every_pair_of_objects_in_every_scene_is_well_separated():
+    """MEWL's rule: no pair is a near-tie, so its captioner orders every pair."""
+    for ep in eps():
+        for scene in [p.scene for p in ep.context_panels] + [ep.query]:
+            for a, b in itertools.combinations(scene.objects, 2):
+                assert well_separated(scene.camera, a, b), f"episode {ep.index}"
+
+
+def test_without_the_words_a_solver_is_at_chance():
+    """Over 1,000 episodes of another seed: query-only (any two query objects
+    may be the named ones), no-language (context scenes tell the named pair,
+    not its words) and text-only are at 1/5: under "these two words name the
+    pair", each choice is the only true statement in one word order."""
+    eps1 = episodes("bootstrap", 1000, "train", seed=1)
+    for name, guess, chance in [
+        ("query-only", query_only_guess, QUERY_ONLY_CHANCE),
+        ("no-language", no_language_guess, NO_LANGUAGE_CHANCE),
+        ("text-only", text_only_guess, CHANCE),
+    ]:
+        assert_at_chance(accuracy(guess, eps1), len(eps1), chance, f"bootstrap {name}")
 
 
 def test_exactly_one_choice_true():

@@ -2,16 +2,18 @@
 a once-said word off its panel's relation."""
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 from scenes.relations import offsets
 from scenes.spec import Episode, SceneSpec
-from scenes.universe import DIRECTIONS, OPPOSITE
+from scenes.universe import DIRECTIONS
 
-# The answer's two words head at least three choices; normalised to
-# "first word rel second word", one relation there is said twice (never true)
-# and the other two are opposites, one of them true: 1/2 from text alone.
-CHANCE = 1 / 2
+# The choices name five different pairs, none said in context; from the text
+# alone any of them may be the query's.
+CHANCE = 1 / 5
+QUERY_ONLY_CHANCE = 1 / 5
+NO_LANGUAGE_CHANCE = 1 / 5
 
 
 def _is(scene: SceneSpec, x, rel: str, y) -> bool:
@@ -51,17 +53,46 @@ def solve(ep: Episode) -> str:
 
 
 def text_only_guess(ep: Episode, rng) -> str:
-    """The pair of words said most often among the choices is the query's;
-    normalise its statements to one word order; a relation said twice cannot
-    be the one true statement, nor one whose opposite is absent."""
-    pairs = Counter(frozenset((c.split()[0], c.split()[2])) for c in ep.choices)
-    pair = pairs.most_common(1)[0][0]
-    first = sorted(pair)[0]
-    group = [c for c in ep.choices if frozenset((c.split()[0], c.split()[2])) == pair]
-    norm = {c: c.split()[1] if c.split()[0] == first else OPPOSITE[c.split()[1]] for c in group}
-    counts = Counter(norm.values())
-    pool = [c for c in group if counts[norm[c]] == 1 and counts[OPPOSITE[norm[c]]] == 1] or group
+    """The query's pair is never said in context; any other choice may be it."""
+    said = {frozenset(p.utterance.split()[::2]) for p in ep.context_panels}
+    pool = [c for c in ep.choices if frozenset(c.split()[::2]) not in said] or list(ep.choices)
     return pool[rng.integers(len(pool))]
+
+
+def _most_often_alone(ep: Episode, object_pairs, rng) -> str:
+    """Hypotheses: two words of the choices name two of the query's objects
+    (an ordered pair from `object_pairs`), every other word an object not
+    shown. Over all of them alike, the choices most often the only true one;
+    a uniform pick among them."""
+    objs = ep.query.objects
+    said = [c.split() for c in ep.choices]
+    words = sorted({t[0] for t in said} | {t[2] for t in said})
+    alone = Counter()
+    for x, y in itertools.permutations(words, 2):
+        for i, j in object_pairs:
+            where = {x: objs[i], y: objs[j]}
+            true = [k for k, (wa, rel, wb) in enumerate(said)
+                    if wa in where and wb in where and offsets(ep.query.camera, where[wa], where[wb])[rel] > 0]
+            if len(true) == 1:
+                alone[true[0]] += 1
+    best = max(alone.values(), default=0)
+    pool = [c for k, c in enumerate(ep.choices) if alone[k] == best]
+    return pool[rng.integers(len(pool))]
+
+
+def query_only_guess(ep: Episode, rng) -> str:
+    """The query scene and the choices, never the context: any two of the
+    query's objects may be the named ones."""
+    return _most_often_alone(ep, list(itertools.permutations(range(len(ep.query.objects)), 2)), rng)
+
+
+def no_language_guess(ep: Episode, rng) -> str:
+    """The context scenes without their utterances (or panel names), the
+    query and the choices: the query's objects seen in context are the named
+    pair, but which words name them is open."""
+    seen = {o.properties for p in ep.context_panels for o in p.scene.objects}
+    named = [i for i, o in enumerate(ep.query.objects) if o.properties in seen]
+    return _most_often_alone(ep, list(itertools.permutations(named, 2)), rng)
 
 
 def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:

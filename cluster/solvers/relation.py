@@ -1,15 +1,23 @@
-"""relation: a word means the one direction true of both its panels' pairs."""
+"""relation: a word means the one direction true of both its panels' pairs.
+
+Deprived solvers enumerate lexicons: five statements about three objects
+allow at most four to be the only true one under some map of the words to
+directions, so no solver without the context can do better than 1/4; the
+sampler draws choices so that it does no better either (tasks/relation.py).
+"""
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 from scenes.relations import true_relations
 from scenes.spec import Episode, SceneSpec
 from scenes.universe import DIRECTIONS
 
-# The answer is designated before the query scene is placed, with weights
-# that make each of the five statements equally likely given the text.
-CHANCE = 1 / 5
+# Without the context images, the dead fifth statement is still plain from
+# the text and the rules, and the four live ones are equally likely.
+CHANCE = 1 / 4
+QUERY_ONLY_CHANCE = 1 / 4
 
 
 def _named(scene: SceneSpec, color: str, shape: str):
@@ -34,16 +42,59 @@ def solve(ep: Episode) -> str:
     return hits[0]
 
 
-def text_only_guess(ep: Episode, rng) -> str:
-    """Structure of the choices: the word said once among them, the subject
-    said most often; prefer statements whose subject is that object and whose
-    word is said twice (the X-Y / X-Z statements), and among them the pair
-    said twice."""
-    words = Counter(c.split()[2] for c in ep.choices)
-    subjects = Counter(" ".join(c.split()[:2]) for c in ep.choices)
-    top = subjects.most_common(1)[0][0]
-    pool = [c for c in ep.choices if c.startswith(top) and words[c.split()[2]] == 2] or list(ep.choices)
+def _most_often_alone(choices, relations_of, layouts, rng, live: int | None = None) -> str:
+    """Over every layout (a function giving a choice's word and true
+    directions) in which `live` choices can be the only true one (any number
+    if None), and every map of the words to directions, the choices most
+    often the only true one; a uniform pick among them."""
+    words = sorted({c.split()[2] for c in choices})
+    alone = Counter()
+    for layout in layouts:
+        said = [relations_of(layout, c) for c in choices]
+        here = Counter()
+        for dirs in itertools.permutations(DIRECTIONS, len(words)):
+            meaning = dict(zip(words, dirs))
+            true = [k for k, (w, rels) in enumerate(said) if meaning[w] in rels]
+            if len(true) == 1:
+                here[true[0]] += 1
+        if live is None or len(here) == live:
+            alone.update(here)
+    best = max(alone.values(), default=0)
+    pool = [c for k, c in enumerate(choices) if alone[k] == best]
     return pool[rng.integers(len(pool))]
+
+
+def query_only_guess(ep: Episode, rng) -> str:
+    """The query scene and the choices, never the context: every lexicon
+    weighted alike."""
+    return _most_often_alone(ep.choices, lambda scene, c: _relations(scene, c), [ep.query], rng)
+
+
+def _rank_layouts(phrases: list[str]):
+    """Every order of the phrases along the two axes the rules allow (for
+    three objects, the two orders are neither equal nor reversed), as the
+    directions each ordered pair stands in."""
+    for lr, fb in itertools.product(itertools.permutations(range(len(phrases))), repeat=2):
+        if len(phrases) == 3 and (lr == fb or lr == fb[::-1]):
+            continue
+        yield {
+            (p, q): {"left" if lr[i] > lr[j] else "right", "behind" if fb[i] > fb[j] else "front"}
+            for (i, p), (j, q) in itertools.permutations(enumerate(phrases), 2)
+        }
+
+
+def text_only_guess(ep: Episode, rng) -> str:
+    """The utterances and choices, no image: every layout of the named
+    objects the rules allow (four choices live), and every lexicon, weighted
+    alike."""
+    split = [c.split() for c in ep.choices]
+    phrases = sorted({" ".join(t[:2]) for t in split} | {" ".join(t[3:]) for t in split})
+
+    def relations_of(layout, c):
+        t = c.split()
+        return t[2], layout[" ".join(t[:2]), " ".join(t[3:])]
+
+    return _most_often_alone(ep.choices, relations_of, list(_rank_layouts(phrases)), rng, live=4)
 
 
 def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:
