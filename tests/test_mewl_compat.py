@@ -143,7 +143,6 @@ def test_spatial_captions_state_the_true_order():
         assert along[left]["right"] < along[centre]["right"] < along[right]["right"]
 
 
-@pytest.mark.xfail(strict=True, reason="needs issue 16 item 1 (every pair 0.4 apart in relation and bootstrap)")
 def test_mewl_captioner_orders_every_spatial_scene():
     """MEWL's captioner orders objects with CLEVR's 0.2 rule and writes "None"
     where that leaves the order undecided; it must decide every scene."""
