@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import inspect, options, render_cmd, slurm
+from . import audit, inspect, options, render_cmd, slurm
 from .errors import UserError
 
 
@@ -78,7 +78,7 @@ def build_parser() -> options.Parser:
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.
-    for module in (render_cmd, inspect, slurm):
+    for module in (render_cmd, inspect, slurm, audit):
         module.register(sub)
     return p
 
