@@ -45,21 +45,30 @@ def uniform_p(observed: list, support: tuple) -> float:
     return float(chisquare(counts).pvalue)
 
 
-def load(out: Path) -> dict[str, list[Episode]]:
-    """Every episode of the dataset, by task, in (split, index) order."""
+def episode_paths(out: Path) -> dict[str, list[Path]]:
+    """Every OUT/<split>/<task>/<i>/episode.json, by task, in (split, index) order."""
     if not out.is_dir():
         raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
-    paths = sorted(out.glob("*/*/*/episode.json"), key=lambda p: (p.parts[-4], p.parts[-3], int(p.parts[-2])))
-    by_task: dict[str, list[Episode]] = {}
+    found = [p for p in out.glob("*/*/*/episode.json") if p.parts[-3] in TASKS and p.parts[-2].isdigit()]
+    by_task: dict[str, list[Path]] = {}
+    for path in sorted(found, key=lambda p: (p.parts[-4], p.parts[-3], int(p.parts[-2]))):
+        by_task.setdefault(path.parts[-3], []).append(path)
+    if not by_task:
+        raise UserError(f"{out} holds no episodes (no <split>/<task>/<i>/episode.json)")
+    return by_task
+
+
+def read(task: str, paths: list[Path]) -> list[Episode]:
+    episodes = []
     for path in paths:
         try:
             ep = Episode.model_validate_json(path.read_bytes())
         except (OSError, ValidationError) as err:
             raise UserError(f"{path} is not a readable episode ({str(err).splitlines()[0]})") from None
-        by_task.setdefault(ep.task, []).append(ep)
-    if not by_task:
-        raise UserError(f"{out} holds no episodes (no <split>/<task>/<i>/episode.json)")
-    return by_task
+        if ep.task != task:
+            raise UserError(f"{path} holds a {ep.task} episode in the {task} folder")
+        episodes.append(ep)
+    return episodes
 
 
 def _rate(hits) -> dict:
@@ -74,8 +83,11 @@ def _oracle_answers(module, ep: Episode) -> bool:
         return False
 
 
-def audit_task(task: str, episodes: list[Episode], train: list[Episode] | None) -> dict:
-    """Every figure of one table row."""
+def audit_task(task: str, paths: list[Path], train_paths: list[Path] | None) -> dict:
+    """Every figure of one table row (episodes are read here, in the worker,
+    rather than sent to it: pickling them costs more than parsing)."""
+    episodes = read(task, paths)
+    train = read(task, train_paths) if train_paths else None
     module = solver_module(task)
     rng = np.random.default_rng(0)
     blind = [ep.model_copy(update={"lexicon": {}}) for ep in episodes]
@@ -157,14 +169,14 @@ def table(rows: list[dict], markdown: bool) -> str:
 
 
 def run(out: Path, train_dir: Path | None, markdown: bool, workers: int) -> int:
-    episodes = load(out)
-    train = load(train_dir) if train_dir else {}
+    episodes = episode_paths(out)
+    train = episode_paths(train_dir) if train_dir else {}
     if train_dir and (missing := [t for t in episodes if len(train.get(t, ())) < learned.MIN_TRAIN]):
         raise UserError(f"{train_dir} has fewer than {learned.MIN_TRAIN} episodes of {', '.join(missing)}")
     tasks = [t for t in TASKS if t in episodes]
     rows = Parallel(n_jobs=workers)(delayed(audit_task)(t, episodes[t], train.get(t)) for t in tasks)
     print(table(rows, markdown))
-    print("accuracy % [95 % interval]; query-only, no-hand, no-context-language: exact deprived solvers; "
+    print("\naccuracy % [95 % interval]; query-only, no-hand, no-context-language: exact deprived solvers; "
           "learned: a model on hand-made features; chance: the task's text-only analytic chance; "
           "the verdict fails a baseline whose 99.9 % interval lies above chance")
     return 1 if any(r["failures"] for r in rows) else 0

@@ -55,7 +55,7 @@ def test_audit_prints_one_row_per_task_with_the_oracle_at_100(small, capsys):
 def test_audit_passes_tasks_without_shortcuts_and_prints_markdown(small, tmp_path, capsys):
     for task in OWN:
         shutil.copytree(small / "train" / task, tmp_path / "train" / task)
-    assert main(["audit", str(tmp_path), "--workers", "1", "--markdown"]) == 0
+    assert main(["audit", "solvers", str(tmp_path), "--workers", "1", "--markdown"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| task | n | oracle | text-only | query-only | query-only learned |")
     body = [line for line in lines if line.startswith("| ") and line.split()[1] in OWN]
