@@ -111,10 +111,17 @@ def test_query_only_exact_solvers_are_at_chance(task):
     assert abs(rate - chance) <= noise
 
 
-def test_query_only_solvers_never_read_the_context():
-    ep = episodes("composite", 1000, "train", 3)[0]
-    seen = deprived.view(ep, deprived.QUERY_ONLY)
-    assert seen.context_panels == () and seen.lexicon == {} and seen.query == ep.query
+def test_deprived_solvers_see_nothing_of_what_they_are_denied():
+    composite, pragmatic, bootstrap = (episodes(t, 5)[0] for t in ("composite", "pragmatic", "bootstrap"))
+    seen = deprived.view(composite, deprived.QUERY_ONLY)
+    assert seen.context_panels == () and seen.lexicon == {} and seen.query == composite.query
+    seen = deprived.view(pragmatic, deprived.NO_HAND)
+    assert seen.query.hand is None and seen.query.objects == pragmatic.query.objects and seen.lexicon == {}
+    assert deprived.view(pragmatic, deprived.NO_HAND, keep_lexicon=True).lexicon == pragmatic.lexicon
+    seen = deprived.view(bootstrap, deprived.NO_LANGUAGE)
+    assert all(p.utterance == "" and p.name not in bootstrap.lexicon for p in seen.context_panels)
+    assert [p.scene for p in seen.context_panels] == [p.scene for p in bootstrap.context_panels]
+    assert seen.lexicon == {} and seen.choices == bootstrap.choices
 
 
 @pytest.mark.parametrize("task", OWN)

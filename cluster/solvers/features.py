@@ -81,17 +81,12 @@ def number(ep: Episode) -> np.ndarray:
     return np.hstack([text(ep), np.full((len(ep.choices), 1), len(ep.query.objects))])
 
 
-def _votes(ep: Episode, words: list[str], targets: list, truth) -> np.ndarray:
-    """For every injective map of `words` into `targets` (None may repeat),
-    a vote for the choice that is then the only true one."""
+def _votes(ep: Episode, hypotheses, truth) -> np.ndarray:
+    """For every hypothesis (a word -> meaning map) under which exactly one
+    choice is true, a vote for that choice; normalised to sum to 1."""
     votes = np.zeros(len(ep.choices))
-    slots = [t for t in targets if t is not None]
-    for mapping in itertools.product(targets, repeat=len(words)):
-        placed = [m for m in mapping if m is not None]
-        if len(set(placed)) < len(placed) or (None in targets and len(placed) != min(len(slots), 2)):
-            continue
-        meaning = dict(zip(words, mapping))
-        true = [k for k, c in enumerate(ep.choices) if truth(meaning, c)]
+    for meaning in hypotheses:
+        true = [k for k in range(len(ep.choices)) if truth(meaning, k)]
         if len(true) == 1:
             votes[true[0]] += 1
     return votes / max(votes.sum(), 1)
@@ -108,11 +103,12 @@ def relation(ep: Episode) -> np.ndarray:
     parsed = [(index[(c1, s1)], w, index[(c2, s2)]) for c1, s1, w, c2, s2 in said]
     words = sorted({w for _, w, _ in parsed})
 
-    def truth(meaning, choice):
-        i, w, j = parsed[ep.choices.index(choice)]
+    def truth(meaning, k):
+        i, w, j = parsed[k]
         return table[meaning[w]][i, j] > 0
 
-    votes = _votes(ep, words, list(DIRECTIONS), truth)
+    maps = (dict(zip(words, dirs)) for dirs in itertools.permutations(DIRECTIONS, len(words)))
+    votes = _votes(ep, maps, truth)
     rows = []
     for k, (i, w, j) in enumerate(parsed):
         dx, dy = table["left"][i, j], table["behind"][i, j]
@@ -141,11 +137,13 @@ def _bootstrap_rows(ep: Episode, named: list[int]) -> np.ndarray:
     group = [frozenset((a, b)) == top for a, _, b in said]
     words = sorted({w for a, _, b in said for w in (a, b)})
 
-    def truth(meaning, choice):
-        a, r, b = choice.split()
-        return meaning[a] is not None and meaning[b] is not None and table[r][meaning[a], meaning[b]] > 0
+    def truth(meaning, k):
+        a, r, b = said[k]
+        return a in meaning and b in meaning and table[r][meaning[a], meaning[b]] > 0
 
-    votes = _votes(ep, words, [*named, None], truth)
+    # Two words name two of the named objects; every other word is absent.
+    maps = ({wa: i, wb: j} for wa, wb in itertools.permutations(words, 2) for i, j in itertools.permutations(named, 2))
+    votes = _votes(ep, maps, truth)
     holds = {r: sum(table[r][i, j] > 0 for i in named for j in named if i != j) for r in DIRECTIONS}
     rows = []
     for k, (a, r, b) in enumerate(said):
