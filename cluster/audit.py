@@ -23,9 +23,7 @@ OTHER_AUDITS: dict[str, str] = {}
 
 
 def cmd_audit(args) -> int:
-    if len(args.target) > 2:
-        raise UserError("audit takes [KIND] OUT")
-    kind, out = (args.target[0], Path(args.target[1])) if len(args.target) == 2 else (DEFAULT_KIND, Path(args.target[0]))
+    kind, out = (args.first, Path(args.out)) if args.out else (DEFAULT_KIND, Path(args.first))
     if kind != DEFAULT_KIND:
         if kind not in OTHER_AUDITS:
             raise UserError(f"unknown audit {kind!r}; expected one of {', '.join([DEFAULT_KIND, *OTHER_AUDITS])}")
@@ -39,8 +37,8 @@ def cmd_audit(args) -> int:
 
 def register(sub) -> None:
     s = sub.add_parser("audit", help="oracle, text-only, deprived and learned baselines and balance of a dataset, as one table")
-    s.add_argument("target", nargs="+", metavar="[KIND] OUT",
-                   help=f"the dataset folder, optionally after a kind ({DEFAULT_KIND}, the default)")
+    s.add_argument("first", metavar="KIND|OUT", help=f"the dataset folder, or the audit's kind before it ({DEFAULT_KIND}, the default)")
+    s.add_argument("out", nargs="?", metavar="OUT", help="the dataset folder, after a kind")
     s.add_argument("--train", default=None, metavar="DIR",
                    help="fit the learned baselines on this dataset's episodes (e.g. another seed) instead of cross-validating")
     s.add_argument("--markdown", action="store_true", help="print the table as Markdown")
