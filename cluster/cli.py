@@ -7,7 +7,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import inspect, options, render_cmd, slurm, text, verify
+from . import audit, inspect, options, render_cmd, slurm, text, verify
 from .errors import UserError
 
 
@@ -95,7 +95,7 @@ def build_parser() -> options.Parser:
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.
-    for module in (render_cmd, inspect, slurm, verify, text):
+    for module in (render_cmd, inspect, slurm, verify, text, audit):
         module.register(sub)
     return p
 

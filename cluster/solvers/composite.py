@@ -1,8 +1,12 @@
 """composite: find which attribute type each word position names, then read it."""
 from __future__ import annotations
 
+import itertools
+
 from scenes.spec import Episode
 from scenes.universe import ATTRIBUTES, COLORS, MATERIALS, SHAPES, SIZES, TUPLE_ORDER
+
+from .deprived import most_voted
 
 # The answer is one of the three unseen phrases of the syntax, and all three
 # are always among the choices; the two others were heard in context.
@@ -59,3 +63,21 @@ def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:
             observed[f"free {attribute}"] = ([getattr(query, attribute)], support)
     observed["query size"] = ([query.size], SIZES)
     return observed
+
+
+def query_only_guess(ep: Episode, rng) -> str:
+    """Nothing ties a word to the query object's values without the context,
+    but the rules do: the three unseen phrases (one per first word, one per
+    second word) are all offered and the answer is one of them. Hypotheses:
+    the transversals of the word grid that lie among the choices, each of
+    their phrases the answer."""
+    pairs = [tuple(c.split()) for c in ep.choices]
+    firsts, seconds = sorted({p[0] for p in pairs}), sorted({p[1] for p in pairs})
+    votes = [0] * len(pairs)
+    if len(firsts) == len(seconds):
+        for order in itertools.permutations(seconds):
+            unseen = set(zip(firsts, order))
+            if unseen <= set(pairs):
+                for k, p in enumerate(pairs):
+                    votes[k] += p in unseen
+    return most_voted(ep.choices, votes, rng)

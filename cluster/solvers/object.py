@@ -6,6 +6,8 @@ import itertools
 from scenes.spec import Episode
 from scenes.universe import COLORS, MATERIALS, SHAPES, SIZES
 
+from .deprived import most_voted
+
 # The answer and the four distractors are five unseen 3-subsets drawn
 # exchangeably; word order is random, so the text cannot rank them.
 CHANCE = 1 / 5
@@ -53,3 +55,16 @@ def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:
         "size": ([o[3] for o in objects], SIZES),
         "query size": ([o.size for o in ep.query.objects], SIZES),
     }
+
+
+def query_only_guess(ep: Episode, rng) -> str:
+    """Any three words of the choices may name the query's three objects
+    (in any order); a hypothesis counts when exactly one choice utters
+    exactly those words, and votes for it."""
+    said = [frozenset(_words(c)) for c in ep.choices]
+    votes = [0] * len(ep.choices)
+    for triple in itertools.permutations(sorted(set().union(*said)), 3):
+        hits = [k for k, s in enumerate(said) if s == frozenset(triple)]
+        if len(hits) == 1:
+            votes[hits[0]] += 1
+    return most_voted(ep.choices, votes, rng)

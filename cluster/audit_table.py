@@ -1,0 +1,184 @@
+"""The figures and the table of `mewl audit` (the command is cluster/audit.py).
+
+Per task: the independent oracle, the text-only guesser, every deprived
+exact solver (solvers/deprived.py), the learned deprived baselines
+(solvers/learned.py), and chi-square tests of the answer position and of the
+concepts each solver module's balance() reports.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+from pydantic import ValidationError
+from scipy.stats import chisquare
+
+from scenes.spec import TASKS, Episode
+
+from .errors import UserError
+from .solvers import deprived, learned, solver_module
+
+Z95 = 1.96
+# The verdict: a baseline fails when even its 99.9 % interval lies above
+# chance. Stricter than the 95 % shown, since an audit makes some forty
+# comparisons and one would cross a 95 % bound by luck every other run.
+Z_VERDICT = 3.29
+BALANCE_P = 1e-4  # the test suite's bound for uniformity
+
+
+def wilson(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def uniform_p(observed: list, support: tuple) -> float:
+    counts = [observed.count(v) for v in support]
+    if sum(counts) != len(observed):
+        return 0.0  # a value outside the support is never balanced
+    return float(chisquare(counts).pvalue)
+
+
+def episode_paths(out: Path) -> dict[str, list[Path]]:
+    """Every OUT/<split>/<task>/<i>/episode.json, by task, in (split, index) order."""
+    if not out.is_dir():
+        raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
+    found = [p for p in out.glob("*/*/*/episode.json") if p.parts[-3] in TASKS and p.parts[-2].isdigit()]
+    by_task: dict[str, list[Path]] = {}
+    for path in sorted(found, key=lambda p: (p.parts[-4], p.parts[-3], int(p.parts[-2]))):
+        by_task.setdefault(path.parts[-3], []).append(path)
+    if not by_task:
+        raise UserError(f"{out} holds no episodes (no <split>/<task>/<i>/episode.json)")
+    return by_task
+
+
+def read(task: str, paths: list[Path]) -> list[Episode]:
+    episodes = []
+    for path in paths:
+        try:
+            ep = Episode.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError) as err:
+            raise UserError(f"{path} is not a readable episode ({str(err).splitlines()[0]})") from None
+        if ep.task != task:
+            raise UserError(f"{path} holds a {ep.task} episode in the {task} folder")
+        episodes.append(ep)
+    return episodes
+
+
+def _rate(hits) -> dict:
+    hits = np.asarray(hits, dtype=bool)
+    return {"hits": int(hits.sum()), "n": len(hits)}
+
+
+def _oracle_answers(module, ep: Episode) -> bool:
+    try:
+        return module.solve(ep.model_copy(update={"lexicon": {}})) == ep.answer
+    except Exception:  # an oracle that cannot read the episode has missed it
+        return False
+
+
+def audit_task(task: str, paths: list[Path], train_paths: list[Path] | None) -> dict:
+    """Every figure of one table row (episodes are read here, in the worker,
+    rather than sent to it: pickling them costs more than parsing)."""
+    episodes = read(task, paths)
+    train = read(task, train_paths) if train_paths else None
+    module = solver_module(task)
+    rng = np.random.default_rng(0)
+    blind = [ep.model_copy(update={"lexicon": {}}) for ep in episodes]
+    row: dict = {"task": task, "n": len(episodes), "chance": module.CHANCE}
+    oracle_hits = [_oracle_answers(module, ep) for ep in episodes]
+    row["oracle"] = _rate(oracle_hits)
+    row["text-only"] = _rate([module.text_only_guess(b, rng) == ep.answer for b, ep in zip(blind, episodes)])
+    for d in deprived.DEPRIVED[task]:
+        solver = deprived.exact_solver(task, d)
+        row[f"{d} exact"] = _rate([solver(deprived.view(ep, d), rng) == ep.answer for ep in episodes])
+        found = (learned.hits(task, d, train, episodes) if train
+                 else learned.cross_validated_hits(task, d, episodes))
+        row[f"{d} learned"] = None if found is None else _rate(found)
+    row["position p"] = uniform_p([ep.answer_index for ep in episodes], tuple(range(5)))
+    balance: dict[str, tuple[list, tuple]] = {}
+    for ep, answered in zip(episodes, oracle_hits):
+        if not answered:  # balance() reads the oracle's answer; the miss is reported already
+            continue
+        for name, (values, support) in module.balance(ep).items():
+            balance.setdefault(name, ([], support))[0].extend(values)
+    ps = {name: uniform_p(values, support) for name, (values, support) in balance.items()} or {"nothing": 0.0}
+    worst = min(ps, key=ps.get)
+    row["balance p"], row["balance worst"] = ps[worst], worst
+    row["failures"] = _failures(row)
+    return row
+
+
+BASELINES = ("text-only", *(f"{d} {how}" for d in deprived.TITLE for how in ("exact", "learned")))
+
+
+def _failures(row: dict) -> list[str]:
+    out = []
+    oracle = row["oracle"]
+    if oracle["hits"] < oracle["n"]:
+        out.append(f"oracle missed {oracle['n'] - oracle['hits']}")
+    for name in BASELINES:
+        rate = row.get(name)
+        if rate and wilson(rate["hits"], rate["n"], Z_VERDICT)[0] > row["chance"]:
+            out.append(f"{HEADERS.get(name, name)} above chance")
+    if row["position p"] < BALANCE_P:
+        out.append("answer position unbalanced")
+    if row["balance p"] < BALANCE_P:
+        out.append(f"{row['balance worst']} unbalanced")
+    return out
+
+
+COLUMNS = ("task", "n", "oracle", *BASELINES, "chance", "position p", "balance p", "verdict")
+# Column titles in the README's words; an exact solver's column is the bare deprivation.
+HEADERS = {f"{d} {how}": name + (" learned" if how == "learned" else "")
+           for d, name in deprived.TITLE.items() for how in ("exact", "learned")}
+
+
+def _cell(row: dict, column: str) -> str:
+    value = row.get(column)
+    if column in ("oracle", *BASELINES):
+        if value is None:
+            return "-"
+        lo, hi = wilson(value["hits"], value["n"])
+        return f"{100 * value['hits'] / value['n']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+    if column == "chance":
+        return f"{100 * value:.1f}"
+    if column in ("position p", "balance p"):
+        return f"{value:.3f}" + (f" ({row['balance worst']})" if column == "balance p" else "")
+    if column == "verdict":
+        return "; ".join(row["failures"]) or "ok"
+    return str(value)
+
+
+def table(rows: list[dict], markdown: bool) -> str:
+    """One table, task rows; accuracies in % with their 95 % interval."""
+    header = [HEADERS.get(c, c) for c in COLUMNS]
+    cells = [[_cell(r, c) for c in COLUMNS] for r in rows]
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
+    widths = [max(len(x) for x in col) for col in zip(header, *cells)]
+    fmt = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, cells)])
+
+
+def run(out: Path, train_dir: Path | None, markdown: bool, workers: int) -> int:
+    episodes = episode_paths(out)
+    train = episode_paths(train_dir) if train_dir else {}
+    if train_dir and (missing := [t for t in episodes if len(train.get(t, ())) < learned.MIN_TRAIN]):
+        raise UserError(f"{train_dir} has fewer than {learned.MIN_TRAIN} episodes of {', '.join(missing)}")
+    tasks = [t for t in TASKS if t in episodes]
+    rows = Parallel(n_jobs=workers)(delayed(audit_task)(t, episodes[t], train.get(t)) for t in tasks)
+    print(table(rows, markdown))
+    print("\naccuracy % [95 % interval]; query-only, no-hand, no-context-language: exact deprived solvers; "
+          "learned: a model on hand-made features; chance: the task's text-only analytic chance; "
+          "the verdict fails a baseline whose 99.9 % interval lies above chance")
+    return 1 if any(r["failures"] for r in rows) else 0
+
+
