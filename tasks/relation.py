@@ -9,7 +9,6 @@ objects is true.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 
 import numpy as np
 
@@ -25,18 +24,21 @@ from .words import pseudo_words
 
 OBJECTS_PER_PANEL = 3
 
-# The query's choices: five statements about its three objects. No five such
-# statements let all five be the only true one under some lexicon (the 24
-# maps of the three words to directions): at most four can (the floor that
-# test_tasks_relation checks by enumeration), and only when the objects' orders
-# along the two ground axes are neither equal nor reversed. So the query keeps
-# such a layout, and the choice set is drawn among the sets with four "live"
-# statements, kept with probability 1/n, n being how many lexicons make the
-# true statement the only true one. Every lexicon then has the same total
-# weight, so given the query and choices alone each live statement is the
-# answer with probability exactly 1/4.
+# The query's choices: five statements about its three objects. At most four
+# of five such statements can each be the only true one under some lexicon
+# (map of the three words to directions), and only when the objects' orders
+# along the two axes are neither equal nor reversed; the same holds with the
+# roles of lexicon and layout swapped (tests/test_tasks_relation.py checks
+# both by enumeration). So the query is drawn in such a layout, and its
+# statements follow a cycle through the objects, X->Y->Z->X, two steps said
+# with the same two words and the third step with the third word (18 sets).
+# Of those, exactly two have four live statements both ways and make the
+# answer the only true one under n_lex lexicons (for this layout) and n_lay
+# layouts (for this lexicon) with n_lex * n_lay = 2; one is drawn. Then every
+# live statement is the answer with probability exactly 1/4 given the query
+# and the choices, and again given the lexicon and the choices.
 STATEMENTS_PER_QUERY = 5
-MAX_CHOICE_DRAWS = 20_000  # about 1 in 100 draws is kept
+MIXED_ORDERS = ((0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1))  # front-behind ranks listed left to right
 
 def phrase(obj: ObjectSpec | ObjectTuple) -> str:
     shape, color = (obj.shape, obj.color) if isinstance(obj, ObjectSpec) else obj[:2]
@@ -81,7 +83,10 @@ def _pairs_in(scene: SceneSpec, rel: str, orth: str) -> list[tuple[int, int]]:
 
 
 def _context_panel(rng: np.random.Generator, word: str, rel: str, orth: str) -> tuple[str, SceneSpec]:
-    scene = place_scene(draw_seed(rng), _objects(rng, OBJECTS_PER_PANEL), accept=lambda s: _every_pair_apart(s) and bool(_pairs_in(s, rel, orth)))
+    scene = place_scene(
+        draw_seed(rng), _objects(rng, OBJECTS_PER_PANEL),
+        accept=lambda s: _every_pair_apart(s) and bool(_pairs_in(s, rel, orth)),
+    )
     pairs = _pairs_in(scene, rel, orth)
     a, b = pairs[rng.integers(len(pairs))]
     return statement(scene.objects[a], word, scene.objects[b]), scene
@@ -91,17 +96,44 @@ def _every_pair_apart(scene: SceneSpec) -> bool:
     return all_separated(offset_table(scene.camera, scene.objects))
 
 
-def _mixed_orders(scene: SceneSpec) -> bool:
-    """Every pair apart, and the orders along the two axes neither equal nor
-    reversed (some pair agrees in sign across axes, some pair does not)."""
+def _ranks(values) -> tuple[int, ...]:
+    return tuple(int(r) for r in np.argsort(np.argsort(values)))
+
+
+def layout_of(scene: SceneSpec) -> tuple[int, ...]:
+    """Front-behind ranks of the objects listed from left to right."""
     t = offset_table(scene.camera, scene.objects)
-    agree = {bool(t["left"][i, j] > 0) == bool(t["behind"][i, j] > 0) for i, j in itertools.combinations(range(3), 2)}
-    return all_separated(t) and len(agree) == 2
+    lr = _ranks(t["right"][:, 0])
+    fb = _ranks(t["behind"][:, 0])
+    return tuple(fb[lr.index(k)] for k in range(len(lr)))
+
+
+def _mixed_orders(scene: SceneSpec) -> bool:
+    """Every pair apart, and the orders along the two axes neither equal nor reversed."""
+    return all_separated(offset_table(scene.camera, scene.objects)) and layout_of(scene) in MIXED_ORDERS
 
 
 def lexicons(words) -> list[dict[str, str]]:
     """Every injective map of the words to directions (24 for three words)."""
     return [dict(zip(words, dirs)) for dirs in itertools.permutations(DIRECTIONS, len(words))]
+
+
+def layouts() -> list[dict]:
+    """The truth of "a <d> b" under each mixed layout of three objects (24)."""
+    out = []
+    for lr in itertools.permutations(range(3)):
+        for fb in itertools.permutations(range(3)):
+            if tuple(fb[lr.index(k)] for k in range(3)) in MIXED_ORDERS:
+                out.append({
+                    (a, b, d): (lr[a] > lr[b]) == (d == "right") if d in ("left", "right") else (fb[a] > fb[b]) == (d == "behind")
+                    for a, b in itertools.permutations(range(3), 2) for d in DIRECTIONS
+                })
+    return out
+
+
+def truths(scene: SceneSpec) -> dict:
+    t = offset_table(scene.camera, scene.objects)
+    return {(a, b, d): bool(t[d][a, b] > 0) for a, b in itertools.permutations(range(3), 2) for d in DIRECTIONS}
 
 
 def lone_truth(truth: dict, said, meaning: dict[str, str]) -> int | None:
@@ -110,21 +142,31 @@ def lone_truth(truth: dict, said, meaning: dict[str, str]) -> int | None:
     return true[0] if len(true) == 1 else None
 
 
-def _query_statements(rng: np.random.Generator, scene: SceneSpec, lexicon: dict[str, str]):
-    """Five (A, word, B) about the query's objects and the index of the true one."""
-    t = offset_table(scene.camera, scene.objects)
-    truth = {(a, b, d): bool(t[d][a, b] > 0) for a, b in itertools.permutations(range(3), 2) for d in DIRECTIONS}
-    pool = [(a, w, b) for a, b in itertools.permutations(range(3), 2) for w in lexicon]
-    maps = lexicons(list(lexicon))
-    for _ in range(MAX_CHOICE_DRAWS):
-        said = [pool[i] for i in rng.choice(len(pool), STATEMENTS_PER_QUERY, replace=False)]
+def cycle_sets(words) -> list[list[tuple[int, str, int]]]:
+    """Statements along X->Y->Z->X: two steps with the same two words, the
+    third step with the third word (2 directions x 3 steps x 3 words)."""
+    out = []
+    for cycle in ((0, 1, 2), (0, 2, 1)):
+        steps = [(cycle[k], cycle[(k + 1) % 3]) for k in range(3)]
+        for lone_step, lone_word in itertools.product(steps, words):
+            pair = [w for w in words if w != lone_word]
+            out.append([(a, w, b) for a, b in steps if (a, b) != lone_step for w in pair] + [(lone_step[0], lone_word, lone_step[1])])
+    return out
+
+
+def balanced_choices(truth: dict, lexicon: dict[str, str]) -> list[tuple[list, int]]:
+    """The cycle sets (with their answers) that leave four live statements
+    given the layout and given the lexicon, with n_lex * n_lay = 2."""
+    maps, lays, kept = lexicons(list(lexicon)), layouts(), []
+    for said in cycle_sets(list(lexicon)):
         answer = lone_truth(truth, said, lexicon)
         if answer is None:
             continue
-        live = Counter(k for k in (lone_truth(truth, said, m) for m in maps) if k is not None)
-        if len(live) == 4 and rng.random() < 1 / live[answer]:
-            return said, answer
-    raise InvalidEpisode(f"no choice set in {MAX_CHOICE_DRAWS} draws")
+        by_lex = [lone_truth(truth, said, m) for m in maps]
+        by_lay = [lone_truth(t, said, lexicon) for t in lays]
+        if len(set(by_lex) - {None}) == 4 and len(set(by_lay) - {None}) == 4 and by_lex.count(answer) * by_lay.count(answer) == 2:
+            kept.append((said, answer))
+    return kept
 
 
 def sample(rng: np.random.Generator) -> Draft:
@@ -144,8 +186,15 @@ def sample(rng: np.random.Generator) -> Draft:
 
     # Query: three new objects placed without regard to the lexicon, then the choices.
     seen = {o.properties for _, s in panels for o in s.objects}
-    query = place_scene(draw_seed(rng), _objects(rng, OBJECTS_PER_PANEL, seen), accept=_mixed_orders)
-    said, answer = _query_statements(rng, query, lexicon)
+    order = MIXED_ORDERS[rng.integers(len(MIXED_ORDERS))]
+    query = place_scene(
+        draw_seed(rng), _objects(rng, OBJECTS_PER_PANEL, seen),
+        accept=lambda s: all_separated(offset_table(s.camera, s.objects)) and layout_of(s) == order,
+    )
+    kept = balanced_choices(truths(query), lexicon)
+    if len(kept) != 2:
+        raise InvalidEpisode(f"{len(kept)} balanced choice sets, not 2")
+    said, answer = kept[rng.integers(2)]
     texts = [statement(query.objects[a], w, query.objects[b]) for a, w, b in said]
     choices, answer_text = choices_with_answer(rng, texts[answer], texts[:answer] + texts[answer + 1:])
 
@@ -195,9 +244,7 @@ def validate(ep: Episode) -> None:
     said = [parse(q, choice) for choice in ep.choices]
     for choice, (a, word, b) in zip(ep.choices, said):
         require(a is not None and b is not None and a != b and word in lexicon, f"choice {choice!r} does not describe the query")
-    t = offset_table(q.camera, q.objects)
-    truth = {(a, b, d): bool(t[d][a, b] > 0) for a, b in itertools.permutations(range(3), 2) for d in DIRECTIONS}
-    answer = lone_truth(truth, said, lexicon)
+    answer = lone_truth(truths(q), said, lexicon)
     require(answer is not None and ep.choices[answer] == ep.answer, f"the answer {ep.answer!r} is not the only true choice")
-    live = {lone_truth(truth, said, m) for m in lexicons(list(lexicon))} - {None}
-    require(len(live) == 4, f"the query alone leaves {len(live)} candidates, not 4")
+    balanced = [sorted(s) for s, _ in balanced_choices(truths(q), lexicon)]
+    require(sorted(said) in balanced, "the choices are not a balanced cycle set")

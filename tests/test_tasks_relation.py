@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections import Counter
 
 import pytest
 
-from cluster.solvers.relation import CHANCE, QUERY_ONLY_CHANCE, query_only_guess, text_only_guess
+from cluster.solvers.relation import (
+    CHANCE, NO_QUERY_CHANCE, QUERY_ONLY_CHANCE, no_query_guess, query_only_guess, text_only_guess,
+)
 from scenes.relations import offsets, true_relations, well_separated
 from scenes.universe import DIRECTIONS, OPPOSITE, ORTHOGONAL
 from tasks import InvalidEpisode, REGISTRY
-from tasks.relation import lexicons, lone_truth, parse
+from tasks.relation import balanced_choices, layouts, lexicons, lone_truth, parse
 from tests.chance import accuracy, assert_at_chance
 from tests.conftest import episodes
 
 N = 300
+WORDS = ["w0", "w1", "w2"]
 
 
 def eps():
@@ -95,14 +97,13 @@ def _layouts():
 def _live_sets() -> dict:
     """Per layout, every set of five statements (words 0-2) with the number
     of lexicons under which each statement is the only true one."""
-    words = ["w0", "w1", "w2"]
-    pool = [(a, w, b) for a, b in itertools.permutations(range(3), 2) for w in words]
+    pool = [(a, w, b) for a, b in itertools.permutations(range(3), 2) for w in WORDS]
     out = {}
     for fb, truth in _layouts():
         out[fb] = []
         for said in itertools.combinations(pool, 5):
             alone = {}
-            for m in lexicons(words):
+            for m in lexicons(WORDS):
                 k = lone_truth(truth, said, m)
                 if k is not None:
                     alone.setdefault(k, []).append(m)
@@ -119,28 +120,41 @@ def test_no_five_statements_about_three_objects_leave_five_candidates():
         assert most == (2 if fb in ((0, 1, 2), (2, 1, 0)) else 4), fb
 
 
-def test_every_lexicon_weighs_the_same_so_the_four_live_statements_are_equally_likely():
-    """Choice sets with four live statements, each kept for the true lexicon
-    with probability 1/n (n lexicons make its answer the only true one): the
-    total weight of every lexicon is the same, so the posterior given the
-    query and choices is uniform over the four."""
-    for fb, sets in _live_sets().items():
-        if fb in ((0, 1, 2), (2, 1, 0)):
-            continue
-        weight = Counter()
-        for alone in (a for a in sets if len(a) == 4):
-            for lexs in alone.values():
-                for m in lexs:
-                    weight[tuple(sorted(m.items()))] += 1 / len(lexs)
-        assert len(weight) == 24 and max(weight.values()) - min(weight.values()) < 1e-9, fb
+def test_given_the_lexicon_too_at_most_four_statements_are_live():
+    """The same floor with the roles swapped: knowing the lexicon but not the
+    query's layout (any of the 24 mixed ones), four at most."""
+    pool = [(a, w, b) for a, b in itertools.permutations(range(3), 2) for w in WORDS]
+    lays = layouts()
+    for meaning in lexicons(WORDS)[::6]:  # one per unused direction; renaming words does the rest
+        for said in itertools.combinations(pool, 5):
+            assert len({lone_truth(t, said, meaning) for t in lays} - {None}) <= 4
 
 
-def test_without_the_context_a_solver_is_at_chance():
-    """Query-only (scene and choices, every lexicon weighed) and text-only
-    (utterances and choices, every layout and lexicon) over 1,000 episodes of
-    another seed, against the floor of 1/4 proven above."""
+def test_the_two_balanced_choice_sets_make_each_live_statement_equally_likely():
+    """For every layout and lexicon exactly two cycle sets are kept (one is
+    drawn). Given a layout and a set, the lexicons that keep it make each of
+    its four live statements the answer once; given a lexicon and a set, so
+    do the layouts: the answer is 1/4 likely for each, without the context
+    and without the query image alike."""
+    by_layout, by_lexicon = {}, {}
+    for g, truth in enumerate(layouts()):
+        for lexicon in lexicons(WORDS):
+            kept = balanced_choices(truth, lexicon)
+            assert len(kept) == 2
+            for said, answer in kept:
+                by_layout.setdefault((g, tuple(said)), []).append(answer)
+                by_lexicon.setdefault((tuple(sorted(lexicon.items())), tuple(said)), []).append(answer)
+    for answers in [*by_layout.values(), *by_lexicon.values()]:
+        assert sorted(answers) == sorted(set(answers)) and len(answers) == 4
+
+
+def test_without_the_context_or_the_query_image_a_solver_is_at_chance():
+    """Query-only (scene and choices, every lexicon weighed), no-query
+    (context and choices, every layout weighed) and text-only over 1,000
+    episodes of another seed, against the floor of 1/4 proven above."""
     eps1 = episodes("relation", 1000, "train", seed=1)
     assert_at_chance(accuracy(query_only_guess, eps1), len(eps1), QUERY_ONLY_CHANCE, "relation query-only")
+    assert_at_chance(accuracy(no_query_guess, eps1), len(eps1), NO_QUERY_CHANCE, "relation no-query")
     assert_at_chance(accuracy(text_only_guess, eps1), len(eps1), CHANCE, "relation text-only")
 
 

@@ -18,6 +18,7 @@ from scenes.universe import DIRECTIONS
 # the text and the rules, and the four live ones are equally likely.
 CHANCE = 1 / 4
 QUERY_ONLY_CHANCE = 1 / 4
+NO_QUERY_CHANCE = 1 / 4
 
 
 def _named(scene: SceneSpec, color: str, shape: str):
@@ -75,7 +76,7 @@ def _rank_layouts(phrases: list[str]):
     three objects, the two orders are neither equal nor reversed), as the
     directions each ordered pair stands in."""
     for lr, fb in itertools.product(itertools.permutations(range(len(phrases))), repeat=2):
-        if len(phrases) == 3 and (lr == fb or lr == fb[::-1]):
+        if len(phrases) == 3 and fb in (lr, tuple(2 - r for r in lr)):
             continue
         yield {
             (p, q): {"left" if lr[i] > lr[j] else "right", "behind" if fb[i] > fb[j] else "front"}
@@ -95,6 +96,40 @@ def text_only_guess(ep: Episode, rng) -> str:
         return t[2], layout[" ".join(t[:2]), " ".join(t[3:])]
 
     return _most_often_alone(ep.choices, relations_of, list(_rank_layouts(phrases)), rng, live=4)
+
+
+def _meaning(ep: Episode) -> dict[str, str]:
+    meanings: dict[str, set[str]] = {}
+    for p in ep.context_panels:
+        word, rels = _relations(p.scene, p.utterance)
+        meanings[word] = meanings.get(word, set(DIRECTIONS)) & rels
+    return {w: next(iter(m)) for w, m in meanings.items() if len(m) == 1}
+
+
+def no_query_guess(ep: Episode, rng) -> str:
+    """The context (so the words' meanings) and the choices, never the query
+    image: every layout of the named objects the rules allow, weighted alike."""
+    meaning = _meaning(ep)
+    split = [c.split() for c in ep.choices]
+    phrases = sorted({" ".join(t[:2]) for t in split} | {" ".join(t[3:]) for t in split})
+    said = [(" ".join(t[:2]), t[2], " ".join(t[3:])) for t in split]
+    alone = Counter()
+    for layout in _rank_layouts(phrases):
+        # The rules: four choices are live under this layout, whatever the lexicon.
+        live = {_alone(said, layout, dict(zip(meaning, dirs))) for dirs in itertools.permutations(DIRECTIONS, len(meaning))}
+        if len(live - {None}) != 4:
+            continue
+        k = _alone(said, layout, meaning)
+        if k is not None:
+            alone[k] += 1
+    best = max(alone.values(), default=0)
+    pool = [c for k, c in enumerate(ep.choices) if alone[k] == best]
+    return pool[rng.integers(len(pool))]
+
+
+def _alone(said, layout, meaning) -> int | None:
+    true = [k for k, (a, w, b) in enumerate(said) if meaning[w] in layout[a, b]]
+    return true[0] if len(true) == 1 else None
 
 
 def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:
