@@ -26,7 +26,8 @@ def test_render_spec_writes_image_and_ground_truth(tmp_path):
     assert r.returncode == 0, r.stderr
     assert Image.open(tmp_path / "out/query.png").size == (320, 240)
     truth = json.loads((tmp_path / "out/query.json").read_text())
-    assert truth["points_to"] == spec.hand.target and len(truth["objects"]) == 3
+    assert truth["points_to"] == spec.hand.target
+    assert len(truth["objects"]) == len(spec.objects) + 1 and truth["objects"][-1]["shape"] == "arrow"  # MEWL lists the hand last
 
 
 def test_render_spec_refuses_bad_files_and_devices_in_one_line(tmp_path):
