@@ -17,6 +17,9 @@ does, and nothing but the hand tells which of the two is pointed at:
   choices: without the hand, two offered words name a standing-out object
   (no-hand chance 1/2; the base never stands out, so three objects allow no
   less);
+- in the context the two words' panels show each other's value as the
+  background: without the context's hands either word could mean either
+  value, so the query's hand alone does not tell the answer either (1/2);
 - a scene is kept only if a hand could point at any of its objects
   (scenes.pointing), so the layout does not betray the target.
 """
@@ -95,9 +98,12 @@ def sample(rng: np.random.Generator) -> Draft:
     lexicon = dict(zip(words, values))
     word_for = {v: w for w, v in lexicon.items()}
 
-    # Context: each word taught once, panels in random order.
+    # Context: each word taught once, panels in random order. The asked value
+    # and its partner are each other's background, so without the panels'
+    # hands their two panels look alike and either word could mean either.
+    mutual = {asked: partner, partner: asked}
     context = tuple(
-        Panel(name=w, utterance=w, scene=teaching_scene(rng, lexicon[w], partner_of(rng, lexicon[w])))
+        Panel(name=w, utterance=w, scene=teaching_scene(rng, lexicon[w], mutual.get(lexicon[w]) or partner_of(rng, lexicon[w])))
         for w in shuffled(rng, words)
     )
 
@@ -142,4 +148,9 @@ def validate(ep: Episode) -> None:
     true = [c for c in ep.choices if lexicon[c] in stands_out]
     require(true == [ep.answer], f"true choices {true} != answer {ep.answer!r}")
     offered = {lexicon[c] for c in ep.choices}
-    require(set(standing_out(ep.query)) <= offered, "without the hand only one object stands out by an offered word")
+    pair = set(standing_out(ep.query))
+    require(pair <= offered, "without the hand only one object stands out by an offered word")
+    # Without the context's hands, two panels show the query's pair alike.
+    alike = [p.utterance for p in ep.context_panels if set(standing_out(p.scene)) == pair]
+    require(sorted(alike) == sorted(w for w in lexicon if lexicon[w] in pair),
+            f"the panels of the query's two words do not show the same pair: {alike}")

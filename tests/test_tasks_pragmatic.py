@@ -122,6 +122,13 @@ def test_no_hand_solver_is_at_its_analytic_chance(tie_break, prior):
     assert within_chance(hits, DEPRIVED_N, solver.NO_HAND_CHANCE)
 
 
+def test_without_the_context_hands_the_answer_stays_a_coin_toss():
+    rng = np.random.default_rng(5)
+    hits = sum(solver.no_context_hand_guess(blind, rng) == ep.answer for blind, ep in deprived_eps())
+    print(f"no context hands: {hits / DEPRIVED_N:.3f}")
+    assert within_chance(hits, DEPRIVED_N, solver.NO_CONTEXT_HAND_CHANCE)
+
+
 def test_query_only_solver_is_at_chance():
     rng = np.random.default_rng(4)
     hits = sum(solver.query_only_guess(blind, rng) == ep.answer for blind, ep in deprived_eps())

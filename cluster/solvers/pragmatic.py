@@ -1,10 +1,14 @@
 """pragmatic: a word means what sets the pointed-at object apart.
 
-Besides the independent solver, two deprived solvers, each the best a solver
-without one ingredient can do under the task's rules (exact enumerations):
-`no_hand_guess` loses the query's hand, `query_only_guess` the context.
+Besides the independent solver, three deprived solvers, each the best a
+solver without one ingredient can do under the task's rules (exact
+enumerations): `no_hand_guess` loses the query's hand,
+`no_context_hand_guess` the context panels' hands, `query_only_guess` the
+context.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -17,6 +21,9 @@ CHANCE = 1 / 5
 # Without the query's hand two of the three objects stand out by offered
 # taught words, each equally likely to be the pointed one (tasks/pragmatic.py).
 NO_HAND_CHANCE = 1 / 2
+# Without the panels' hands the query's two words' panels show the same pair
+# of values, either way round.
+NO_CONTEXT_HAND_CHANCE = 1 / 2
 QUERY_ONLY_CHANCE = 1 / 5
 VALUES = tuple(v for a in TUPLE_ORDER for v in ATTRIBUTES[a])
 
@@ -73,6 +80,28 @@ def no_hand_guess(ep: Episode, rng: np.random.Generator, tie_break: str = "rando
     if tie_break == "nearest":
         return min(tied, key=lambda t: _depth(ep.query, t[0]))[1]
     return tied[rng.integers(len(tied))][1]
+
+
+def no_context_hand_guess(ep: Episode, rng: np.random.Generator) -> str:
+    """The query with its hand, the context panels without theirs.
+
+    Each word means one of the values setting an object of its panel apart;
+    over every injective such lexicon under which exactly one choice names
+    the pointed value, the guess takes the choice named most often.
+    """
+    options = {p.utterance: [v[0] for v in standing_out(p.scene) if len(v) == 1] for p in ep.context_panels}
+    (pointed,) = _unique_to_pointed(ep.query)
+    votes = dict.fromkeys(ep.choices, 0)
+    for meanings in itertools.product(*options.values()):
+        if len(set(meanings)) < len(meanings):
+            continue
+        lexicon = dict(zip(options, meanings))
+        true = [c for c in ep.choices if lexicon[c] == pointed]
+        if len(true) == 1:
+            votes[true[0]] += 1
+    best = max(votes.values())
+    tied = [c for c in ep.choices if votes[c] == best]
+    return tied[rng.integers(len(tied))]
 
 
 def query_only_guess(ep: Episode, rng: np.random.Generator) -> str:
