@@ -1,10 +1,14 @@
-"""Pseudo-words built from common English syllables."""
+"""Pseudo-words built from common English syllables, never English words."""
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 
 from scenes.spec import RESERVED_NAMES
 from scenes.universe import ATTRIBUTES, DIRECTIONS, NUMBER_WORDS
+
+from .episode import InvalidEpisode
 
 # 175 frequent English syllables (our own list): open and closed syllables
 # that combine into pronounceable, mostly non-English words.
@@ -23,24 +27,44 @@ SYLLABLES: tuple[str, ...] = tuple(
 )
 
 GRAMMAR = frozenset({"and", "of", "the", "is", "a", "an", "arrow", "hand", "to", "in", "on", "or", "be", "am"})
-# Words that must never be coined: the universe, the utterance grammar, and the
-# release's own file names (a panel named by its word, "info", would overwrite info.json).
+# Words that must never be coined: the universe, the utterance grammar and the
+# release's own file names (number and pragmatic name a panel by its bare word,
+# so "info" would overwrite info.json).
 RESERVED: frozenset[str] = frozenset(
-    {v for values in ATTRIBUTES.values() for v in values} | set(DIRECTIONS) | set(NUMBER_WORDS) | GRAMMAR
-    | set(RESERVED_NAMES)
+    {v for values in ATTRIBUTES.values() for v in values}
+    | set(DIRECTIONS) | set(NUMBER_WORDS) | GRAMMAR | set(RESERVED_NAMES)
 )
-MAX_TRIES = 1000
+# Coining n words takes about n draws (few candidates are English); this many
+# per word is far beyond bad luck.
+TRIES_PER_WORD = 200
+
+
+class CoinageError(InvalidEpisode):
+    """No pseudo-word could be coined within the bounded number of draws."""
+
+
+@cache
+def english_words() -> frozenset[str]:
+    """Every word of Webster's Second and GCIDE (the `english-words` package),
+    lowercased; loaded once per process (about 0.4 s, 263,000 words)."""
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2", "gcide"], lower=True))
+
+
+def coinable(word: str) -> bool:
+    return word not in RESERVED and word not in english_words()
 
 
 def pseudo_words(rng: np.random.Generator, n: int, syllables: int, exclude=()) -> list[str]:
-    """n distinct words of `syllables` syllables, none reserved or excluded."""
+    """n distinct words of `syllables` syllables, none English, reserved or excluded."""
     taken = set(exclude)
     words: list[str] = []
-    for _ in range(MAX_TRIES):
+    for _ in range(TRIES_PER_WORD * n):
         word = "".join(SYLLABLES[i] for i in rng.integers(len(SYLLABLES), size=syllables))
-        if word not in RESERVED and word not in taken:
+        if word not in taken and coinable(word):
             taken.add(word)
             words.append(word)
             if len(words) == n:
                 return words
-    raise RuntimeError(f"could not coin {n} distinct words in {MAX_TRIES} tries")
+    raise CoinageError(f"coined {len(words)} of {n} words of {syllables} syllables in {TRIES_PER_WORD * n} draws")

@@ -1,0 +1,50 @@
+"""Pseudo-words: never English, never a release file's name, coined in bounded time."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scenes.spec import TASKS
+from tasks import InvalidEpisode
+from tasks.words import RELEASE_FILE_STEMS, RESERVED, CoinageError, coinable, english_words, pseudo_words
+from tests.conftest import episodes
+
+
+@pytest.mark.parametrize("word", ["size", "pair", "info"])
+def test_english_words_and_file_names_are_never_coined(word):
+    assert not coinable(word)
+
+
+def test_the_word_list_is_a_real_dictionary_loaded_once():
+    words = english_words()
+    assert len(words) > 200_000 and {"pair", "size", "cube", "table"} <= words
+    assert english_words() is words
+
+
+def test_release_file_names_are_reserved():
+    assert {"info", "question", "episode"} <= RELEASE_FILE_STEMS <= RESERVED
+
+
+def test_coining_is_bounded_and_says_why():
+    """175 one-syllable words, many of them English: 200 distinct ones cannot exist."""
+    with pytest.raises(CoinageError, match="coined .* of 200 words"):
+        pseudo_words(np.random.default_rng(0), 200, syllables=1)
+    assert issubclass(CoinageError, InvalidEpisode), "the pipeline records it as a failed episode"
+
+
+def coined(ep) -> set[str]:
+    """Every token of the lexicon, utterances and choices that is not a word
+    of the universe or the utterance grammar."""
+    tokens = set(ep.lexicon) | {t for p in ep.context_panels for t in p.utterance.split()}
+    tokens |= {t for c in ep.choices for t in c.split()}
+    return tokens - (RESERVED - RELEASE_FILE_STEMS)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_no_sampled_word_is_english_or_a_file_name(task):
+    english = english_words()
+    for ep in episodes(task):
+        words = coined(ep)
+        assert not words & english, f"{task} episode {ep.index}: {sorted(words & english)}"
+        assert not words & RELEASE_FILE_STEMS
+        assert not {p.name for p in ep.context_panels} & RELEASE_FILE_STEMS
