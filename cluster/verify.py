@@ -64,7 +64,7 @@ def cmd_verify(args) -> int:
     for line in damaged:
         print(f"damaged: {line}")
     print(f"verify: {len(episodes)} episode(s) checked, {len(damaged)} damaged"
-          + (f"; rerun the render command (or add --repair) to render them again" if damaged else ""),
+          + ("; rerun the render command (or add --repair) to render them again" if damaged else ""),
           file=sys.stderr if damaged else sys.stdout)
     return 1 if damaged else 0
 

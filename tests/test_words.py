@@ -6,7 +6,8 @@ import pytest
 
 from scenes.spec import TASKS
 from tasks import InvalidEpisode
-from tasks.words import RELEASE_FILE_STEMS, RESERVED, CoinageError, coinable, english_words, pseudo_words
+from scenes.spec import RESERVED_NAMES
+from tasks.words import RESERVED, CoinageError, coinable, english_words, pseudo_words
 from tests.conftest import episodes
 
 
@@ -22,7 +23,7 @@ def test_the_word_list_is_a_real_dictionary_loaded_once():
 
 
 def test_release_file_names_are_reserved():
-    assert {"info", "question", "episode"} <= RELEASE_FILE_STEMS <= RESERVED
+    assert {"info", "question", "episode"} <= set(RESERVED_NAMES) <= RESERVED
 
 
 def test_coining_is_bounded_and_says_why():
@@ -37,7 +38,7 @@ def coined(ep) -> set[str]:
     of the universe or the utterance grammar."""
     tokens = set(ep.lexicon) | {t for p in ep.context_panels for t in p.utterance.split()}
     tokens |= {t for c in ep.choices for t in c.split()}
-    return tokens - (RESERVED - RELEASE_FILE_STEMS)
+    return tokens - (RESERVED - set(RESERVED_NAMES))
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -46,5 +47,5 @@ def test_no_sampled_word_is_english_or_a_file_name(task):
     for ep in episodes(task):
         words = coined(ep)
         assert not words & english, f"{task} episode {ep.index}: {sorted(words & english)}"
-        assert not words & RELEASE_FILE_STEMS
-        assert not {p.name for p in ep.context_panels} & RELEASE_FILE_STEMS
+        assert not words & set(RESERVED_NAMES)
+        assert not {p.name for p in ep.context_panels} & set(RESERVED_NAMES)
