@@ -132,3 +132,14 @@ def test_the_learned_baseline_finds_a_planted_shortcut():
     train = [planted(ep) for ep in episodes("shape", 1000, "train", 3)]
     test = [planted(ep) for ep in episodes("shape", 1000, "train", 4)]
     assert learned.hits("shape", deprived.QUERY_ONLY, train, test).mean() > 0.95
+
+
+def test_each_baseline_is_judged_against_its_own_chance():
+    """Pragmatic without the query's hand is at 1/2 by construction, the basic
+    tasks' query-only at 1/5: the verdict holds each baseline to its own bar."""
+    from cluster.audit_table import chance_of
+
+    pragmatic, shape = solver_module("pragmatic"), solver_module("shape")
+    assert chance_of(pragmatic, "no_hand exact") == chance_of(pragmatic, "no_hand learned") == 1 / 2
+    assert chance_of(pragmatic, "text-only") == chance_of(pragmatic, "query_only exact") == 1 / 5
+    assert chance_of(shape, "text-only") == 1 / 3 and chance_of(shape, "query_only learned") == 1 / 5
