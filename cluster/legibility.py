@@ -110,10 +110,10 @@ def collect(out: Path) -> Objects:
         raise UserError(f"no rendered objects found under {out} (expected OUT/<split>/<task>/<i>/*.json with PNGs)")
     # Alternate episodes within each split and task: both halves see every task.
     episodes = sorted(set(keys), key=lambda k: (k[0], k[1], int(k[2]) if k[2].isdigit() else k[2]))
-    half = {}
+    half, seen = {}, {}
     for k in episodes:
-        group = [e for e in episodes if e[:2] == k[:2]]
-        half[k] = group.index(k) % 2 == 0
+        seen[k[:2]] = seen.get(k[:2], -1) + 1
+        half[k] = seen[k[:2]] % 2 == 0
     return Objects(np.array(rows), np.array(colors), np.array(materials), np.array([half[k] for k in keys]))
 
 
