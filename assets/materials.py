@@ -12,17 +12,24 @@ from scenes.universe import COLOR_RGB, HAND_RGB
 MATERIALS: dict[str, dict[str, float]] = {
     # matte, with the faint sheen of CLEVR's rubber
     "rubber": {"Metallic": 0.0, "Roughness": 0.75, "Specular IOR Level": 0.3},
-    # polished metal: mirror-like with slightly blurred reflections
-    "metal": {"Metallic": 1.0, "Roughness": 0.18},
-    # clear glass tinted by its colour (the tint is lightened, see object_material)
+    # polished metal: mirror-like, sharp enough to show the sky's gradient and the floor
+    "metal": {"Metallic": 1.0, "Roughness": 0.12},
+    # clear glass tinted by its colour (the tint is lifted, see LIFT)
     "glass": {"Metallic": 0.0, "Roughness": 0.02, "IOR": 1.5, "Transmission Weight": 1.0},
 }
-# Glass takes this mix of its colour and white, so dark colours stay see-through.
-GLASS_TINT = 0.55
+# Metal and glass take their linear colour to this power (hue order kept, dark
+# colours lifted). Real metals reflect 50-95 % of light: CLEVR's gray, 9 % in
+# linear light, made a black mirror, and every metal looked dark. Glass tints
+# light twice (in and out), so its colour is lifted further to stay see-through,
+# yet stays saturated enough that red, brown and gray glass differ (a mix with
+# white, as before, washed them all out to the same pale pink-gray).
+LIFT = {"glass": 0.35, "metal": 0.5}
 
 GROUND = {"Base Color": (0.42, 0.42, 0.42, 1.0), "Roughness": 0.9, "Specular IOR Level": 0.2}
-# Uniform world light: what metal reflects where it does not see the ground.
-WORLD = {"color": (0.22, 0.22, 0.22), "strength": 1.0}
+# World light, a sky brighter overhead than at the horizon: what metal and glass
+# reflect where they do not see the ground, so metal shows a gradient, not a flat
+# tone that reads as rubber. Its mean is close to the former uniform 0.22-0.4.
+WORLD = {"horizon": (0.15, 0.15, 0.15), "zenith": (0.7, 0.7, 0.7), "strength": 1.0}
 
 
 def srgb_to_linear(rgb255) -> tuple[float, float, float]:
@@ -34,8 +41,8 @@ def srgb_to_linear(rgb255) -> tuple[float, float, float]:
 def object_material(material: str, color: str) -> dict:
     """Principled BSDF inputs for one (material, colour) pair."""
     rgb = srgb_to_linear(COLOR_RGB[color])
-    if material == "glass":
-        rgb = tuple(GLASS_TINT * c + (1 - GLASS_TINT) for c in rgb)
+    if material in LIFT:
+        rgb = tuple(c ** LIFT[material] for c in rgb)
     return {**MATERIALS[material], "Base Color": (*rgb, 1.0)}
 
 

@@ -114,9 +114,16 @@ class BlenderScene:
         sc = self.scene
         world = bpy.data.worlds.new("world")
         world.use_nodes = True
-        bg = world.node_tree.nodes["Background"]
-        bg.inputs["Color"].default_value = (*assets.WORLD["color"], 1.0)
+        nodes, links = world.node_tree.nodes, world.node_tree.links
+        bg = nodes["Background"]
         bg.inputs["Strength"].default_value = assets.WORLD["strength"]
+        # A sky brighter overhead than at the horizon: metal mirrors a gradient, not a flat tone.
+        coords, xyz, ramp = (nodes.new(t) for t in ("ShaderNodeTexCoord", "ShaderNodeSeparateXYZ", "ShaderNodeValToRGB"))
+        links.new(coords.outputs["Generated"], xyz.inputs[0])
+        links.new(xyz.outputs["Z"], ramp.inputs["Fac"])
+        ramp.color_ramp.elements[0].color = (*assets.WORLD["horizon"], 1.0)
+        ramp.color_ramp.elements[1].color = (*assets.WORLD["zenith"], 1.0)
+        links.new(ramp.outputs["Color"], bg.inputs["Color"])
         sc.world = world
         half = GROUND_SIZE / 2
         me = bpy.data.meshes.new("ground")

@@ -84,6 +84,27 @@ def test_rubber_looks_its_colour(rendered):
         assert nearest == e["color"], (e["description"], mean)
 
 
+def _hue(rgb) -> float:
+    r, g, b = np.asarray(rgb, float).T
+    return np.degrees(np.arctan2(np.sqrt(3) * (g - b), 2 * r - g - b))
+
+
+def test_metal_and_glass_show_their_colour(rendered):
+    """The tint survives reflections and the floor seen through glass: the most
+    saturated quarter of each object's pixels has the hue of its declared colour."""
+    _, png, gt = rendered
+    img = np.asarray(Image.open(png), dtype=float)
+    hues = {name: _hue(rgb) for name, rgb in COLOR_RGB.items() if name != "gray"}
+    shiny = [e for e in gt["objects"] if e["material"] != "rubber"]
+    assert {e["material"] for e in shiny} == {"metal", "glass"}
+    for e in shiny:
+        px = img[decode(e)]
+        sat = px.max(axis=1) - px.min(axis=1)
+        vivid = px[sat >= np.quantile(sat, 0.75)].mean(axis=0)
+        nearest = min(hues, key=lambda c: abs((hues[c] - _hue(vivid) + 180) % 360 - 180))
+        assert nearest == e["color"], (e["name"], vivid)
+
+
 def test_finger_ray_reaches_the_target_first(rendered, scene):
     _, _, gt = rendered
     index = np.zeros((scene.camera.height, scene.camera.width), int)

@@ -4,7 +4,7 @@ import pytest
 
 from assets import hand_mesh, object_material, shape_mesh, srgb_to_linear
 from scenes import hand as hand_geometry
-from scenes.universe import COLORS, MATERIALS, SHAPES
+from scenes.universe import COLOR_RGB, COLORS, MATERIALS, SHAPES
 
 
 def _face_normals(mesh):
@@ -51,3 +51,20 @@ def test_materials_cover_the_universe():
     assert object_material("metal", "red")["Metallic"] == 1.0
     assert object_material("glass", "red")["Transmission Weight"] == 1.0
     assert srgb_to_linear((255, 255, 255)) == pytest.approx((1, 1, 1))
+
+
+@pytest.mark.parametrize("material", ["metal", "glass"])
+def test_lifted_colours_keep_their_hue_and_stay_apart(material):
+    """Metal and glass are lifted towards white without losing the colour's hue."""
+    for color in COLORS:
+        declared = np.array(srgb_to_linear(COLOR_RGB[color]))
+        lifted = np.array(object_material(material, color)["Base Color"][:3])
+        assert (np.argsort(lifted) == np.argsort(declared)).all() or np.ptp(declared) == 0, color
+        assert (lifted >= declared).all()
+    # CLEVR's gray was a 9 % mirror (black in the images); a metal reflects a good share of light
+    assert max(object_material("metal", "gray")["Base Color"][:3]) >= 0.3
+    # the three colours that glass washed out together stay different tints
+    tints = [np.array(object_material("glass", c)["Base Color"][:3]) for c in ("red", "brown", "gray")]
+    for a in range(3):
+        for b in range(a + 1, 3):
+            assert np.abs(tints[a] - tints[b]).max() > 0.15
