@@ -121,6 +121,23 @@ def test_learned_query_only_baselines_are_at_chance(task):
     assert rate <= chance + Z999 * math.sqrt(chance * (1 - chance) / len(test))
 
 
+# The redesigned tasks (issue 10): their deprived baselines learn on the
+# 1,000 seed-1 episodes their own tests sample and are tested on the first
+# 1,000 of the seed-0 episodes test_tasks.py samples (both cached per session).
+REDESIGNED = [(t, d) for t in ("relation", "bootstrap", "pragmatic") for d in deprived.DEPRIVED[t]]
+
+
+@pytest.mark.parametrize("task,deprivation", REDESIGNED)
+def test_learned_deprived_baselines_of_the_redesigned_tasks_are_at_chance(task, deprivation):
+    from cluster.audit_table import chance_of
+
+    train, test = episodes(task, 1000, "train", 1), episodes(task)[:1000]
+    rate = learned.hits(task, deprivation, list(train), list(test)).mean()
+    chance = chance_of(solver_module(task), f"{deprivation} learned")
+    print(f"{task}: {deprivation} learned {rate:.3f} (chance {chance:.3f})")
+    assert rate <= chance + Z999 * math.sqrt(chance * (1 - chance) / len(test))
+
+
 def test_the_learned_baseline_finds_a_planted_shortcut():
     """The query object's colour is made to tell where the answer sits among
     the choices; the model must learn that from the query features alone."""
