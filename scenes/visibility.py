@@ -52,7 +52,8 @@ def _bounds(prim) -> np.ndarray:
 
 
 def _hit(prim, origin, d) -> np.ndarray:
-    """Ray distance to the primitive, inf where it misses."""
+    """Ray distance to the primitive, inf where it misses. Rays parallel to
+    a face divide by zero: call under np.errstate(divide=..., invalid=...)."""
     kind, c = prim[0], prim[1]
     o = origin - c
     t = np.full(len(d), np.inf)
@@ -66,8 +67,7 @@ def _hit(prim, origin, d) -> np.ndarray:
         cs, sn = np.cos(-yaw), np.sin(-yaw)
         rot = np.array([[cs, -sn, 0], [sn, cs, 0], [0, 0, 1]])
         lo, ld = rot @ o, d @ rot.T
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t1, t2 = (-half - lo) / ld, (half - lo) / ld
+        t1, t2 = (-half - lo) / ld, (half - lo) / ld
         tn = np.minimum(t1, t2).max(axis=1)
         tf = np.maximum(t1, t2).min(axis=1)
         ok = tn <= tf
@@ -82,8 +82,7 @@ def _hit(prim, origin, d) -> np.ndarray:
         side[ok] = (-b[ok] - np.sqrt(disc[ok])) / a[ok]
         z = o[2] + side * d[:, 2]
         side[np.abs(z) > h] = np.inf
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cap = (h - o[2]) / d[:, 2]
+        cap = (h - o[2]) / d[:, 2]
         px, py = o[0] + cap * d[:, 0], o[1] + cap * d[:, 1]
         cap[(px * px + py * py > r * r) | ~(cap > 0)] = np.inf
         t = np.minimum(side, cap)
@@ -212,6 +211,12 @@ def _layout(spec: SceneSpec) -> _Layout:
 def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) -> list[int]:
     """Estimated visible pixels per object (and last, the hand if any).
     With `stop_below`, stops once one entity falls under it (the rest read 0)."""
+    # Once per estimate rather than per primitive: it costs as much as a hit test.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _estimate(spec, stop_below)
+
+
+def _estimate(spec: SceneSpec, stop_below: float | None) -> list[int]:
     cam = spec.camera
     layout = _layout(spec)
     n = len(spec.objects)
