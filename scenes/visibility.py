@@ -51,14 +51,19 @@ def _bounds(prim) -> np.ndarray:
     return c + _BOX_CORNERS * ext
 
 
-def _hit(prim, origin, d) -> np.ndarray:
-    """Ray distance to the primitive, inf where it misses. Rays parallel to
-    a face divide by zero: call under np.errstate(divide=..., invalid=...)."""
+def _hit(prim, origin, d, rows=None) -> np.ndarray:
+    """Ray distance to the primitive, inf where it misses; with `rows`, for
+    d[rows] only. Rays parallel to a face divide by zero: call under
+    np.errstate(divide=..., invalid=...)."""
     kind, c = prim[0], prim[1]
     o = origin - c
-    t = np.full(len(d), np.inf)
+    # Matrix products run on all of d before taking rows: BLAS rounds a row
+    # differently depending on the rows around it, and the numbers must not
+    # depend on which rays are asked for.
+    pick = slice(None) if rows is None else rows
+    t = np.full(len(d) if rows is None else len(rows), np.inf)
     if kind == "sphere":
-        b = d @ o
+        b = (d @ o)[pick]
         disc = b * b - (o @ o - prim[2] ** 2)
         ok = disc >= 0
         t[ok] = -b[ok] - np.sqrt(disc[ok])
@@ -66,7 +71,7 @@ def _hit(prim, origin, d) -> np.ndarray:
         half, yaw = prim[2], prim[3]
         cs, sn = np.cos(-yaw), np.sin(-yaw)
         rot = np.array([[cs, -sn, 0], [sn, cs, 0], [0, 0, 1]])
-        lo, ld = rot @ o, d @ rot.T
+        lo, ld = rot @ o, (d @ rot.T)[pick]
         t1, t2 = (-half - lo) / ld, (half - lo) / ld
         tn = np.minimum(t1, t2).max(axis=1)
         tf = np.maximum(t1, t2).min(axis=1)
@@ -74,6 +79,7 @@ def _hit(prim, origin, d) -> np.ndarray:
         t[ok] = tn[ok]
     else:  # upright cylinder
         r, h = prim[2], prim[3]
+        d = d[pick]
         a = d[:, 0] ** 2 + d[:, 1] ** 2
         b = d[:, 0] * o[0] + d[:, 1] * o[1]
         disc = b * b - a * (o[0] ** 2 + o[1] ** 2 - r * r)
@@ -153,8 +159,8 @@ def _rays(cam, box) -> np.ndarray:
     return pixel_rays(cam, us.ravel(), vs.ravel())
 
 
-def _hits(prims, origin, d) -> np.ndarray:
-    return np.min([_hit(p, origin, d) for p in prims], axis=0)
+def _hits(prims, origin, d, rows=None) -> np.ndarray:
+    return np.min([_hit(p, origin, d, rows) for p in prims], axis=0)
 
 
 def _outline_area(cam, prims, origin) -> float:
@@ -255,8 +261,11 @@ def _estimate(spec: SceneSpec, stop_below: float | None) -> list[int]:
             own = _hits(ents[i], origin, d)
         visible = np.isfinite(own)
         for j in occluders:
-            other = layout.hits(j, i) if i < n and j < n else _hits(ents[j], origin, d)
-            visible &= own < other
+            if i < n and j < n:
+                visible &= own < layout.hits(j, i)
+            else:  # a new hand: test only the rays nothing hides yet
+                rows = np.flatnonzero(visible)
+                visible[rows] = own[rows] < _hits(ents[j], origin, d, rows)
         counts[i] = int(visible.sum() * STRIDE * STRIDE * fills[i])
         if stop_below is not None and counts[i] < stop_below:
             break
