@@ -206,7 +206,8 @@ _last_layout: _Layout | None = None
 
 def _layout(spec: SceneSpec) -> _Layout:
     """The layout of spec, reused while the same (frozen) objects and camera
-    come back, as they do for every hand tried on one scene."""
+    come back, as they do for every hand tried on one scene. Threads may share
+    it: whoever fills an entry fills it with the same numbers."""
     global _last_layout
     last = _last_layout
     if last is None or last.objects is not spec.objects or last.camera is not spec.camera:
