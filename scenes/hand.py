@@ -26,14 +26,13 @@ MESH_FILL = 0.54
 POINTING_CLEARANCE = 0.3
 
 
-def _axis(hand: HandSpec) -> np.ndarray:
-    return np.array([math.cos(hand.yaw), math.sin(hand.yaw)])
+def _to_world(hand: HandSpec, x: float, y: float) -> tuple[float, float]:
+    c, s = math.cos(hand.yaw), math.sin(hand.yaw)
+    return hand.position[0] + c * x - s * y, hand.position[1] + s * x + c * y
 
 
 def to_world(hand: HandSpec, local_xy) -> np.ndarray:
-    c, s = math.cos(hand.yaw), math.sin(hand.yaw)
-    x, y = local_xy
-    return np.array([hand.position[0] + c * x - s * y, hand.position[1] + s * x + c * y])
+    return np.array(_to_world(hand, *local_xy))
 
 
 def fingertip(hand: HandSpec) -> np.ndarray:
@@ -50,32 +49,37 @@ def boxes(hand: HandSpec) -> list[tuple[np.ndarray, np.ndarray, float]]:
 
 
 def _point_segment_distance(p, a, b) -> float:
-    ab = b - a
-    t = float(np.clip((p - a) @ ab / (ab @ ab), 0.0, 1.0))
-    return float(np.linalg.norm(p - (a + t * ab)))
+    # Plain float arithmetic (samplers call this a lot); it gives the same
+    # bits as numpy's 2-vector dot and norm did.
+    abx, aby = b[0] - a[0], b[1] - a[1]
+    t = ((p[0] - a[0]) * abx + (p[1] - a[1]) * aby) / (abx * abx + aby * aby)
+    t = min(max(t, 0.0), 1.0)
+    dx, dy = p[0] - (a[0] + t * abx), p[1] - (a[1] + t * aby)
+    return math.sqrt(dx * dx + dy * dy)
 
 
 def clear_of(hand: HandSpec, obj: ObjectSpec, gap: float) -> bool:
     """The hand's footprint (a capsule wrist-to-fingertip) keeps `gap` from obj."""
-    wrist, tip = to_world(hand, (WRIST_X + HALF_WIDTH, 0.0)), to_world(hand, (FINGERTIP_X, 0.0))
-    d = _point_segment_distance(np.asarray(obj.position), wrist, tip)
+    wrist, tip = _to_world(hand, WRIST_X + HALF_WIDTH, 0.0), _to_world(hand, FINGERTIP_X, 0.0)
+    d = _point_segment_distance(obj.position, wrist, tip)
     return d - HALF_WIDTH - obj.footprint_radius >= gap
 
 
 def points_at(hand: HandSpec, objects: tuple[ObjectSpec, ...], clearance: float = POINTING_CLEARANCE) -> bool:
     """The finger's ray reaches the target's footprint, passing every other
     object by more than `clearance` before it gets there."""
-    tip, axis = fingertip(hand), _axis(hand)
+    tip, axis = _to_world(hand, FINGERTIP_X, FINGER[0][1]), (math.cos(hand.yaw), math.sin(hand.yaw))
     target = objects[hand.target]
-    rel = np.asarray(target.position) - tip
-    along = float(rel @ axis)
-    across = abs(float(rel[0] * axis[1] - rel[1] * axis[0]))
+    rel = (target.position[0] - tip[0], target.position[1] - tip[1])
+    along = rel[0] * axis[0] + rel[1] * axis[1]
+    across = abs(rel[0] * axis[1] - rel[1] * axis[0])
     if along <= 0 or across > 0.5 * target.footprint_radius:
         return False
-    hit = tip + axis * (along - math.sqrt(max(target.footprint_radius**2 - across**2, 0.0)))
+    reach = along - math.sqrt(max(target.footprint_radius**2 - across**2, 0.0))
+    hit = (tip[0] + axis[0] * reach, tip[1] + axis[1] * reach)
     for i, obj in enumerate(objects):
         if i == hand.target:
             continue
-        if _point_segment_distance(np.asarray(obj.position), tip, hit) <= obj.footprint_radius + clearance:
+        if _point_segment_distance(obj.position, tip, hit) <= obj.footprint_radius + clearance:
             return False
     return True
