@@ -14,10 +14,10 @@ from cluster.cli import main
 from cluster.solvers import deprived, learned, solver_module
 from scenes.spec import TASKS, Episode
 from scenes.universe import COLORS
+from tests.chance import Z_999
 from tests.conftest import episodes
 
 OWN = ("shape", "color", "material", "object", "composite", "number")
-Z999 = 3.29  # two-sided 99.9 %
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +94,7 @@ def test_query_only_exact_solvers_are_at_chance(task):
     rng = np.random.default_rng(0)
     rate = np.mean([deprived.exact_guess(task, deprived.QUERY_ONLY, ep, rng) == ep.answer for ep in eps])
     chance = query_only_chance(task)
-    noise = Z999 * math.sqrt(chance * (1 - chance) / len(eps))
+    noise = Z_999 * math.sqrt(chance * (1 - chance) / len(eps))
     print(f"{task}: query-only exact {rate:.3f} (chance {chance:.3f})")
     assert abs(rate - chance) <= noise
 
@@ -118,7 +118,7 @@ def test_learned_query_only_baselines_are_at_chance(task):
     rate = learned.hits(task, deprived.QUERY_ONLY, list(train), list(test)).mean()
     chance = solver_module(task).CHANCE
     print(f"{task}: query-only learned {rate:.3f} (chance {chance:.3f})")
-    assert rate <= chance + Z999 * math.sqrt(chance * (1 - chance) / len(test))
+    assert rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / len(test))
 
 
 # The redesigned tasks (issue 10): their deprived baselines learn on the
@@ -135,7 +135,7 @@ def test_learned_deprived_baselines_of_the_redesigned_tasks_are_at_chance(task, 
     rate = learned.hits(task, deprivation, list(train), list(test)).mean()
     chance = chance_of(solver_module(task), f"{deprivation} learned")
     print(f"{task}: {deprivation} learned {rate:.3f} (chance {chance:.3f})")
-    assert rate <= chance + Z999 * math.sqrt(chance * (1 - chance) / len(test))
+    assert rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / len(test))
 
 
 def test_the_learned_baseline_finds_a_planted_shortcut():
