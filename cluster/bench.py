@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from scenes.spec import TASKS
-from tasks import sample_episode
+from tasks import sample_item
 
 from .pipeline import RenderPool, Settings, cpu_cores, worker_options
 from .render_cmd import _once
@@ -45,7 +45,7 @@ def sampling(scratch: Path, seconds: float, n: int, processes: int) -> dict:
     for task in tasks:
         start, count = time.perf_counter(), 0
         while time.perf_counter() - start < seconds:
-            sample_episode(task, 0, SPLIT, count)
+            sample_item(task, 0, SPLIT, count)
             count += 1
         rates[task] = count / (time.perf_counter() - start)
     out = scratch / "sampled"

@@ -16,7 +16,7 @@ SCHEMA_KINDS = ("episode", "info", "image")
 
 def cmd_schema(args) -> int:
     from scenes import image_truth, spec
-    from tasks.release import InfoJson
+    from scenes.mewl_release import InfoJson
 
     if args.kind not in SCHEMA_KINDS:
         raise UserError(f"unknown --kind {args.kind!r}; expected one of {', '.join(SCHEMA_KINDS)}")

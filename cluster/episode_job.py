@@ -18,7 +18,7 @@ from render import NoSpaceError, RenderError, Worker
 from scenes.quality import with_quality
 from scenes.spec import Episode
 from scenes.visibility import MIN_VISIBLE_PIXELS
-from tasks import EpisodeError, InvalidEpisode, sample_episode
+from tasks import ItemError, InvalidEpisode, sample_item
 from tasks.release import image_json, info_json
 
 from . import claims, dataset, status
@@ -133,8 +133,8 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
         return Outcome(task, index, False, 0, renders, tuple(reasons + [why]))
 
     try:
-        ep = sample_episode(task, s.seed, s.split, index)
-    except (EpisodeError, InvalidEpisode) as err:
+        ep = sample_item(task, s.seed, s.split, index)
+    except (ItemError, InvalidEpisode) as err:
         return failed(f"sampling: {err}")
     while True:
         ep = at_quality(ep, s.quality)
@@ -158,7 +158,7 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
             return failed(f"gave up after {MAX_REDRAWS} redraws")
         redraws += 1
         try:
-            ep = sample_episode(task, s.seed, s.split, index, first_retry=ep.retry + 1)
-        except (EpisodeError, InvalidEpisode) as err:
+            ep = sample_item(task, s.seed, s.split, index, first_retry=ep.retry + 1)
+        except (ItemError, InvalidEpisode) as err:
             return failed(f"redraw: {err}")
 

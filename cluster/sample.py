@@ -11,7 +11,7 @@ from pathlib import Path
 
 from joblib import Parallel, delayed
 
-from tasks import EpisodeError, sample_episode
+from tasks import ItemError, sample_item
 
 from . import card, dataset, status
 from .episode_job import Outcome, claimed, write_release_files
@@ -28,8 +28,8 @@ def _sample_batch(out: Path, task: str, seed: int, split: str, indices: list[int
     def produce(writer: Writer, i: int):
         def write() -> Outcome:
             try:
-                ep = sample_episode(task, seed, split, i)
-            except EpisodeError as err:
+                ep = sample_item(task, seed, split, i)
+            except ItemError as err:
                 failed.append(str(err))
                 return Outcome(task, i, False, 0, 0, (str(err),))
             tmp = writer.staging(split, task, i)

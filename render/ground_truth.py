@@ -87,7 +87,7 @@ def _placed(cam, centre, yaw: float, index: np.ndarray, label: int) -> dict:
 def build(spec: SceneSpec, index: np.ndarray, *, image_filename: str, device: str, blender_version: str) -> dict:
     """Every MEWL/CLEVR field plus masks, boxes, counts, camera, lights and
     settings. Words are not known here: names stay null and the caption empty
-    until the episode's release files label them (tasks.release)."""
+    until the episode's release files label them (scenes.mewl_release)."""
     cam = spec.camera
     entities: list[ImageObject | HandObject] = [
         ImageObject(name=None, shape=o.shape, size=o.size, material=o.material, color=o.color,

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import hand as hand_geometry
 from .camera import project
+from .draws import OutOfDraws
 from .quality import render_settings
 from .spec import HAND_STAGE, STAGE, HandSpec, ObjectSpec, SceneSpec
 from .stage import jittered_stage
@@ -25,7 +26,7 @@ MAX_ATTEMPTS = 200  # whole scenes per call
 HAND_REACH = (0.15, 0.8)
 
 
-class PlacementError(RuntimeError):
+class PlacementError(OutOfDraws):
     """No valid scene within the attempt budget."""
 
 

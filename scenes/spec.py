@@ -8,9 +8,9 @@ import hashlib
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 from pydantic_core import PydanticCustomError
 
 from .universe import (
@@ -32,6 +32,7 @@ HAND_STAGE = STAGE + 0.5  # the palm may lie a little outside, pointing in
 IMAGE_SIDE = (16, 8192)  # pixels per side: MEWL's 320x240 is inside, a 16k frame is not
 MAX_SAMPLES = 8192  # 16x MEWL's 512 samples per pixel
 MAX_BOUNCES = 1024  # Cycles' own ceiling
+HALF_EXTENT = (0.1, 1.0)  # a continuous size: from under CLEVR's small (0.35) to over its large (0.7)
 # A split is a folder name under OUT: no '/', no leading '.', so never '..' or an absolute path.
 SPLIT_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 # Release files beside the panels' images; a panel with one of these names would overwrite them.
@@ -75,6 +76,17 @@ class ObjectSpec(Spec):
     size: Size
     position: tuple[StageCoord, StageCoord] = Field(description="ground-plane centre (x, y), on the stage")
     rotation: float = Field(ge=0.0, lt=2 * math.pi, description="yaw about +z, radians")
+    half_extent: float | None = Field(
+        None, ge=HALF_EXTENT[0], le=HALF_EXTENT[1],
+        description="continuous size (MALeViC): the half-extent in scene units, overriding `size`'s; "
+                    "absent in MEWL's specs, whose sizes are the two CLEVR levels")
+
+    @model_serializer(mode="wrap")
+    def _omit_default_extent(self, handler):
+        data = handler(self)
+        if isinstance(data, dict) and data.get("half_extent") is None:
+            data.pop("half_extent", None)  # a MEWL spec's bytes stay what they were before the field existed
+        return data
 
     @property
     def properties(self) -> ObjectTuple:
@@ -82,7 +94,7 @@ class ObjectSpec(Spec):
 
     @property
     def scale(self) -> float:
-        return SIZE_SCALE[self.size]
+        return SIZE_SCALE[self.size] if self.half_extent is None else self.half_extent
 
     @property
     def footprint_radius(self) -> float:
@@ -158,6 +170,57 @@ class SceneSpec(Spec):
         return self
 
 
+# -- items -------------------------------------------------------------------
+# What every task's sampler produces: an item (no bpy).
+#
+# An item is a frozen model holding its named scene specs, its text and its
+# labels: a MEWL episode (seven scenes), a MALeViC statement about one image,
+# ... The pipeline (cluster/) knows items only through this interface: which
+# scenes to render (name -> spec, each giving <name>.png and <name>.json),
+# how to label a rendered image's ground truth, and which release files to
+# write beside the images. It never assumes a count of images or a file name.
+#
+# Every item also carries its identity: task, split, index, root_seed, retry.
+
+
+def json_text(obj) -> str:
+    """A release file's JSON: indented, keys in the order written, newline-terminated."""
+    return json.dumps(obj, indent=2, sort_keys=False) + "\n"
+
+
+class Item(Spec):
+    """Base of every item model; subclasses declare their fields and their files."""
+
+    # The release file that holds the item itself (what `mewl validate` and `inspect` read back).
+    RECORD_FILE: ClassVar[str] = "item.json"
+    # Whether OUT/<split>/<task>.jsonl lists the items (MEWL's release has no such file).
+    INDEXED: ClassVar[bool] = True
+
+    # Every subclass has the fields task, split, index, root_seed and retry. They
+    # are not declared here: a base's fields come first in the JSON, and MEWL's
+    # episode.json keeps the order it always had.
+
+    def scenes(self) -> dict[str, SceneSpec]:
+        """The scenes to render, in order: name -> spec; files <name>.png and <name>.json."""
+        raise NotImplementedError
+
+    def with_scenes(self, scenes: dict[str, SceneSpec]) -> "Item":
+        """The same item with its scenes replaced (same names), e.g. at another quality."""
+        raise NotImplementedError
+
+    def release_files(self) -> dict[str, str]:
+        """File name -> text, written beside the images (the record of checksums comes after)."""
+        return {self.RECORD_FILE: self.model_dump_json(indent=2) + "\n"}
+
+    def label_image(self, name: str, truth: dict) -> dict:
+        """The renderer's ground truth of scene `name`, with the item's words added."""
+        return truth
+
+    def index_entry(self) -> dict:
+        """This item's line in OUT/<split>/<task>.jsonl (its path is added by the writer)."""
+        raise NotImplementedError
+
+
 # A word means an attribute value, a direction, a count or a whole object.
 Concept = Union[int, str, tuple[str, str, str, str]]
 
@@ -174,7 +237,7 @@ class Panel(Spec):
     scene: SceneSpec
 
 
-class Episode(Spec):
+class Episode(Item):
     generator: str = GENERATOR_VERSION
     task: TaskName
     split: str = Field(pattern=SPLIT_PATTERN, description="folder under OUT")
@@ -210,6 +273,28 @@ class Episode(Spec):
             if p.name == name:
                 return p.scene
         raise KeyError(name)
+
+    # -- the item interface (scenes.item) --------------------------------------
+    RECORD_FILE: ClassVar[str] = "episode.json"
+    INDEXED: ClassVar[bool] = False  # MEWL's release layout, file for file
+
+    def scenes(self) -> dict[str, SceneSpec]:
+        return {**{p.name: p.scene for p in self.context_panels}, "question": self.query}
+
+    def with_scenes(self, scenes: dict[str, SceneSpec]) -> "Episode":
+        panels = tuple(p.model_copy(update={"scene": scenes[p.name]}) for p in self.context_panels)
+        return self.model_copy(update={"context_panels": panels, "query": scenes["question"]})
+
+    def release_files(self) -> dict[str, str]:
+        """episode.json (the full spec) and MEWL's info.json."""
+        from .mewl_release import info_json
+
+        return {"episode.json": self.model_dump_json(indent=2) + "\n", "info.json": json_text(info_json(self))}
+
+    def label_image(self, name: str, truth: dict) -> dict:
+        from .mewl_release import image_json
+
+        return image_json(self, name, truth)
 
 
 def schema() -> dict:

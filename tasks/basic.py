@@ -11,8 +11,9 @@ import numpy as np
 from scenes.placement import place_scene
 from scenes.spec import Episode, Panel
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER, UNIVERSE_INDEX, ObjectTuple
+from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, redraw, shuffled
+from .episode import Draft, choices_with_answer, shuffled
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words

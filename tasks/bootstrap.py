@@ -25,8 +25,9 @@ from scenes.placement import place_scene
 from scenes.relations import RELATION_MARGIN, all_separated, offset_table, separated_in
 from scenes.spec import Episode, Panel, SceneSpec
 from scenes.universe import DIRECTIONS, UNIVERSE
+from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, enumerate_mappings, redraw
+from .episode import Draft, choices_with_answer, enumerate_mappings
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words

@@ -15,8 +15,9 @@ import numpy as np
 from scenes.placement import place_scene
 from scenes.spec import Episode, Panel
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER, ObjectTuple, attribute_of
+from scenes.draws import OutOfDraws
 
-from .episode import Draft, InvalidEpisode, choices_with_answer, enumerate_mappings, shuffled
+from .episode import Draft, choices_with_answer, enumerate_mappings, shuffled
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words
@@ -39,7 +40,7 @@ def contrasting_values(rng: np.random.Generator, cells: list[Cell], values: tupl
         ok = np.flatnonzero((draws[:, clash[0]] != draws[:, clash[1]]).all(axis=1))
         if ok.size:
             return [values[k] for k in draws[ok[0]]]
-    raise InvalidEpisode(f"no contrasting {len(values)}-valued assignment in {BATCH * MAX_BATCHES} draws")
+    raise OutOfDraws(f"no contrasting {len(values)}-valued assignment in {BATCH * MAX_BATCHES} draws")
 
 
 def phrase(a_word: str, b_word: str) -> str:

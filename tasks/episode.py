@@ -8,9 +8,6 @@ import numpy as np
 
 from scenes.spec import Concept, Panel, SceneSpec
 
-MAX_REDRAWS = 100
-
-
 class InvalidEpisode(AssertionError):
     """An episode breaks a rule of TASKS.md (a sampler bug, never a user error)."""
 
@@ -35,15 +32,6 @@ def choices_with_answer(rng: np.random.Generator, answer: str, distractors: Sequ
     if len(distractors) != 4 or answer in distractors or len(set(distractors)) != 4:
         raise InvalidEpisode(f"need 4 distinct distractors besides {answer!r}, got {distractors!r}")
     return tuple(shuffled(rng, [answer, *distractors])), answer
-
-
-def redraw(draw: Callable[[], object], ok: Callable[[object], bool], what: str):
-    """The first draw that `ok` accepts, within MAX_REDRAWS."""
-    for _ in range(MAX_REDRAWS):
-        value = draw()
-        if ok(value):
-            return value
-    raise InvalidEpisode(f"no acceptable {what} in {MAX_REDRAWS} draws")
 
 
 def enumerate_mappings(

@@ -14,8 +14,9 @@ import numpy as np
 from scenes.placement import place_scene
 from scenes.spec import Episode, Panel, SceneSpec
 from scenes.universe import UNIVERSE, ObjectTuple
+from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, enumerate_mappings, redraw, shuffled
+from .episode import Draft, choices_with_answer, enumerate_mappings, shuffled
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words

@@ -30,8 +30,9 @@ import numpy as np
 from scenes.pointing import place_pointing_scene
 from scenes.spec import Episode, Panel, SceneSpec
 from scenes.universe import ATTRIBUTES, COLORS, TUPLE_ORDER, ObjectTuple, attribute_of
+from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, enumerate_mappings, redraw, shuffled
+from .episode import Draft, choices_with_answer, enumerate_mappings, shuffled
 from .seeds import draw_seed
 from .validation import check_common, object_multiset, require
 from .words import pseudo_words

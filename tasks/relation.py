@@ -16,8 +16,9 @@ from scenes.placement import place_scene
 from scenes.relations import all_separated, offset_table, separated_in
 from scenes.spec import Episode, ObjectSpec, Panel, SceneSpec
 from scenes.universe import COLORS, DIRECTIONS, MATERIALS, OPPOSITE, ORTHOGONAL, SHAPES, SIZES, ObjectTuple
+from scenes.draws import OutOfDraws, redraw
 
-from .episode import Draft, InvalidEpisode, choices_with_answer, enumerate_mappings, shuffled
+from .episode import Draft, choices_with_answer, enumerate_mappings, shuffled
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words
@@ -64,13 +65,11 @@ def parse(scene: SceneSpec, text: str) -> tuple[int | None, str, int | None]:
 
 def _objects(rng: np.random.Generator, n: int, exclude: set[ObjectTuple] = frozenset()) -> list[ObjectTuple]:
     """n objects with distinct (color, shape), none in `exclude`."""
-    while True:
+    def draw() -> list[ObjectTuple]:
         pairs = rng.choice(len(COLORS) * len(SHAPES), size=n, replace=False)
-        objs = [
-            (SHAPES[p % 3], COLORS[p // 3], MATERIALS[rng.integers(3)], SIZES[rng.integers(2)]) for p in pairs
-        ]
-        if not exclude.intersection(objs):
-            return objs
+        return [(SHAPES[p % 3], COLORS[p // 3], MATERIALS[rng.integers(3)], SIZES[rng.integers(2)]) for p in pairs]
+
+    return redraw(draw, lambda objs: not exclude.intersection(objs), "objects new to the episode")
 
 
 def _pairs_in(scene: SceneSpec, rel: str, orth: str) -> list[tuple[int, int]]:
@@ -193,7 +192,7 @@ def sample(rng: np.random.Generator) -> Draft:
     )
     kept = balanced_choices(truths(query), lexicon)
     if len(kept) != 2:
-        raise InvalidEpisode(f"{len(kept)} balanced choice sets, not 2")
+        raise OutOfDraws(f"the query allows {len(kept)} balanced choice sets, not 2")
     said, answer = kept[rng.integers(2)]
     texts = [statement(query.objects[a], w, query.objects[b]) for a, w, b in said]
     choices, answer_text = choices_with_answer(rng, texts[answer], texts[:answer] + texts[answer + 1:])

@@ -1,4 +1,4 @@
-"""Episode seeds: one SeedSequence per (root, split, task, index, retry)."""
+"""Item seeds: one SeedSequence per (root, split, task, index, retry)."""
 from __future__ import annotations
 
 import hashlib
@@ -8,13 +8,23 @@ import numpy as np
 from scenes.spec import TASKS
 
 
+def _code(name: str) -> int:
+    """A stable integer for a name (Python's hash() is salted)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
+
+
 def split_code(split: str) -> int:
-    """A stable integer for a split name (Python's hash() is salted)."""
-    return int.from_bytes(hashlib.sha256(split.encode()).digest()[:8], "little")
+    return _code(split)
 
 
-def episode_rng(root_seed: int, split: str, task: str, index: int, retry: int = 0) -> np.random.Generator:
-    entropy = [root_seed, split_code(split), TASKS.index(task), index, retry]
+def task_code(task: str) -> int:
+    """MEWL's nine keep their index (their seeds predate other benchmarks); any
+    other task is coded by its name, so adding a task never moves another's."""
+    return TASKS.index(task) if task in TASKS else _code(f"task:{task}")
+
+
+def item_rng(root_seed: int, split: str, task: str, index: int, retry: int = 0) -> np.random.Generator:
+    entropy = [root_seed, split_code(split), task_code(task), index, retry]
     return np.random.default_rng(np.random.SeedSequence(entropy))
 
 

@@ -5,10 +5,10 @@ from functools import cache
 
 import numpy as np
 
+from scenes.draws import OutOfDraws
 from scenes.spec import RESERVED_NAMES
 from scenes.universe import ATTRIBUTES, DIRECTIONS, NUMBER_WORDS
 
-from .episode import InvalidEpisode
 
 # 175 frequent English syllables (our own list): open and closed syllables
 # that combine into pronounceable, mostly non-English words.
@@ -39,7 +39,7 @@ RESERVED: frozenset[str] = frozenset(
 TRIES_PER_WORD = 200
 
 
-class CoinageError(InvalidEpisode):
+class CoinageError(OutOfDraws):
     """No pseudo-word could be coined within the bounded number of draws."""
 
 

@@ -11,9 +11,9 @@ EPISODES_PER_TASK = 2000
 
 
 def _sample_range(task: str, split: str, seed: int, start: int, stop: int) -> list[str]:
-    from tasks import sample_episode
+    from tasks import sample_item
 
-    return [sample_episode(task, seed, split, i).model_dump_json() for i in range(start, stop)]
+    return [sample_item(task, seed, split, i).model_dump_json() for i in range(start, stop)]
 
 
 @functools.cache

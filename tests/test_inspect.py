@@ -14,8 +14,8 @@ from cluster.overlay import POINTED, SCALE, place_labels
 from cluster.record import write_record
 from render import ground_truth
 from scenes.universe import describe
-from tasks import sample_episode
-from tasks.release import info_json
+from tasks import sample_item
+from scenes.mewl_release import info_json
 
 
 def run(capsys, *args) -> tuple[int, str, str]:
@@ -26,7 +26,7 @@ def run(capsys, *args) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def pragmatic():
-    return sample_episode("pragmatic", 0, "train", 4)
+    return sample_item("pragmatic", 0, "train", 4)
 
 
 def test_an_episode_reads_as_panels_objects_pointing_and_choices(tmp_path, capsys, pragmatic):

@@ -14,8 +14,8 @@ from scenes.captions import PROMPT, mewl_order, object_caption, pragmatic_captio
 from scenes.image_truth import ImageTruth
 from scenes.spec import TASKS
 from scenes.universe import HAND_TUPLE, UNIVERSE, UNIVERSE_INDEX
-from tasks import sample_episode
-from tasks.release import InfoJson, image_json, info_json
+from tasks import sample_item
+from scenes.mewl_release import InfoJson, image_json, info_json
 
 ARROW = list(HAND_TUPLE)
 
@@ -51,7 +51,7 @@ def expected_keys(ep):
 @pytest.mark.parametrize("task", TASKS)
 def test_info_json_is_keyed_as_mewl_keys_it(task):
     for index in range(3):
-        ep = sample_episode(task, 0, "train", index)
+        ep = sample_item(task, 0, "train", index)
         info = json.loads(json.dumps(info_json(ep)))
         InfoJson.model_validate(info)
         assert isinstance(info["objects"], dict) and set(info["objects"]) == expected_keys(ep)
@@ -78,7 +78,7 @@ def test_info_json_is_keyed_as_mewl_keys_it(task):
 
 @pytest.mark.parametrize("task", TASKS)
 def test_image_json_names_objects_and_relates_them_by_name(task):
-    ep = sample_episode(task, 0, "train", 4)
+    ep = sample_item(task, 0, "train", 4)
     keys = set(info_json(ep)["objects"])
     for name, scene in scenes(ep):
         gt = released(ep, name, scene)
@@ -119,7 +119,7 @@ def test_captions_are_the_papers_sentences():
 def spatial_scenes(n):
     for task in ("relation", "bootstrap"):
         for index in range(n):
-            ep = sample_episode(task, 0, "train", index)
+            ep = sample_item(task, 0, "train", index)
             yield from ((ep, name, scene) for name, scene in scenes(ep))
 
 
@@ -160,7 +160,7 @@ def write_release(out, ep):
 
 
 def test_mewl_text_writes_the_baselines_inputs(tmp_path, capsys):
-    eps = [sample_episode(t, 0, s, i) for t in ("pragmatic", "relation", "color") for s in ("train", "val") for i in (0, 1)]
+    eps = [sample_item(t, 0, s, i) for t in ("pragmatic", "relation", "color") for s in ("train", "val") for i in (0, 1)]
     for ep in eps:
         write_release(tmp_path, ep)
     (tmp_path / "train" / "color" / ".1.tmp").mkdir()  # a staging folder is not an episode

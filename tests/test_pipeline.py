@@ -12,7 +12,7 @@ import pytest
 from cluster import cli, dataset, status
 from cluster.pipeline import Settings, at_quality, plan, worker_options
 from cluster.record import write_record
-from tasks import sample_episode
+from tasks import sample_item
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -110,7 +110,7 @@ def test_cpu_cores_are_divided_and_gpus_dealt_one_per_worker(monkeypatch):
 
 
 def test_the_episode_records_the_quality_it_is_rendered_at():
-    ep = sample_episode("shape", 0, "train", 3)
+    ep = sample_item("shape", 0, "train", 3)
     draft = at_quality(ep, "draft")
     scenes = [p.scene for p in draft.context_panels] + [draft.query]
     assert {s.render.quality for s in scenes} == {"draft"}

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from scenes.quality import with_quality
-from tasks import sample_episode
+from tasks import sample_item
 
 pytestmark = pytest.mark.render
 
@@ -19,7 +19,7 @@ def mewl(*args):
 
 
 def test_render_spec_writes_image_and_ground_truth(tmp_path):
-    spec = sample_episode("pragmatic", 3, "train", 0).query
+    spec = sample_item("pragmatic", 3, "train", 0).query
     path = tmp_path / "query.json"
     path.write_text(spec.model_dump_json())
     r = mewl("render-spec", path, "--out", tmp_path / "out", "--quality", "draft", "--device", "cpu")
@@ -41,7 +41,7 @@ def test_render_spec_refuses_bad_files_and_devices_in_one_line(tmp_path):
 
 
 def test_render_spec_renders_one_named_panel_of_an_episode(tmp_path):
-    episode = sample_episode("shape", 2, "train", 0)  # panel names hold a space and '#'
+    episode = sample_item("shape", 2, "train", 0)  # panel names hold a space and '#'
     path = tmp_path / "episode.json"
     path.write_text(episode.model_dump_json())
     r = mewl("render-spec", path, "--out", tmp_path / "out", "--quality", "draft", "--device", "cpu")
@@ -59,7 +59,7 @@ def test_render_spec_renders_one_named_panel_of_an_episode(tmp_path):
 
 
 def test_render_spec_refuses_a_panel_it_cannot_find(tmp_path):
-    episode = sample_episode("shape", 2, "train", 0)
+    episode = sample_item("shape", 2, "train", 0)
     path = tmp_path / "episode.json"
     path.write_text(episode.model_dump_json())
     r = mewl("render-spec", path, "--out", tmp_path / "out", "--panel", "nope")

@@ -10,12 +10,12 @@ import pytest
 
 from cluster import cli
 from scenes.spec import TASKS, Episode, SceneSpec
-from tasks import sample_episode
+from tasks import sample_item
 
 
 @pytest.fixture(scope="module")
 def episode() -> dict:
-    return json.loads(sample_episode("pragmatic", 0, "train", 1).model_dump_json())
+    return json.loads(sample_item("pragmatic", 0, "train", 1).model_dump_json())
 
 
 def run(capsys, *args) -> tuple[int, str]:
@@ -97,7 +97,7 @@ def test_an_overlap_inside_an_episode_names_the_panel(tmp_path, capsys, episode)
 @pytest.mark.parametrize("task", TASKS)
 def test_sampled_episodes_pass_every_rule_with_their_json_unchanged(task):
     for index in range(12):
-        ep = sample_episode(task, 3, "train", index)
+        ep = sample_item(task, 3, "train", index)
         text = ep.model_dump_json()
         assert Episode.model_validate_json(text).model_dump_json() == text
         for panel in ep.context_panels:

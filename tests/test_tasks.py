@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from scenes.spec import TASKS, Episode
-from tasks import REGISTRY, sample_episode
+from tasks import REGISTRY, sample_item
 from tests.conftest import episodes
 from cluster.solvers import solver_module
 
@@ -77,8 +77,8 @@ def test_text_only_guesser_stays_at_chance(task):
 @pytest.mark.parametrize("task", ALL)
 def test_same_seed_same_bytes_and_splits_never_overlap(task):
     for i in range(5):
-        a = sample_episode(task, 11, "train", i).model_dump_json()
-        assert a == sample_episode(task, 11, "train", i).model_dump_json()
+        a = sample_item(task, 11, "train", i).model_dump_json()
+        assert a == sample_item(task, 11, "train", i).model_dump_json()
     train = {p.scene.seed for ep in episodes(task, 200) for p in ep.context_panels}
     test = {p.scene.seed for ep in episodes(task, 200, "test") for p in ep.context_panels}
     assert not train & test
@@ -90,7 +90,7 @@ def test_every_task_has_a_sampler_and_a_validator():
 
 
 def test_specs_and_tasks_import_without_bpy():
-    code = "import sys, scenes, tasks, tasks.release; assert 'bpy' not in sys.modules, 'bpy loaded'"
+    code = "import sys, scenes, tasks, scenes.mewl_release; assert 'bpy' not in sys.modules, 'bpy loaded'"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

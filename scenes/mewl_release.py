@@ -11,10 +11,10 @@ from typing import Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scenes.captions import caption, named_relationships, scene_tuples
-from scenes.image_truth import ImageTruth
-from scenes.spec import Episode, SceneSpec
-from scenes.universe import UNIVERSE_INDEX
+from .captions import caption, named_relationships, scene_tuples
+from .image_truth import ImageTruth
+from .spec import Episode, SceneSpec
+from .universe import UNIVERSE_INDEX
 
 ObjectList = list[str]  # [shape, color, material, size]; the hand is ["arrow", "yellow", "rubber", "small"]
 
