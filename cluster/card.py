@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import tasks
+
 from . import dataset, status
 from .record import RECORD
 
@@ -24,6 +26,15 @@ for episode in sorted(pathlib.Path("OUT").glob("{split}/*/*")):
     query = Image.open(episode / "question.png")
     answer = info["question"]["choices"].index(info["question"]["answer"])
 ```'''
+INDEX_LOADER = '''```python
+import json, pathlib
+from PIL import Image
+
+root = pathlib.Path("OUT")
+for line in open(root / "{split}" / "{task}.jsonl"):
+    item = json.loads(line)  # one complete item: its text and labels; item["path"] is its folder
+    images = {{p.stem: Image.open(p) for p in (root / item["path"]).glob("*.png")}}
+```'''
 
 
 def _commands(settings: dict, plans: list[tuple[str, str, int]]) -> list[str]:
@@ -33,8 +44,9 @@ def _commands(settings: dict, plans: list[tuple[str, str, int]]) -> list[str]:
         groups.setdefault((split, n), []).append(task)
     verb = "render" if settings.get("kind") == "rendered" else "sample"
     quality = f" --quality {settings['quality']}" if "quality" in settings else ""
-    return [f"mewl {verb} --task {','.join(tasks)} --n {n} --split {split} --seed {settings.get('seed')}{quality} --out OUT"
-            for (split, n), tasks in sorted(groups.items())]
+    scheme = f" --split-scheme {settings['split_scheme']}" if "split_scheme" in settings else ""
+    return [f"mewl {verb} --task {','.join(names)} --n {n} --split {split} --seed {settings.get('seed')}{quality}"
+            f"{scheme} --out OUT" for (split, n), names in sorted(groups.items())]
 
 
 def card_text(out: Path) -> str:
@@ -44,12 +56,24 @@ def card_text(out: Path) -> str:
     rendered = settings.get("kind") == "rendered"
     what = ("six context panels (`<utterance>.png` with its ground truth `<utterance>.json`), the query "
             "(`question.png`, `question.json`), " if rendered else "no images (specs only), ")
+    benchmarks = list(dict.fromkeys(tasks.REGISTRY[t].benchmark for _, t, _ in plans if t in tasks.REGISTRY))
+    mewl = ("Episodes of the tasks of MEWL (Jiang et al., ICML 2023) in MEWL's release layout: each folder "
+            f"`<split>/<task>/<i>/` holds {what}`info.json` (MEWL's fields), `episode.json` (the full spec that "
+            f"produced the folder) and `{RECORD}` (size and sha256 of every other file, written last).")
+    if benchmarks in ([], ["mewl"]):
+        head = ["# MEWL-style few-shot word-learning episodes", "", "## What", "", mewl, ""]
+    else:
+        head = ["# Grounded-language benchmarks rendered in the CLEVR universe", "", "## What", ""]
+        for name in benchmarks:
+            bench = tasks.BENCHMARKS[name]
+            text = mewl if name == "mewl" else (f"{bench.release} `{RECORD}` lists the size and sha256 of every "
+                                                "other file and is written last.")
+            head += [f"### {bench.summary}", "", text, ""]
+    indexed = [(split, t) for split, t, _ in plans if t in tasks.REGISTRY and tasks.REGISTRY[t].model.INDEXED]
+    loaders = [LOADER.format(split=plans[0][0] if plans else "train")] if benchmarks in ([], ["mewl"]) or "mewl" in benchmarks else []
+    loaders += [INDEX_LOADER.format(split=indexed[0][0], task=indexed[0][1])] if indexed else []
     lines = [
-        "# MEWL-style few-shot word-learning episodes", "",
-        "## What", "",
-        "Episodes of the tasks of MEWL (Jiang et al., ICML 2023) in MEWL's release layout: each folder "
-        f"`<split>/<task>/<i>/` holds {what}`info.json` (MEWL's fields), `episode.json` (the full spec that "
-        f"produced the folder) and `{RECORD}` (size and sha256 of every other file, written last).", "",
+        *head,
         "## How it was made", "",
         f"With {settings.get('generator')}; every episode is reproducible from "
         "(seed, split, task, index). Commands:", "",
@@ -61,7 +85,7 @@ def card_text(out: Path) -> str:
         "| split | task | planned | complete |", "|---|---|---|---|",
         *[f"| {split} | {task} | {n} | {status.task_status(out, split, task, n).complete} |" for split, task, n in plans], "",
         "## How to load", "",
-        LOADER.format(split=plans[0][0] if plans else "train"), "",
+        *[line for loader in loaders for line in (loader, "")],
         "## Checking it", "",
         "`mewl status OUT` counts complete, failed and missing episodes; `mewl verify OUT` checks every file "
         f"against `{RECORD}` and decodes every image; rerunning the make command renders damaged or missing "

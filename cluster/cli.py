@@ -7,7 +7,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import audit, inspect, options, render_cmd, slurm, text, verify
+from . import audit, index, inspect, options, render_cmd, slurm, text, verify
 from .errors import UserError
 
 
@@ -30,16 +30,33 @@ def cmd_sample(args) -> int:
     from .dataset import claim_output
     from .sample import sample_to_disk
 
+    from .planning import Settings
+
     tasks = options.task_list(args.task)
     n = options.positive_int("--n", args.n)
     split, seed = options.split(args.split), options.seed(args.seed)
+    settings = Settings(out=args.out, split=split, seed=seed, quality="",
+                        scheme=options.split_scheme(args.split_scheme, tasks, split))
     workers = options.workers(args.workers)
-    claim_output(args.out, {"seed": seed, "kind": "specs"})
-    failed = sample_to_disk(args.out, tasks, n, split, seed, workers)
+    claim_output(args.out, settings.manifest("specs"))
+    failed = sample_to_disk(settings, tasks, n, workers)
     for reason in failed:
         print(f"failed: {reason}", file=sys.stderr)
-    print(f"sampled {len(tasks)} task(s) x {n} episodes into {args.out / split} ({len(failed)} failed)")
+    print(f"sampled {len(tasks)} task(s) x {n} items into {args.out / split} ({len(failed)} failed)")
     return 1 if failed else 0
+
+
+def cmd_tasks(args) -> int:
+    """Every task, one line each, grouped by benchmark."""
+    from tasks import BENCHMARKS
+
+    for bench in BENCHMARKS.values():
+        print(f"{bench.name}: {bench.summary}")
+        for t in bench.tasks:
+            schemes = "" if len(t.schemes) == 1 else f" [--split-scheme {', '.join(s.name for s in t.schemes[1:])}]"
+            print(f"  {t.name:<22} {t.images} image(s)  {t.summary}{schemes}")
+    print("TASK may be a task, a benchmark (all of its tasks), all, or a comma list of those.")
+    return 0
 
 
 def cmd_validate(args) -> int:
@@ -72,12 +89,11 @@ def build_parser() -> options.Parser:
     s.add_argument("--kind", default="episode", help="episode (the spec, with every scene), info or image")
     s.set_defaults(func=cmd_schema)
 
-    s = sub.add_parser("sample", help="sample episode specs (no rendering)")
-    s.add_argument("--task", required=True, help="a task name, a comma list, or all")
-    s.add_argument("--n", required=True, help="episodes per task")
-    s.add_argument("--out", required=True, type=Path)
-    s.add_argument("--split", default="train")
-    s.add_argument("--seed", default="0")
+    s = sub.add_parser("tasks", help="list every benchmark's tasks, one line each")
+    s.set_defaults(func=cmd_tasks)
+
+    s = sub.add_parser("sample", help="sample items' specs (no rendering)")
+    options.add_dataset_arguments(s, preset=False)
     s.add_argument("--workers", default=None, help="processes (default: every core)")
     s.set_defaults(func=cmd_sample)
 
@@ -95,7 +111,7 @@ def build_parser() -> options.Parser:
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.
-    for module in (render_cmd, inspect, slurm, verify, text, audit):
+    for module in (render_cmd, inspect, slurm, verify, text, audit, index):
         module.register(sub)
     return p
 

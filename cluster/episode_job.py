@@ -1,10 +1,11 @@
-"""One episode, start to finish: claim it, sample it, render its seven scenes
-into the writer's staging folder, write its record last and publish it.
+"""One item (a MEWL episode, a MALeViC statement, ...), start to finish:
+claim it, sample it, render the scenes it names into the writer's staging
+folder, write its release files and its record last, and publish it.
 
-A scene that fails the renderer's visibility check sends the episode back to
+A scene that fails the renderer's visibility check sends the item back to
 the sampler for a redraw from a derived seed (`first_retry=retry + 1`), a
-bounded number of times; an episode that still cannot be produced is
-recorded as failed and the others go on. A full disk stops everything.
+bounded number of times; an item that still cannot be produced is recorded
+as failed and the others go on. A full disk stops everything.
 """
 from __future__ import annotations
 
@@ -16,18 +17,17 @@ from typing import Callable
 
 from render import NoSpaceError, RenderError, Worker
 from scenes.quality import with_quality
-from scenes.spec import Episode
+from scenes.spec import Item
 from scenes.visibility import MIN_VISIBLE_PIXELS
-from tasks import ItemError, InvalidEpisode, sample_item
-from tasks.release import image_json, info_json
+from tasks import InvalidEpisode, ItemError, sample_item
 
 from . import claims, dataset, status
 from .planning import Settings
 from .record import full_problem, write_record
 from .writers import Writer
 
-MAX_REDRAWS = 5  # visibility redraws per episode
-MAX_CRASHES = 2  # Blender crashes tolerated per episode (each on a fresh Blender)
+MAX_REDRAWS = 5  # visibility redraws per item
+MAX_CRASHES = 2  # Blender crashes tolerated per item (each on a fresh Blender)
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Outcome:
     task: str
     index: int
     ok: bool
-    images: int  # images of the published episode
+    images: int  # images of the published item
     renders: int  # every render, redrawn panels included
     reasons: tuple[str, ...] = ()  # why panels were redrawn, or why the episode failed
     by_other: bool = False  # another writer finished it first
@@ -46,16 +46,15 @@ class Aborted(Exception):
     """The run is stopping; the episode in hand is dropped."""
 
 
-def at_quality(ep: Episode, quality: str) -> Episode:
-    """The episode with every scene at the quality actually rendered."""
-    panels = tuple(p.model_copy(update={"scene": with_quality(p.scene, quality)}) for p in ep.context_panels)
-    return ep.model_copy(update={"context_panels": panels, "query": with_quality(ep.query, quality)})
+def at_quality(item: Item, quality: str) -> Item:
+    """The item with every scene at the quality actually rendered."""
+    return item.with_scenes({name: with_quality(scene, quality) for name, scene in item.scenes().items()})
 
 
-def write_release_files(folder, ep: Episode) -> None:
-    """episode.json and info.json beside the images, then the record, last."""
-    (folder / "episode.json").write_text(ep.model_dump_json(indent=2) + "\n")
-    (folder / "info.json").write_text(dataset.dumps(info_json(ep)))
+def write_release_files(folder, item: Item) -> None:
+    """The item's release files beside its images, then the record, last."""
+    for name, text in item.release_files().items():
+        (folder / name).write_text(text)
     write_record(folder)
 
 
@@ -82,31 +81,31 @@ def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callabl
         claims.release(writer, s.split, task, index)
 
 
-def _render_into_place(worker: Worker, writer: Writer, s: Settings, ep: Episode, stop: threading.Event,
+def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, stop: threading.Event,
                        on_image: Callable[[], None]) -> tuple[str | None, int]:
     """Render every scene into a staging folder and publish it.
     Returns (None, renders) when published, else (why a scene failed, renders)."""
-    tmp = writer.staging(s.split, ep.task, ep.index)
+    tmp = writer.staging(s.split, item.task, item.index)
     published = False
     renders = 0
     try:
-        scenes = [(p.name, p.scene) for p in ep.context_panels] + [("question", ep.query)]
-        for name, scene in scenes:
+        scenes = item.scenes()
+        for name, scene in scenes.items():
             if stop.is_set():
                 raise Aborted
             res = worker.render(scene, tmp / f"{name}.png", tmp / f"{name}.json")
             renders += 1
             if not res.ok:
                 small = ", ".join(f"#{i} {res.visible_pixels[i]} px" for i in res.too_small)
-                return f"retry {ep.retry}: {name!r} shows objects under {MIN_VISIBLE_PIXELS} px ({small})", renders
+                return f"retry {item.retry}: {name!r} shows objects under {MIN_VISIBLE_PIXELS} px ({small})", renders
             on_image()
-        for name, _ in scenes:  # the renderer knows no words: label each image with the episode's
+        for name in scenes:  # the renderer knows no words: label each image with the item's
             truth = tmp / f"{name}.json"
-            truth.write_text(dataset.dumps(image_json(ep, name, json.loads(truth.read_text()))))
-        write_release_files(tmp, ep)
-        dataset.publish(tmp, s.out, s.split, ep.task, ep.index)
+            truth.write_text(dataset.dumps(item.label_image(name, json.loads(truth.read_text()))))
+        write_release_files(tmp, item)
+        dataset.publish(tmp, s.out, s.split, item.task, item.index)
         published = True
-        status.clear_failure(s.out, s.split, ep.task, ep.index)
+        status.clear_failure(s.out, s.split, item.task, item.index)
         return None, renders
     finally:
         if not published:
@@ -133,13 +132,13 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
         return Outcome(task, index, False, 0, renders, tuple(reasons + [why]))
 
     try:
-        ep = sample_item(task, s.seed, s.split, index)
+        item = sample_item(task, s.seed, s.split, index, scheme=s.scheme)
     except (ItemError, InvalidEpisode) as err:
         return failed(f"sampling: {err}")
-    while True:
-        ep = at_quality(ep, s.quality)
+    for _ in range(MAX_CRASHES + MAX_REDRAWS + 2):  # each pass is a crash, a redraw or the end
+        item = at_quality(item, s.quality)
         try:
-            why, n = _render_into_place(worker, writer, s, ep, stop, on_image)
+            why, n = _render_into_place(worker, writer, s, item, stop, on_image)
         except NoSpaceError:
             raise
         except RenderError as err:
@@ -149,16 +148,16 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
             reasons.append(f"renderer crashed: {str(err).splitlines()[0]}")
             if crashes > MAX_CRASHES:
                 return failed(f"gave up after {MAX_CRASHES} renderer crashes")
-            continue  # the same episode on a fresh Blender
+            continue  # the same item on a fresh Blender
         renders += n
         if why is None:
-            return Outcome(task, index, True, len(ep.context_panels) + 1, renders, tuple(reasons))
+            return Outcome(task, index, True, len(item.scenes()), renders, tuple(reasons))
         reasons.append(why)
         if redraws == MAX_REDRAWS:
             return failed(f"gave up after {MAX_REDRAWS} redraws")
         redraws += 1
         try:
-            ep = sample_item(task, s.seed, s.split, index, first_retry=ep.retry + 1)
+            item = sample_item(task, s.seed, s.split, index, first_retry=item.retry + 1, scheme=s.scheme)
         except (ItemError, InvalidEpisode) as err:
             return failed(f"redraw: {err}")
-
+    raise AssertionError("unreachable: the last crash or redraw allowed returns")

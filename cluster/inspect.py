@@ -1,8 +1,9 @@
-"""`mewl inspect PATH`: a scene, an image's ground truth or an episode made
-readable; `--overlay FILE.png` draws boxes, names and the pointed object.
+"""`mewl inspect PATH`: a scene, an image's ground truth or an item (a MEWL
+episode, a MALeViC statement, ...) made readable; `--overlay FILE.png` draws
+boxes, names and the pointed object.
 
-PATH may be an episode folder (or its episode.json / info.json), a scene
-spec JSON, a rendered image's JSON, or a rendered PNG (its JSON beside it).
+PATH may be an item folder (or its episode.json / info.json / item.json), a
+scene spec JSON, a rendered image's JSON, or a rendered PNG (its JSON beside it).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import math
 from pathlib import Path
 
 from scenes.relations import relationships
-from scenes.spec import Episode, SceneSpec
+from scenes.spec import Episode, Item, SceneSpec
 from scenes.universe import DIRECTIONS, describe
 
 from . import overlay
@@ -30,22 +31,25 @@ def _read_json(path: Path) -> dict:
 
 
 def load(path: Path) -> tuple[str, object, Path]:
-    """('episode', Episode, folder) | ('truth', dict, json path) | ('scene', SceneSpec, path)."""
+    """('item', Item, folder) | ('truth', dict, json path) | ('scene', SceneSpec, path)."""
     from .verify import refuse_damaged
 
-    refuse_damaged(path)  # a file of a damaged episode: one line, not a decoder's traceback
-    if path.is_dir() or path.name in ("episode.json", "info.json"):
+    refuse_damaged(path)  # a file of a damaged item: one line, not a decoder's traceback
+    if path.is_dir() or path.name in ("episode.json", "info.json", "item.json"):
         folder = path if path.is_dir() else path.parent
-        if not (folder / "episode.json").is_file():
-            raise UserError(f"{folder}: no episode.json; expected an episode folder")
-        return "episode", load_spec(folder / "episode.json"), folder
+        if not any((folder / name).is_file() for name in ("episode.json", "item.json")):
+            raise UserError(f"{folder}: no episode.json or item.json; expected an item folder")
+        spec = load_spec(folder)
+        if not isinstance(spec, Item):
+            raise UserError(f"{folder}: not an item's folder ({type(spec).__name__} found)")
+        return "item", spec, folder
     if path.suffix == ".png":
         path = path.with_suffix(".json")
     data = _read_json(path)
     if isinstance(data, dict) and "image_filename" in data and "objects" in data:
         return "truth", data, path
     spec = load_spec(path)
-    return ("episode", spec, path.parent) if isinstance(spec, Episode) else ("scene", spec, path)
+    return ("item", spec, path.parent) if isinstance(spec, Item) else ("scene", spec, path)
 
 
 # -- text ---------------------------------------------------------------------
@@ -115,16 +119,31 @@ def episode_text(ep: Episode, folder: Path) -> str:
     return "\n".join(lines)
 
 
+def item_text(item: Item, folder: Path) -> str:
+    """Any other benchmark's item: its index line (text and labels), then each scene."""
+    if isinstance(item, Episode):
+        return episode_text(item, folder)
+    lines = [f"{item.task} item {item.index} (split {item.split}, root seed {item.root_seed}, retry {item.retry})"]
+    lines += [f"{key}: {value}" for key, value in item.index_entry().items() if key not in ("task", "split", "index")]
+    for name, scene in item.scenes().items():
+        lines.append(f"scene {name!r} ({name}.png):")
+        lines.append("  " + scene_text(scene, _truth(folder, name), indent="  "))
+    return "\n".join(lines)
+
+
 # -- overlays (drawn by cluster.overlay) ---------------------------------------
-def episode_overlay(ep: Episode, folder: Path):
-    """All seven images with their boxes: context panels, then the query."""
-    tiles = [(p.name, f"{p.name}: {p.utterance!r}") for p in ep.context_panels]
-    tiles.append(("question", f"question; answer {ep.answer!r} of {', '.join(ep.choices)}"))
+def item_overlay(item: Item, folder: Path):
+    """Every image of the item with its boxes; for an episode, the context panels then the query."""
+    if isinstance(item, Episode):
+        tiles = [(p.name, f"{p.name}: {p.utterance!r}") for p in item.context_panels]
+        tiles.append(("question", f"question; answer {item.answer!r} of {', '.join(item.choices)}"))
+    else:
+        tiles = [(name, name) for name in item.scenes()]
     truths = []
     for name, _ in tiles:
         gt = _truth(folder, name)
         if gt is None:
-            raise UserError(f"{folder / name}.json: missing; the episode is not rendered")
+            raise UserError(f"{folder / name}.json: missing; the item is not rendered")
         truths.append(gt)
     return overlay.episode_sheet([(folder / f"{name}.png", caption) for name, caption in tiles], truths)
 
@@ -133,8 +152,8 @@ def cmd_inspect(args) -> int:
     if args.overlay:
         overlay.check_path(Path(args.overlay))
     kind, obj, where = load(Path(args.path))
-    if kind == "episode":
-        print(episode_text(obj, where))
+    if kind == "item":
+        print(item_text(obj, where))
     elif kind == "truth":
         print(truth_text(obj))
     else:
@@ -142,7 +161,7 @@ def cmd_inspect(args) -> int:
     if args.overlay:
         if kind == "scene":
             raise UserError(f"{args.path} is a scene spec, not a render; overlay a rendered image's .json or .png")
-        image = (episode_overlay(obj, where) if kind == "episode"
+        image = (item_overlay(obj, where) if kind == "item"
                  else overlay.draw_truth(where.with_name(obj["image_filename"]), obj))
         overlay.save(image, Path(args.overlay))
         print(f"overlay written to {args.overlay}")

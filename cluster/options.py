@@ -6,25 +6,51 @@ import os
 import re
 from pathlib import Path
 
+import tasks
+from render.worker import DEVICES  # declared once, beside the worker that checks it
 from scenes import spec
 from scenes.quality import QUALITIES
-from scenes.spec import TASKS
 
 from .errors import UserError
 
 SPLIT_PATTERN = re.compile(spec.SPLIT_PATTERN)  # the Episode model's own rule
 
-DEVICES = ("auto", "cpu", "optix", "cuda", "hip", "oneapi", "metal")
-
 
 def task_list(value: str) -> list[str]:
-    if value == "all":
-        return list(TASKS)
-    names = value.split(",")
-    bad = [t for t in names if t not in TASKS]
-    if bad:
-        raise UserError(f"unknown task {bad[0]!r}; expected one of {', '.join(TASKS)} or all")
-    return names
+    """A task, a benchmark (all of its tasks), all, or a comma list of those."""
+    try:
+        return tasks.resolve(value)
+    except tasks.UnknownTask as err:
+        raise UserError(str(err)) from None
+
+
+def split_scheme(value: str | None, names: list[str], split_name: str) -> str:
+    """How splits differ: iid (the default), or a scheme every chosen task
+    knows, for a split the scheme knows."""
+    value = value or tasks.IID
+    known = {s.name for t in names for s in tasks.REGISTRY[t].schemes}
+    if value not in known:
+        raise UserError(f"unknown --split-scheme {value!r}; the chosen tasks know {', '.join(sorted(known))}")
+    lacking = [t for t in names if tasks.REGISTRY[t].scheme(value) is None]
+    if lacking:
+        raise UserError(f"--split-scheme {value} is not a scheme of {', '.join(lacking)}")
+    splits = tasks.REGISTRY[names[0]].scheme(value).splits
+    if splits is not None and split_name not in splits:
+        raise UserError(f"--split-scheme {value} knows the splits {', '.join(splits)}, not {split_name!r}")
+    return value
+
+
+def add_dataset_arguments(parser, preset: bool, out_help: str = "dataset folder") -> None:
+    """What decides the data, declared once for render, sample and slurm. With
+    `preset`, --task, --n and --split may come from --preset instead."""
+    parser.add_argument("--task", default=None, required=not preset,
+                        help="a task, a benchmark (all its tasks), all, or a comma list; `mewl tasks` lists them")
+    parser.add_argument("--n", default=None, required=not preset, help="items (episodes) per task")
+    parser.add_argument("--out", required=True, type=Path, help=out_help)
+    parser.add_argument("--split", default=None if preset else "train", help="default train")
+    parser.add_argument("--seed", default="0")
+    parser.add_argument("--split-scheme", default=None, metavar="SCHEME",
+                        help="how splits differ: iid (default), or a task's compositional scheme (`mewl tasks` lists them)")
 
 
 def positive_int(name: str, value: str | int) -> int:
@@ -107,3 +133,16 @@ def gpu_ids(value: str | None) -> list[int] | None:
     if any(i < 0 for i in ids) or len(set(ids)) != len(ids):
         raise UserError(f"--gpu-ids must be distinct non-negative numbers, got {value!r}")
     return ids
+
+
+def ranges(indices: list[int], sep: str = ", ", limit: int | None = None) -> str:
+    """Sorted indices as ranges: [0, 1, 2, 5] -> '0-2, 5'; past `limit` ranges the rest is counted."""
+    spans: list[tuple[int, int]] = []
+    for i in indices:
+        if spans and spans[-1][1] == i - 1:
+            spans[-1] = (spans[-1][0], i)
+        else:
+            spans.append((i, i))
+    shown = spans if limit is None else spans[:limit]
+    text = sep.join(f"{a}" if a == b else f"{a}-{b}" for a, b in shown)
+    return text + (f"{sep}... ({len(spans) - len(shown)} more ranges)" if len(shown) < len(spans) else "")

@@ -15,6 +15,13 @@ class Settings:
     split: str
     seed: int
     quality: str
+    scheme: str = "iid"  # how splits differ (tasks.registry); iid for MEWL
+
+    def manifest(self, kind: str) -> dict:
+        """What OUT's manifest pins: a run with other values is refused. The
+        scheme only where it is not iid, so MEWL's manifests stay as they were."""
+        pinned = {"seed": self.seed, "quality": self.quality, "kind": kind} if self.quality else {"seed": self.seed, "kind": kind}
+        return pinned if self.scheme == "iid" else {**pinned, "split_scheme": self.scheme}
 
 
 def plan(settings: Settings, tasks: list[str], n: int, shard: tuple[int, int] = (0, 1)) -> tuple[list[tuple[str, int]], int]:

@@ -13,7 +13,7 @@ from .errors import UserError
 
 # split -> episodes per task, in the order they are rendered.
 PRESETS: dict[str, dict] = {
-    "mewl-release": {"task": "all", "splits": {"train": 3000, "val": 600, "test": 600}},
+    "mewl-release": {"task": "mewl", "splits": {"train": 3000, "val": 600, "test": 600}},
 }
 DEFAULT_SPLIT = "train"
 

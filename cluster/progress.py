@@ -1,7 +1,8 @@
 """Progress of a render: a tqdm bar on a terminal, plain lines otherwise
 (logs of batch jobs), and a summary at the end. It moves per image: an
-episode in flight counts the images rendered so far (at most all but one,
-however often its panels are redrawn), a finished one all of its images."""
+item in flight counts the images rendered so far (at most all but one,
+however often its panels are redrawn), a finished one all of its images.
+Items of different tasks may have different numbers of images."""
 from __future__ import annotations
 
 import os
@@ -11,7 +12,6 @@ import time
 
 from .episode_job import Outcome
 
-IMAGES_PER_EPISODE = 7  # six context panels and the query (tasks.validation)
 
 
 def _clock(seconds: float) -> str:
@@ -20,9 +20,14 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    def __init__(self, total: int, skipped: int, stream=None, interval: float | None = None):
+    def __init__(self, jobs: list[tuple[str, int]], skipped: int, images_of: dict[str, int], stream=None,
+                 interval: float | None = None):
+        """jobs: the (task, index) to render; images_of: images per item of each task."""
         self.stream = stream or sys.stderr
-        self.total, self.skipped = total, skipped
+        self.total, self.skipped = len(jobs), skipped
+        self.images_of = images_of
+        self.total_images = sum(images_of[task] for task, _ in jobs)
+        self.finished_images = 0  # every image of each finished item
         self.done = self.failed = self.images = self.renders = self.by_other = 0
         self.in_flight: dict[tuple[str, int], int] = {}  # images rendered of episodes not finished yet
         self.rendered = 0  # every image rendered, redraws included
@@ -30,11 +35,11 @@ class Progress:
         self.interval = interval if interval is not None else float(os.environ.get("MEWL_PROGRESS_INTERVAL", "30"))
         self._last_line = self.start
         self.bar = None
-        if self.stream.isatty() and total:
+        if self.stream.isatty() and self.total:
             from tqdm import tqdm
 
             size = shutil.get_terminal_size((100, 20))  # a pty of unknown size reports 0x0: tqdm would hide
-            self.bar = tqdm(total=total * IMAGES_PER_EPISODE, unit="img", desc="render", file=self.stream,
+            self.bar = tqdm(total=self.total_images, unit="img", desc="render", file=self.stream,
                             ncols=size.columns, nrows=size.lines,
                             bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} images [{elapsed}<{remaining}{postfix}]")
 
@@ -53,11 +58,11 @@ class Progress:
     @property
     def position(self) -> int:
         """Images so far: all of each finished episode's, and the rendered ones of those in flight."""
-        return self.finished * IMAGES_PER_EPISODE + sum(self.in_flight.values())
+        return self.finished_images + sum(self.in_flight.values())
 
     def image(self, task: str, index: int) -> None:
         key = (task, index)
-        self.in_flight[key] = min(self.in_flight.get(key, 0) + 1, IMAGES_PER_EPISODE - 1)
+        self.in_flight[key] = min(self.in_flight.get(key, 0) + 1, self.images_of[task] - 1)
         self.rendered += 1
         self._show(force=False)
 
@@ -66,6 +71,7 @@ class Progress:
 
     def update(self, outcome: Outcome) -> None:
         self.in_flight.pop((outcome.task, outcome.index), None)
+        self.finished_images += self.images_of[outcome.task]
         if outcome.by_other and outcome.ok:
             self.by_other += 1
         else:
@@ -94,7 +100,7 @@ class Progress:
             self.write(self.line())
 
     def line(self) -> str:
-        total, at = self.total * IMAGES_PER_EPISODE, self.position
+        total, at = self.total_images, self.position
         eta = _clock((total - at) * self.wall / at) if at else "?"
         return (f"render: {at}/{total} images, {self.finished}/{self.total} episodes ({self.failed} failed), "
                 f"{self.images_per_second:.2f} images/s, {_clock(self.wall)} elapsed, {eta} left")

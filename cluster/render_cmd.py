@@ -7,8 +7,9 @@ import signal
 import sys
 from pathlib import Path
 
-from . import card, dataset, options, presets, status
+from . import card, dataset, index, options, presets, status
 from .errors import UserError
+from .planning import Settings
 from .writers import STAGING, Writer, clean_stale
 
 
@@ -57,13 +58,14 @@ def _render_split(args) -> int:
     shard = options.shard(args.shard)
     workers = None if args.workers in (None, "") else options.positive_int("--workers", args.workers)
     out = options.output(args.out)
-    manifest = {"seed": seed, "quality": quality, "kind": "rendered"}
+    settings = Settings(out=out, split=split, seed=seed, quality=quality,
+                        scheme=options.split_scheme(args.split_scheme, tasks, split))
+    manifest = settings.manifest("rendered")
     dataset.check_output(out, manifest)
     dataset.probe_writable(out)  # a read-only or full OUT is refused before Blender starts
 
-    from .pipeline import Settings, plan
+    from .pipeline import plan
 
-    settings = Settings(out=out, split=split, seed=seed, quality=quality)
     if args.repair:
         from .verify import find_damage
 
@@ -78,6 +80,7 @@ def _render_split(args) -> int:
     try:
         if not jobs:
             _claim(out, manifest, split, tasks, n)
+            _index(out, split, tasks)
             print(f"render: nothing to do, {complete} episode(s) already complete in {out / split}", file=sys.stderr)
             return 0
         created = not out.exists()
@@ -87,6 +90,8 @@ def _render_split(args) -> int:
         finally:
             if "progress" in run:
                 run["progress"].close()
+            if out.is_dir():
+                _index(out, split, tasks)  # also after an interrupt: the index lists what is complete
         progress = run["progress"]
         print(progress.summary(), file=sys.stderr)
         card.write_card(out)
@@ -108,6 +113,8 @@ def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu
     from render import DeviceError
 
     from .pipeline import RenderPool, worker_options
+    from tasks import REGISTRY
+
     from .progress import Progress
 
     out = settings.out
@@ -122,7 +129,7 @@ def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu
                       f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
                       + (f", {threads} thread(s) each" if threads else "")
                       + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""), file=sys.stderr)
-                progress = run["progress"] = Progress(len(jobs), complete)
+                progress = run["progress"] = Progress(jobs, complete, {t: REGISTRY[t].images for t in tasks})
                 for outcome in pool.run(settings, jobs, tick=progress.tick, on_image=progress.image, on_wait=progress.waiting):
                     progress.update(outcome)
     except DeviceError as err:
@@ -146,6 +153,11 @@ def _once():
     return first_time
 
 
+def _index(out: Path, split: str, tasks: list[str]) -> None:
+    for task in tasks:
+        index.rebuild(out, split, task)
+
+
 def _claim(out: Path, manifest: dict, split: str, tasks: list[str], n: int) -> None:
     dataset.claim_output(out, manifest)
     for task in tasks:
@@ -165,13 +177,9 @@ def cmd_status(args) -> int:
 
 def register(sub) -> None:
     s = sub.add_parser("render", help="render episodes (resumable)")
-    s.add_argument("--task", default=None, help="a task name, a comma list, or all")
-    s.add_argument("--n", default=None, help="episodes per task")
-    s.add_argument("--out", required=True)
-    s.add_argument("--split", default=None, help="default train")
+    options.add_dataset_arguments(s, preset=True)
     presets.add_arguments(s)
     s.add_argument("--dry-run", action="store_true", help="print the episodes per split and task to render, render nothing")
-    s.add_argument("--seed", default="0")
     s.add_argument("--workers", default=None, help="Blender workers (default: one per GPU, else one)")
     s.add_argument("--device", default="auto", help=f"one of {', '.join(options.DEVICES)}")
     s.add_argument("--gpu-ids", default=None, help="comma list of GPU ids, dealt out one per worker")

@@ -1,19 +1,19 @@
-"""`mewl sample`: episode specs and info.json, no rendering.
+"""`mewl sample`: items' specs and release files (episode.json and info.json
+for MEWL, item.json for others), no rendering.
 
-Each episode is claimed, written into the writer's staging folder with its
+Each item is claimed, written into the writer's staging folder with its
 record of checksums last, and published, like a rendered one: several
 samplers (or a sampler beside a renderer) share one OUT safely.
 """
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from joblib import Parallel, delayed
 
 from tasks import ItemError, sample_item
 
-from . import card, dataset, status
+from . import card, dataset, index, status
 from .episode_job import Outcome, claimed, write_release_files
 from .planning import Settings
 from .writers import Writer, clean_stale
@@ -21,19 +21,19 @@ from .writers import Writer, clean_stale
 RECHECK = 1.0  # seconds between looks at episodes another writer holds
 
 
-def _sample_batch(out: Path, task: str, seed: int, split: str, indices: list[int]) -> list[str]:
-    settings = Settings(out=out, split=split, seed=seed, quality="")
+def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str]:
+    out, seed, split = settings.out, settings.seed, settings.split
     failed: list[str] = []
 
     def produce(writer: Writer, i: int):
         def write() -> Outcome:
             try:
-                ep = sample_item(task, seed, split, i)
+                item = sample_item(task, seed, split, i, scheme=settings.scheme)
             except ItemError as err:
                 failed.append(str(err))
                 return Outcome(task, i, False, 0, 0, (str(err),))
             tmp = writer.staging(split, task, i)
-            write_release_files(tmp, ep)
+            write_release_files(tmp, item)
             dataset.publish(tmp, out, split, task, i)
             return Outcome(task, i, True, 0, 0)
         return write
@@ -48,13 +48,16 @@ def _sample_batch(out: Path, task: str, seed: int, split: str, indices: list[int
     return failed
 
 
-def sample_to_disk(out: Path, tasks: list[str], n: int, split: str, seed: int, workers: int) -> list[str]:
-    """Write every missing episode; returns the failures' reasons."""
+def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -> list[str]:
+    """Write every missing item; returns the failures' reasons."""
+    out, split = settings.out, settings.split
     with dataset.writing(out):
         clean_stale(out)  # dead writers' staging folders
     for task in tasks:
         status.record_plan(out, split, task, n)
     jobs = [(t, list(range(start, min(start + 50, n)))) for t in tasks for start in range(0, n, 50)]
-    results = Parallel(n_jobs=workers)(delayed(_sample_batch)(out, t, seed, split, idx) for t, idx in jobs)
+    results = Parallel(n_jobs=workers)(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
+    for task in tasks:
+        index.rebuild(out, split, task)
     card.write_card(out)
     return [reason for batch in results for reason in batch]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import dataset, options, presets, status
 from .errors import UserError
+from .planning import Settings
 from .slurm_script import Request, active_shards, complete_script, default_cpus, default_mem, ranges, render_script, sbatch
 
 SUBMISSIONS = "submissions.jsonl"
@@ -34,10 +35,8 @@ def register(subparsers) -> None:
     s = subparsers.add_parser(
         "slurm", help="write (and --submit) a SLURM array that renders a dataset; a rerun resubmits missing shards"
     )
-    s.add_argument("--task", default=None, help="a task name, a comma list, or all")
-    s.add_argument("--n", default=None, help="episodes per task")
+    options.add_dataset_arguments(s, preset=True, out_help="dataset folder, on storage every node sees")
     presets.add_arguments(s)
-    s.add_argument("--out", required=True, type=Path, help="dataset folder, on storage every node sees")
     s.add_argument("--array", required=True, metavar="K", help="shards = array tasks (each renders i %% K == I)")
     s.add_argument("--partition", default=None)
     s.add_argument("--gpus-per-task", default="1", metavar="G", help="GPUs per array task (default 1; 0 for CPU nodes)")
@@ -48,8 +47,6 @@ def register(subparsers) -> None:
     s.add_argument("--time", default=None, metavar="HH:MM:SS", help="time limit per array task ([D-]HH:MM:SS)")
     s.add_argument("--max-parallel", default=None, metavar="M", help="array tasks running at once (%%M)")
     s.add_argument("--quality", default="default")
-    s.add_argument("--seed", default="0")
-    s.add_argument("--split", default=None, help="default train")
     s.add_argument("--device", default="auto")
     s.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                    help="extra sbatch option for both jobs, e.g. --sbatch-arg=--account=lab (repeatable)")
@@ -155,7 +152,7 @@ def request(args) -> Request:
         seed=options.seed(args.seed), quality=options.quality(args.quality), device=options.device(args.device),
         shards=k, max_parallel=throttle, partition=args.partition, gpus_per_task=gpus, cpus_per_task=cpus, mem=mem,
         time=time_limit(args.time), sbatch_args=[sbatch_arg(a) for a in args.sbatch_arg],
-        submit_dir=Path.cwd(),
+        submit_dir=Path.cwd(), scheme=options.split_scheme(args.split_scheme, tasks, options.split(args.split)),
     )
     dataset.check_output(out, render_settings(req))  # another seed or quality in OUT: refused
     return req
@@ -222,7 +219,7 @@ def claim(req: Request) -> None:
 
 def render_settings(req: Request) -> dict:
     # The manifest `mewl render` claims (cluster.render_cmd): the array tasks must find it equal.
-    return {"seed": req.seed, "quality": req.quality, "kind": "rendered"}
+    return Settings(req.out, req.split, req.seed, req.quality, req.scheme).manifest("rendered")
 
 
 def refuse_if_running(req: Request) -> None:

@@ -11,6 +11,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import options
 from .errors import UserError
 
 RENDER_JOB = "mewl-render"
@@ -54,6 +55,7 @@ class Request:
     time: str | None
     sbatch_args: list[str]
     submit_dir: Path
+    scheme: str = "iid"
 
     @property
     def slurm_dir(self) -> Path:
@@ -66,13 +68,7 @@ class Request:
 
 def ranges(shards: list[int]) -> str:
     """[0, 1, 2, 5, 7, 8] -> '0-2,5,7-8', sbatch's --array syntax."""
-    spans: list[list[int]] = []
-    for i in shards:
-        if spans and spans[-1][1] == i - 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+    return options.ranges(shards, sep=",")
 
 
 def array_spec(shards: list[int], max_parallel: int | None) -> str:
@@ -116,7 +112,7 @@ def render_script(req: Request, shards: list[int], log_dir: Path | None) -> str:
     render = [
         str(req.mewl), "render", "--task", ",".join(req.tasks), "--n", str(req.n), "--out", str(req.out),
         "--split", req.split, "--seed", str(req.seed), "--quality", req.quality, "--device", req.device,
-    ]
+    ] + ([] if req.scheme == "iid" else ["--split-scheme", req.scheme])
     k = req.shards
     body = f"""\
 set -euo pipefail
@@ -141,6 +137,7 @@ def complete_script(req: Request, array_job: str) -> str:
 set -euo pipefail
 cd {shlex.quote(str(req.submit_dir))}
 echo "mewl: checking {shlex.quote(str(req.out))} after array job {array_job} on $(hostname) at $(date '+%F %T')"
+{shlex.join([str(req.mewl), "index", str(req.out), "--split", req.split])}
 exec {shlex.join([str(req.mewl), "status", str(req.out)])}
 """
     return _header(directives, comment) + body

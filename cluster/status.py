@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import claims, dataset, writers
+from . import claims, dataset, options, writers
 from .errors import UserError
 from .record import quick_problem
 
@@ -143,16 +143,8 @@ def leftovers(out: Path) -> list[str]:
     return lines
 
 
-def _ranges(indices: list[int], limit: int = 8) -> str:
-    """[0, 1, 2, 5] -> '0-2, 5'; long lists are cut."""
-    spans: list[str] = []
-    for i in indices:
-        if spans and spans[-1][1] == i - 1:
-            spans[-1] = (spans[-1][0], i)
-        else:
-            spans.append((i, i))
-    text = [f"{a}" if a == b else f"{a}-{b}" for a, b in spans[:limit]]
-    return ", ".join(text) + (f", ... ({len(spans) - limit} more ranges)" if len(spans) > limit else "")
+def _ranges(indices: list[int]) -> str:
+    return options.ranges(indices, limit=8)
 
 
 def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = ()) -> str:

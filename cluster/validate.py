@@ -3,16 +3,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenes.spec import Episode, SceneSpec, SpecError, read_spec
-from tasks import REGISTRY, InvalidEpisode
+from scenes.spec import Episode, Item, SceneSpec, SpecError
+from tasks import REGISTRY, InvalidEpisode, read_item
 
 from .errors import UserError
 
 
-def load_spec(path: Path) -> Episode | SceneSpec:
-    """An Episode or a SceneSpec from a JSON file (or an episode folder), or a one-line UserError."""
+def load_spec(path: Path) -> Item | SceneSpec:
+    """An item or a SceneSpec from a JSON file (or an item folder), or a one-line UserError."""
     try:
-        return read_spec(path)
+        return read_item(path)
     except SpecError as err:
         raise UserError(str(err)) from None
 
@@ -28,4 +28,6 @@ def validate_file(path: Path) -> str:
         REGISTRY[spec.task].validate(spec)
     except InvalidEpisode as err:
         raise UserError(f"{path}: breaks the {spec.task} rules: {err}") from None
-    return f"{path}: valid {spec.task} episode {spec.index} (answer {spec.answer!r})"
+    if isinstance(spec, Episode):
+        return f"{path}: valid {spec.task} episode {spec.index} (answer {spec.answer!r})"
+    return f"{path}: valid {spec.task} item {spec.index} ({len(spec.scenes())} scene(s))"

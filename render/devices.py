@@ -3,13 +3,9 @@ from __future__ import annotations
 
 import bpy
 
-from .worker import DEVICES
+from .worker import DEVICES, DeviceError
 
 GPU_KINDS = ("OPTIX", "CUDA", "HIP", "ONEAPI", "METAL")  # the order `auto` tries
-
-
-class DeviceError(RuntimeError):
-    """The requested device cannot be used here."""
 
 
 def _gpus(prefs, kind: str) -> list:

@@ -21,12 +21,21 @@ def _channels() -> tuple[Connection, Connection]:
     return reader, writer
 
 
+def _next_scene(reader):
+    """The parent's next render request; None once it says close or is gone."""
+    try:
+        msg = reader.recv()
+    except EOFError:  # the parent is gone
+        return None
+    return None if msg[0] == "close" else msg
+
+
 def serve() -> None:
     reader, writer = _channels()
     options = reader.recv()
     try:
         from .blender_scene import BlenderScene
-        from .devices import DeviceError
+        from .worker import DeviceError
 
         try:
             stage = BlenderScene(**options)
@@ -43,13 +52,7 @@ def serve() -> None:
     from scenes.spec import SceneSpec
 
     try:
-        while True:
-            try:
-                msg = reader.recv()
-            except EOFError:  # the parent is gone
-                return
-            if msg[0] == "close":
-                return
+        for msg in iter(lambda: _next_scene(reader), None):
             _, spec_json, png, js = msg
             try:
                 out = stage.render(SceneSpec.model_validate_json(spec_json), Path(png), Path(js))

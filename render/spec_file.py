@@ -1,6 +1,8 @@
 """Render one scene of a spec file: what `mewl render-spec` calls.
 
-The file holds a SceneSpec, or an Episode whose panel (or query) is named.
+The file holds a SceneSpec, or an item (a MEWL episode, ...) whose scene is
+named: a panel's name or 'question' for an episode; an item of one scene
+needs no name.
 """
 from __future__ import annotations
 
@@ -8,27 +10,27 @@ import sys
 from pathlib import Path
 
 from scenes.quality import QUALITIES, with_quality
-from scenes.spec import Episode, SceneSpec, SpecError, read_spec
+from scenes.spec import Item, SceneSpec, SpecError
+from tasks import read_item
 
 from .worker import Worker
 
-QUERY = "question"  # the query's file stem in the release
-
-
-def choose_scene(spec: Episode | SceneSpec, spec_path: Path, panel: str | None) -> tuple[SceneSpec, str]:
-    """(scene, file stem): a scene spec as it is, or the named scene of an episode."""
+def choose_scene(spec: Item | SceneSpec, spec_path: Path, panel: str | None) -> tuple[SceneSpec, str]:
+    """(scene, file stem): a scene spec as it is, or the named scene of an item."""
     if isinstance(spec, SceneSpec):
         if panel is not None:
             raise SpecError(f"--panel picks a scene of an episode; {spec_path} is a single scene spec")
         return spec, spec_path.stem
-    names = [p.name for p in spec.context_panels] + [QUERY]
-    listed = ", ".join(repr(n) for n in names)
+    scenes = spec.scenes()
+    listed = ", ".join(repr(n) for n in scenes)
+    if panel is None and len(scenes) == 1:
+        return next(iter(scenes.values())), next(iter(scenes))
     if panel is None:
-        raise SpecError(f"{spec_path} is an episode of {len(names)} scenes; render one with --panel NAME, "
+        raise SpecError(f"{spec_path} is an episode of {len(scenes)} scenes; render one with --panel NAME, "
                         f"NAME one of {listed}")
-    if panel not in names:
+    if panel not in scenes:
         raise SpecError(f"{spec_path} has no panel {panel!r}; expected one of {listed}")
-    return spec.scene(panel), panel
+    return scenes[panel], panel
 
 
 def render_spec_file(spec_path: Path, out_dir: Path, quality: str | None = None, device: str = "auto",
@@ -39,7 +41,7 @@ def render_spec_file(spec_path: Path, out_dir: Path, quality: str | None = None,
     quality None keeps the spec's own render settings; a profile name replaces them.
     """
     spec_path = Path(spec_path)
-    spec, stem = choose_scene(read_spec(spec_path), spec_path, panel)
+    spec, stem = choose_scene(read_item(spec_path), spec_path, panel)
     if quality is not None:
         if quality not in QUALITIES:
             raise SpecError(f"unknown quality {quality!r}; expected one of {', '.join(QUALITIES)}")

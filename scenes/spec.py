@@ -306,11 +306,15 @@ class SpecError(ValueError):
     """A spec file that cannot be read or breaks a rule of the models, as one line naming the field."""
 
 
-def read_spec(path: Path) -> Episode | SceneSpec:
-    """An Episode (a file with context_panels) or a SceneSpec from a JSON file or an episode folder."""
+def read_spec(path: Path, items: dict[str, type[Item]] | None = None) -> Item | SceneSpec:
+    """An item or a SceneSpec from a JSON file, or an item's folder. `items`
+    maps task names to their item models (tasks.read_item passes every
+    registered task's); without it only MEWL episodes are recognised."""
     path = Path(path)
+    items = items or {}
     if path.is_dir():
-        path = path / "episode.json"
+        records = dict.fromkeys([Episode.RECORD_FILE, *(m.RECORD_FILE for m in items.values())])
+        path = next((path / r for r in records if (path / r).is_file()), path / Episode.RECORD_FILE)
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
@@ -319,7 +323,13 @@ def read_spec(path: Path) -> Episode | SceneSpec:
         raise SpecError(f"cannot read {path}: {err.strerror}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise SpecError(f"{path}: not a JSON file ({err})") from None
-    model = Episode if isinstance(data, dict) and "context_panels" in data else SceneSpec
+    task = data.get("task") if isinstance(data, dict) else None
+    if isinstance(data, dict) and "context_panels" in data:
+        model = Episode
+    elif isinstance(task, str) and task in items:
+        model = items[task]
+    else:
+        model = SceneSpec
     try:
         return model.model_validate(data)
     except ValidationError as err:

@@ -61,6 +61,11 @@ ORTHOGONAL: dict[str, tuple[str, str]] = {
 NUMBER_WORDS: tuple[str, ...] = ("one", "two", "three", "four", "five", "six")
 
 
+def object_tuple(values) -> ObjectTuple:
+    """The object with these attribute values (a mapping attribute -> value), in MEWL's tuple order."""
+    return tuple(values[a] for a in TUPLE_ORDER)  # type: ignore[return-value]
+
+
 def attribute_of(value: str) -> str:
     """The attribute type a value belongs to (values are unique across types)."""
     for name, values in ATTRIBUTES.items():

@@ -6,11 +6,11 @@ and redraws from a derived seed when a sampler runs out of draws (bounded).
 """
 from __future__ import annotations
 
-from scenes.spec import Item
+from scenes.spec import Item, SceneSpec
 
 from .episode import Draft, InvalidEpisode
 from .mewl import MEWL
-from .registry import IID, Benchmark, Draw, ItemError, Task, draw_item
+from .registry import IID, Benchmark, Draw, ItemError, Scheme, Task, draw_item
 
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL,)}
 REGISTRY: dict[str, Task] = {t.name: t for b in BENCHMARKS.values() for t in b.tasks}
@@ -37,9 +37,16 @@ def resolve(value: str) -> list[str]:
     return found
 
 
+def read_item(path) -> Item | SceneSpec:
+    """Any registered task's item (or a scene spec) from a JSON file or an item folder; SpecError in one line."""
+    from scenes.spec import read_spec
+
+    return read_spec(path, {name: task.model for name, task in REGISTRY.items()})
+
+
 def sample_item(task: str, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID) -> Item:
     return draw_item(REGISTRY[task], root_seed, split, index, first_retry, scheme)
 
 
-__all__ = ["ALL_TASKS", "BENCHMARKS", "REGISTRY", "Benchmark", "Draft", "Draw", "InvalidEpisode", "Item", "ItemError",
-           "Task", "UnknownTask", "resolve", "sample_item"]
+__all__ = ["ALL_TASKS", "BENCHMARKS", "IID", "REGISTRY", "Benchmark", "Draft", "Draw", "Scheme", "InvalidEpisode", "Item", "ItemError",
+           "Task", "UnknownTask", "read_item", "resolve", "sample_item"]

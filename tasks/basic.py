@@ -10,19 +10,15 @@ import numpy as np
 
 from scenes.placement import place_scene
 from scenes.spec import Episode, Panel
-from scenes.universe import ATTRIBUTES, TUPLE_ORDER, UNIVERSE_INDEX, ObjectTuple
+from scenes.universe import ATTRIBUTES, TUPLE_ORDER, UNIVERSE_INDEX, ObjectTuple, object_tuple
 from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, shuffled
+from .episode import Draft, choices_with_answer, random_values, shuffled
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words
 
 VALUES_PER_EPISODE = 3
-
-
-def _object(values: dict[str, str]) -> ObjectTuple:
-    return tuple(values[a] for a in TUPLE_ORDER)  # type: ignore[return-value]
 
 
 def _contrasting_pair(rng: np.random.Generator, attribute: str, value: str) -> list[ObjectTuple]:
@@ -32,13 +28,13 @@ def _contrasting_pair(rng: np.random.Generator, attribute: str, value: str) -> l
         if other != attribute:
             a, b = rng.choice(len(ATTRIBUTES[other]), size=2, replace=False)
             pair[0][other], pair[1][other] = ATTRIBUTES[other][a], ATTRIBUTES[other][b]
-    return [_object(p) for p in pair]
+    return [object_tuple(p) for p in pair]
 
 
 def _random_object(rng: np.random.Generator, attribute: str, value: str) -> ObjectTuple:
-    values = {a: ATTRIBUTES[a][rng.integers(len(ATTRIBUTES[a]))] for a in TUPLE_ORDER}
+    values = random_values(rng)
     values[attribute] = value
-    return _object(values)
+    return object_tuple(values)
 
 
 def panel_name(word: str, obj: ObjectTuple) -> str:

@@ -27,7 +27,7 @@ from scenes.spec import Episode, Panel, SceneSpec
 from scenes.universe import DIRECTIONS, UNIVERSE
 from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, enumerate_mappings
+from .episode import Draft, choices_with_answer, distinct_objects, enumerate_mappings
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words
@@ -111,8 +111,8 @@ def _said(rng, t, words: list[str], x: int, y: int, ix: int | None = None, iy: i
 
 def sample(rng: np.random.Generator) -> Draft:
     # Six named objects; seven unnamed distractors (one per panel, one for the query).
-    picks = rng.choice(len(UNIVERSE), size=NAMED + PANELS + 1, replace=False)
-    named, distractors = [UNIVERSE[i] for i in picks[:NAMED]], [UNIVERSE[i] for i in picks[NAMED:]]
+    picks = distinct_objects(rng, NAMED + PANELS + 1)
+    named, distractors = picks[:NAMED], picks[NAMED:]
     words = pseudo_words(rng, NAMED, syllables=3)
     lexicon = dict(zip(words, named))
 

@@ -7,6 +7,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from scenes.spec import Concept, Panel, SceneSpec
+from scenes.universe import ATTRIBUTES, TUPLE_ORDER, UNIVERSE, ObjectTuple
 
 class InvalidEpisode(AssertionError):
     """An episode breaks a rule of TASKS.md (a sampler bug, never a user error)."""
@@ -62,3 +63,13 @@ def enumerate_mappings(
 
     extend(0, {})
     return found
+
+
+def distinct_objects(rng: np.random.Generator, count: int) -> list[ObjectTuple]:
+    """`count` different objects of the universe, uniformly."""
+    return [UNIVERSE[i] for i in rng.choice(len(UNIVERSE), size=count, replace=False)]
+
+
+def random_values(rng: np.random.Generator) -> dict[str, str]:
+    """A uniform value of every attribute, drawn in MEWL's tuple order."""
+    return {a: ATTRIBUTES[a][rng.integers(len(ATTRIBUTES[a]))] for a in TUPLE_ORDER}

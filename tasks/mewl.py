@@ -23,7 +23,8 @@ def _task(name: str, summary: str, sample: Callable[[np.random.Generator], Draft
             choices=draft.choices, answer=draft.answer,
         )
 
-    return Task(name=name, benchmark="mewl", summary=summary, sample=draw, validate=validate, model=Episode)
+    return Task(name=name, benchmark="mewl", summary=summary, sample=draw, validate=validate, model=Episode,
+                images=7)  # six context panels and the query
 
 
 def _basic(attribute: str) -> Task:

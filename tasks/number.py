@@ -10,19 +10,15 @@ import numpy as np
 
 from scenes.placement import place_scene
 from scenes.spec import Episode, Panel, SceneSpec
-from scenes.universe import UNIVERSE, ObjectTuple
+from scenes.universe import ObjectTuple
 from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, enumerate_mappings, shuffled
+from .episode import Draft, choices_with_answer, distinct_objects, enumerate_mappings, shuffled
 from .seeds import draw_seed
 from .validation import check_common, object_multiset, require
 from .words import pseudo_words
 
 COUNTS: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
-
-
-def distinct_objects(rng: np.random.Generator, count: int) -> list[ObjectTuple]:
-    return [UNIVERSE[i] for i in rng.choice(len(UNIVERSE), size=count, replace=False)]
 
 
 def sample(rng: np.random.Generator) -> Draft:

@@ -16,7 +16,7 @@ from scenes.spec import Episode, Panel, SceneSpec
 from scenes.universe import UNIVERSE, ObjectTuple
 from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, enumerate_mappings, shuffled
+from .episode import Draft, choices_with_answer, distinct_objects, enumerate_mappings, shuffled
 from .seeds import draw_seed
 from .validation import check_common, require
 from .words import pseudo_words
@@ -39,7 +39,7 @@ def utterance(rng: np.random.Generator, words) -> str:
 
 def sample(rng: np.random.Generator) -> Draft:
     # Six distinct objects, six words.
-    objects = [UNIVERSE[i] for i in rng.choice(len(UNIVERSE), size=N_OBJECTS, replace=False)]
+    objects = distinct_objects(rng, N_OBJECTS)
     words = pseudo_words(rng, N_OBJECTS, syllables=3)
     lexicon = dict(zip(words, objects))
 

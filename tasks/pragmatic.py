@@ -29,10 +29,10 @@ import numpy as np
 
 from scenes.pointing import place_pointing_scene
 from scenes.spec import Episode, Panel, SceneSpec
-from scenes.universe import ATTRIBUTES, COLORS, TUPLE_ORDER, ObjectTuple, attribute_of
+from scenes.universe import ATTRIBUTES, COLORS, TUPLE_ORDER, ObjectTuple, attribute_of, object_tuple
 from scenes.draws import redraw
 
-from .episode import Draft, choices_with_answer, enumerate_mappings, shuffled
+from .episode import Draft, choices_with_answer, enumerate_mappings, random_values, shuffled
 from .seeds import draw_seed
 from .validation import check_common, object_multiset, require
 from .words import pseudo_words
@@ -65,10 +65,10 @@ def teaching_scene(rng: np.random.Generator, value: str, partner: str) -> SceneS
     """Base, target (base with `value`) and background (base with `partner`),
     in random order, the hand pointing at the target."""
     attribute, changed = attribute_of(value), attribute_of(partner)
-    base = {a: ATTRIBUTES[a][rng.integers(len(ATTRIBUTES[a]))] for a in TUPLE_ORDER}
+    base = random_values(rng)
     base[attribute] = _other(rng, attribute, value)
     base[changed] = _other(rng, changed, partner)
-    base_obj: ObjectTuple = tuple(base[a] for a in TUPLE_ORDER)  # type: ignore[assignment]
+    base_obj = object_tuple(base)
     target = _with(base_obj, attribute, value)
     background = _with(base_obj, changed, partner)
     props = shuffled(rng, [base_obj, target, background])

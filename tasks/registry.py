@@ -18,7 +18,21 @@ from scenes.spec import Item
 from .seeds import item_rng
 
 MAX_RETRIES = 8  # whole-item redraws, each from its own derived seed
-IID = "iid"  # the split scheme every task has: every split drawn from the same distribution
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How a task's splits differ. Under `iid` every split is drawn from one
+    distribution; a compositional scheme holds combinations out of some splits
+    and names the splits it knows (None: any split name)."""
+
+    name: str
+    summary: str
+    splits: tuple[str, ...] | None = None
+
+
+IID_SCHEME = Scheme("iid", "every split drawn from the same distribution")
+IID = IID_SCHEME.name
 
 
 @dataclass(frozen=True)
@@ -41,7 +55,11 @@ class Task:
     sample: Callable[[np.random.Generator, Draw], Item]
     validate: Callable[[Item], None]
     model: type[Item]
-    schemes: tuple[str, ...] = (IID,)
+    images: int  # scenes per item, each one image
+    schemes: tuple[Scheme, ...] = (IID_SCHEME,)
+
+    def scheme(self, name: str) -> Scheme | None:
+        return next((s for s in self.schemes if s.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -49,6 +67,7 @@ class Benchmark:
     name: str
     summary: str
     tasks: tuple[Task, ...]
+    release: str = ""  # the dataset card's paragraph: what an item folder holds (markdown)
 
 
 class ItemError(RuntimeError):
@@ -67,5 +86,7 @@ def draw_item(task: Task, root_seed: int, split: str, index: int, first_retry: i
             last = str(err)
             continue
         task.validate(item)
+        if len(item.scenes()) != task.images:
+            raise ItemError(f"{task.name} item {index}: {len(item.scenes())} scenes, the task declares {task.images}")
         return item
     raise ItemError(f"{task.name} item {index}: ran out of draws in {MAX_RETRIES} redraws ({last})")

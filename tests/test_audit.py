@@ -24,7 +24,7 @@ OWN = ("shape", "color", "material", "object", "composite", "number")
 def small(tmp_path_factory):
     """A dataset of every task, 30 episodes each, made by `mewl sample`."""
     out = tmp_path_factory.mktemp("audit") / "data"
-    assert main(["sample", "--task", "all", "--n", "30", "--out", str(out), "--seed", "5", "--workers", "1"]) == 0
+    assert main(["sample", "--task", "mewl", "--n", "30", "--out", str(out), "--seed", "5", "--workers", "1"]) == 0
     return out
 
 

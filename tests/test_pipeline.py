@@ -155,7 +155,7 @@ def test_progress_moves_per_image_and_never_back_on_a_redraw():
     from cluster.episode_job import Outcome
     from cluster.progress import Progress
 
-    p = Progress(2, 0, stream=io.StringIO(), interval=0)
+    p = Progress([("shape", 0), ("shape", 1)], 0, {"shape": 7}, stream=io.StringIO(), interval=0)
     p.image("shape", 0)
     assert p.position == 1 and p.line().startswith("render: 1/14 images, 0/2 episodes")
     for _ in range(9):  # six panels, then a redraw starts the episode again
@@ -166,3 +166,19 @@ def test_progress_moves_per_image_and_never_back_on_a_redraw():
     assert p.position == 8 and p.line().startswith("render: 8/14 images, 1/2 episodes")
     p.update(Outcome("shape", 1, True, 0, 0, by_other=True))
     assert p.position == 14 and "1 by another writer" in p.summary()
+
+
+def test_progress_counts_each_task_s_own_images():
+    """A one-image task beside MEWL's seven: the bar's total is the sum, an item counts its own."""
+    import io
+
+    from cluster.episode_job import Outcome
+    from cluster.progress import Progress
+
+    p = Progress([("shape", 0), ("single", 0), ("single", 1)], 0, {"shape": 7, "single": 1}, stream=io.StringIO(), interval=0)
+    p.update(Outcome("single", 0, True, 1, 1))
+    assert p.line().startswith("render: 1/9 images, 1/3 episodes")
+    p.image("single", 1)  # an item in flight counts at most all its images but one: none here
+    assert p.position == 1
+    p.update(Outcome("shape", 0, True, 7, 7))
+    assert p.position == 8

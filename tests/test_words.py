@@ -4,9 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scenes.spec import TASKS
-from tasks import InvalidEpisode
-from scenes.spec import RESERVED_NAMES
+from scenes.draws import OutOfDraws
+from scenes.spec import RESERVED_NAMES, TASKS
 from tasks.words import RESERVED, CoinageError, coinable, english_words, pseudo_words
 from tests.conftest import episodes
 
@@ -30,7 +29,22 @@ def test_coining_is_bounded_and_says_why():
     """175 one-syllable words, many of them English: 200 distinct ones cannot exist."""
     with pytest.raises(CoinageError, match="coined .* of 200 words"):
         pseudo_words(np.random.default_rng(0), 200, syllables=1)
-    assert issubclass(CoinageError, InvalidEpisode), "the pipeline records it as a failed episode"
+    assert issubclass(CoinageError, OutOfDraws), "the item is redrawn from a derived seed, then reported"
+
+
+def test_a_sampler_out_of_draws_is_redrawn_a_bounded_number_of_times_then_reported():
+    from tasks.registry import MAX_RETRIES, ItemError, Task, draw_item
+
+    seen = []
+
+    def sample(rng, draw):
+        seen.append(draw.retry)
+        pseudo_words(rng, 200, syllables=1)  # always runs out
+
+    task = Task("shape", "mewl", "", sample, lambda item: None, model=object, images=1)
+    with pytest.raises(ItemError, match=f"ran out of draws in {MAX_RETRIES} redraws .*coined"):
+        draw_item(task, 0, "train", 3, first_retry=2)
+    assert seen == list(range(2, 2 + MAX_RETRIES))
 
 
 def coined(ep) -> set[str]:
