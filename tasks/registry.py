@@ -45,6 +45,7 @@ class Draw:
     root_seed: int
     retry: int
     scheme: str = IID
+    config: object | None = None
 
 
 @dataclass(frozen=True)
