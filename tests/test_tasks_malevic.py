@@ -15,6 +15,7 @@ from scenes.universe import COLORS, SHAPES
 from tasks import REGISTRY, BENCHMARKS, InvalidEpisode, sample_item
 from tasks.malevic.item import K_SHARP, K_SPREAD, SIZE_LEVELS, MalevicItem, sentence
 from tasks.malevic.rules import TASK_RULES
+from tasks.malevic import check_split
 from tasks.malevic.sample import HELD_OUT, UNSEEN, draw_sentence
 from tasks.registry import MAX_RETRIES, Draw
 from tasks.seeds import item_rng
@@ -137,6 +138,9 @@ def test_the_unseen_scheme_holds_pairs_out_of_training(task):
         assert (item.adjective, item.scene.objects[item.target].shape) in HELD_OUT
     with pytest.raises(ValueError, match="no place in the malevic-unseen scheme"):
         sample_item(task, 5, "holdout", 0, scheme=UNSEEN)
+    with pytest.raises(ValueError, match="unknown split scheme 'unseen'"):
+        check_split("unseen", "train")
+    check_split("iid", "holdout")
 
 
 def test_the_validator_rejects_a_broken_item():

@@ -11,7 +11,7 @@ from functools import partial
 from ..registry import IID, Benchmark, Task
 from .item import MalevicItem
 from .rules import TASK_RULES
-from .sample import UNSEEN, sample
+from .sample import UNSEEN, check_split, sample
 from .validate import validate
 
 SUMMARIES = {
@@ -33,3 +33,5 @@ def _task(name: str) -> Task:
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",
                     tuple(_task(name) for name in TASK_RULES))
+
+__all__ = ["MALEVIC", "MalevicItem", "UNSEEN", "check_split"]

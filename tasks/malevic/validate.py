@@ -30,19 +30,25 @@ def validate(item: MalevicItem, rules: Rules) -> None:
     target = objs[item.target]
     noun = target.shape if rules.noun_is_shape else "object"
     require(item.noun == noun, f"the noun is {item.noun!r}, the task says {noun!r}")
-    require(item.sentence == sentence(target.color, target.shape, item.adjective, noun), "the sentence is not the template's")
-    require((item.adjective, target.shape) in sentence_classes(rules, item.scheme, item.split, item.task), f"({item.adjective}, {target.shape}) "
-            f"is not a pair of the {item.split} split under {item.scheme}")
+    require(item.sentence == sentence(target.color, target.shape, item.adjective, noun),
+            "the sentence is not the template's")
+    pair = (item.adjective, target.shape)
+    require(pair in sentence_classes(rules, item.scheme, item.split, item.task),
+            f"{pair} is not a pair of the {item.split} split under {item.scheme}")
     require(item.label == (true_adjective(rules, st) == item.adjective), "the label does not follow from the sizes")
     require(item.label == (item.index % 2 == 0), "labels alternate with the index: even true, odd false")
-    sharp = item.label if item.k is None else positive(item.sizes, item.reference, item.target, K_SHARP) == item.adjective
+    sharp = item.label if item.k is None else \
+        positive(item.sizes, item.reference, item.target, K_SHARP) == item.adjective
     require(item.label_sharp == sharp, "label_sharp is not the label under k = 0.29")
     check_scene_geometry(item.scene, "image")
     camera = item.scene.camera
     require((camera.width, camera.height) == IMAGE_SIZE, f"the image is not {IMAGE_SIZE[0]}x{IMAGE_SIZE[1]}")
     areas, fractions = visible_fractions(item.scene)
-    require(all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(areas, item.projected_area)),
+    require(all(math.isclose(a, b, abs_tol=0.01) for a, b in zip(areas, item.projected_area)),
             "projected areas are not the scene's")
-    require(tuple(fractions) == item.visible_fraction, "visible fractions are not the scene's")
-    require(min(fractions) >= MIN_VISIBLE_FRACTION, f"an object shows under {MIN_VISIBLE_FRACTION:.0%} of its outline")
+    # A ray grazing an edge may land either way on another machine's floating point: a pixel or two.
+    require(all(abs(a - b) <= 0.01 for a, b in zip(fractions, item.visible_fraction)),
+            "visible fractions are not the scene's")
+    require(min(item.visible_fraction) >= MIN_VISIBLE_FRACTION,
+            f"an object shows under {MIN_VISIBLE_FRACTION:.0%} of its outline")
     require(visible_enough(item.scene), "an object covers too few pixels to judge its size")
