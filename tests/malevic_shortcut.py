@@ -15,7 +15,6 @@ import math
 import sys
 
 import numpy as np
-
 from joblib import Parallel, delayed
 
 from cluster.solvers import malevic as solver
