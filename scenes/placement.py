@@ -38,12 +38,15 @@ def _fits(obj: ObjectSpec, others: Sequence[ObjectSpec], hand: HandSpec | None =
     return hand is None or hand_geometry.clear_of(hand, obj, MIN_GAP)
 
 
-def scatter(rng: np.random.Generator, props: Sequence[ObjectTuple]) -> tuple[ObjectSpec, ...] | None:
+def scatter(
+    rng: np.random.Generator, props: Sequence[ObjectTuple], half_extents: Sequence[float | None] | None = None,
+) -> tuple[ObjectSpec, ...] | None:
+    """Objects dropped one by one on the stage; `half_extents` gives continuous sizes (MALeViC)."""
     placed: list[ObjectSpec] = []
-    for shape, color, material, size in props:
+    for (shape, color, material, size), extent in zip(props, half_extents or [None] * len(props)):
         for _ in range(POSITION_TRIES):
             obj = ObjectSpec(
-                shape=shape, color=color, material=material, size=size,
+                shape=shape, color=color, material=material, size=size, half_extent=extent,
                 position=(round(float(rng.uniform(-STAGE, STAGE)), 6), round(float(rng.uniform(-STAGE, STAGE)), 6)),
                 rotation=round(float(rng.uniform(0.0, 2 * math.pi)), 6) % (2 * math.pi),
             )
@@ -95,13 +98,17 @@ def place_scene(
     pointed: int | None = None,
     accept: Callable[[SceneSpec], bool] | None = None,
     max_attempts: int = MAX_ATTEMPTS,
+    half_extents: Sequence[float] | None = None,
+    image_size: tuple[int, int] | None = None,
 ) -> SceneSpec:
     """The first attempt that satisfies the gaps, the frame, the visibility
     estimate and `accept`; PlacementError after `max_attempts`."""
     for attempt in range(max_attempts):
         rng = np.random.default_rng([seed, attempt])
         camera, lights = jittered_stage(rng)
-        objects = scatter(rng, props)
+        if image_size is not None:  # the same view (the sensor fits the wider side), more pixels
+            camera = camera.model_copy(update={"width": image_size[0], "height": image_size[1]})
+        objects = scatter(rng, props, half_extents)
         if objects is None:
             continue
         hand = None

@@ -276,3 +276,9 @@ def _estimate(spec: SceneSpec, stop_below: float | None) -> list[int]:
 def visible_enough(spec: SceneSpec, minimum: int = MIN_VISIBLE_PIXELS, margin: float = ESTIMATE_MARGIN) -> bool:
     need = minimum * margin
     return all(c >= need for c in estimate_visible_pixels(spec, stop_below=need))
+
+
+def projected_areas(spec: SceneSpec) -> list[float]:
+    """Pixels of every object's whole silhouette, as if nothing hid it (its outline's area)."""
+    layout = _layout(spec)
+    return [layout.area(i) for i in range(len(spec.objects))]

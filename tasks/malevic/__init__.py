@@ -1,0 +1,37 @@
+"""MALeViC (Pasquali et al., 2021): size adjectives verified against a visual context, in 3D.
+
+Six tasks, each an image of 5 to 9 objects and a sentence about one object's
+size, true or false: SUP1, POS1, POS, SET+POS (section 3) and the hard
+diagnostic sets POS-hard and SET+POS-hard (section 7.1). docs/malevic.md.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from ..registry import IID, Benchmark, Task
+from .item import MalevicItem
+from .rules import TASK_RULES
+from .sample import UNSEEN, check_split, sample
+from .validate import validate
+
+SUMMARIES = {
+    "sup1": "'The red cube is the biggest cube': max/min over a scene of one shape type",
+    "pos1": "'The red cube is a big cube': the threshold over a scene of one shape type",
+    "pos": "'The red cube is a big object': the threshold over a scene of several shape types",
+    "setpos": "'The red cube is a big cube': the threshold over the objects of the target's shape",
+    "pos-hard": "POS, never querying the scene's biggest or smallest object",
+    "setpos-hard": "SET+POS, never querying the biggest or smallest of the reference set",
+}
+
+
+def _task(name: str) -> Task:
+    rules = TASK_RULES[name]
+    return Task(name=f"malevic-{name}", benchmark="malevic", summary=SUMMARIES[name],
+                sample=partial(sample, rules=rules), validate=partial(validate, rules=rules),
+                model=MalevicItem, schemes=(IID, UNSEEN))
+
+
+MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",
+                    tuple(_task(name) for name in TASK_RULES))
+
+__all__ = ["MALEVIC", "MalevicItem", "UNSEEN", "check_split"]

@@ -1,0 +1,122 @@
+"""The paper's rules (sections 3, 4 and 7.1), one declaration per task, and the
+truth of a sentence computed from sizes alone.
+
+Sizes are half-extents: the object's physical size, whatever its distance to
+the camera. A sphere of half-extent s fits exactly in a cube of half-extent s,
+so sizes compare across shapes the way CLEVR's 'large' and 'small' do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .item import SIZE_LEVELS
+
+# A target this close to T (scene units, a tenth of a level step) is never
+# queried: its label would hang on float rounding, not on the vagueness the
+# paper models by drawing k per scene.
+HAIR = 0.005
+SET_MIN = 3  # SET+POS: at least three objects share the target's shape
+
+
+@dataclass(frozen=True)
+class Rules:
+    superlative: bool = False  # SUP1: biggest/smallest over the scene, else the threshold function
+    one_shape: bool = False  # SUP1, POS1: one shape type per scene (the target named by its color)
+    noun_is_shape: bool = True  # 'a big cube'; POS says 'a big object'
+    shape_reference: bool = False  # SET+POS: the reference set is the objects of the target's shape
+    not_scene_extreme: bool = False  # SET+POS (rule 3) and POS-hard: never the biggest or smallest of the scene
+    not_reference_extreme: bool = False  # SET+POS-hard: never the biggest or smallest of the reference set
+
+
+# Each task as the paper builds it, from the one before.
+POS1 = Rules(one_shape=True)
+SUP1 = replace(POS1, superlative=True)
+POS = Rules(noun_is_shape=False)
+SETPOS = Rules(shape_reference=True, not_scene_extreme=True)
+TASK_RULES: dict[str, Rules] = {
+    "sup1": SUP1,
+    "pos1": POS1,
+    "pos": POS,
+    "setpos": SETPOS,
+    "pos-hard": replace(POS, not_scene_extreme=True),
+    "setpos-hard": replace(SETPOS, not_reference_extreme=True),
+}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A scene before placement: what the sentence's truth depends on."""
+
+    shapes: tuple[str, ...]
+    colors: tuple[str, ...]
+    levels: tuple[int, ...]
+    target: int
+    k: float | None  # None for the superlative, which is precise
+
+    @property
+    def sizes(self) -> tuple[float, ...]:
+        return tuple(SIZE_LEVELS[v] for v in self.levels)
+
+
+def reference_set(rules: Rules, shapes, target: int) -> tuple[int, ...]:
+    if rules.shape_reference:
+        return tuple(i for i, s in enumerate(shapes) if s == shapes[target])
+    return tuple(range(len(shapes)))
+
+
+def threshold(sizes, reference, k: float) -> float:
+    """Schmidt et al.'s Relative Height by Range: T = Max - k (Max - Min)."""
+    ref = [sizes[i] for i in reference]
+    return max(ref) - k * (max(ref) - min(ref))
+
+
+def positive(sizes, reference, target: int, k: float) -> str:
+    """'big' for a size within the top k of the reference range (T included), else 'small'."""
+    return "big" if sizes[target] >= threshold(sizes, reference, k) else "small"
+
+
+def extreme(sizes, among, target: int) -> bool:
+    """Whether the target is (one of) the biggest or smallest of `among`."""
+    ref = [sizes[i] for i in among]
+    return sizes[target] in (max(ref), min(ref))
+
+
+def true_adjective(rules: Rules, st: Statement) -> str | None:
+    """The adjective the target deserves; None for a SUP1 target that is neither the only
+    biggest nor the only smallest, or one within a hair of T."""
+    sizes, t = st.sizes, st.target
+    if rules.superlative:
+        others = [s for i, s in enumerate(sizes) if i != t]
+        return "biggest" if sizes[t] > max(others) else "smallest" if sizes[t] < min(others) else None
+    reference = reference_set(rules, st.shapes, t)
+    if abs(sizes[t] - threshold(sizes, reference, st.k)) < HAIR:
+        return None
+    return positive(sizes, reference, t, st.k)
+
+
+def broken_rule(rules: Rules, st: Statement) -> str | None:
+    """The first rule of the task the statement breaks, in words; None if it keeps them all."""
+    n, t = len(st.shapes), st.target
+    if not 5 <= n <= 9:
+        return f"{n} objects, not 5 to 9"
+    if st.levels[t] not in range(1, len(SIZE_LEVELS) - 1):
+        return f"the target's size level {st.levels[t]} is not one of the middle eight"
+    if rules.one_shape and len(set(st.shapes)) != 1:
+        return "more than one shape type in a one-shape task"
+    if not rules.one_shape and len(set(st.shapes)) < 2:
+        return "one shape type in a task of several"
+    key = (lambda i: st.colors[i]) if rules.one_shape else (lambda i: (st.colors[i], st.shapes[i]))
+    if [key(i) for i in range(n)].count(key(t)) != 1:
+        return "the target is not uniquely identified by its description"
+    reference = reference_set(rules, st.shapes, t)
+    if rules.shape_reference and len(reference) < SET_MIN:
+        return f"{len(reference)} objects share the target's shape, fewer than {SET_MIN}"
+    if rules.not_scene_extreme and extreme(st.sizes, range(n), t):
+        return "the target is the biggest or smallest of the scene"
+    if rules.not_reference_extreme and extreme(st.sizes, reference, t):
+        return "the target is the biggest or smallest of its reference set"
+    if (st.k is None) != rules.superlative:
+        return "k is drawn for the threshold tasks and only for them"
+    if true_adjective(rules, st) is None:
+        return "the target is no superlative" if rules.superlative else f"the target lies within {HAIR} of T"
+    return None
