@@ -69,7 +69,8 @@ def check_output(out: Path, settings: dict) -> bool:
             have = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as err:
             raise UserError(f"{path} is unreadable ({err}); is {out} a dataset of this tool?") from None
-        diff = [f"{k}={have.get(k)!r} (asked {v!r})" for k, v in wanted.items() if have.get(k) != v]
+        keys = list(wanted) + [k for k in have if k not in wanted]  # a setting only the folder has differs too
+        diff = [f"{k}={have.get(k)!r} (asked {wanted.get(k)!r})" for k in keys if have.get(k) != wanted.get(k)]
         if diff:
             raise UserError(f"{out} holds a different dataset: " + ", ".join(diff) + "; choose another --out")
         return True

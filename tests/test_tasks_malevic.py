@@ -61,7 +61,9 @@ def released(item: MalevicItem) -> dict:
 
 def test_the_benchmark_registers_six_tasks_with_both_schemes():
     assert tuple(t.name for t in BENCHMARKS["malevic"].tasks) == TASKS
-    assert all(REGISTRY[t].schemes == ("iid", UNSEEN) and REGISTRY[t].model is MalevicItem for t in TASKS)
+    assert all([s.name for s in REGISTRY[t].schemes] == ["iid", UNSEEN] and REGISTRY[t].model is MalevicItem
+               and REGISTRY[t].images == 1 for t in TASKS)
+    assert REGISTRY[TASKS[0]].scheme(UNSEEN).splits == ("train", "val", "test")
     assert SIZE_LEVELS == (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 
 
@@ -79,9 +81,12 @@ def test_a_checker_reading_only_the_files_recomputes_every_label(task):
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_labels_alternate_and_classes_are_balanced(task):
+def test_labels_are_half_true_per_pair_and_classes_are_balanced(task):
     drawn = statements(task)
-    assert [label for _, label, _, _ in drawn] == [i % 2 == 0 for i in range(STATEMENTS)]
+    labels = [label for _, label, _, _ in drawn]
+    assert all(labels[i] != labels[i + 1] for i in range(0, STATEMENTS - 1, 2)), "one true item per index pair"
+    evens_true = sum(labels[0::2])  # which item of a pair is true is a coin, not the parity
+    assert_at_chance(evens_true / len(labels[0::2]), len(labels[0::2]), 0.5, f"{task} true item first in its pair")
     words = ("biggest", "smallest") if task.endswith("sup1") else ("big", "small")
     classes = [(st.shapes[st.target], st.colors[st.target], adj, label) for _, label, adj, st in drawn]
     support = tuple((s, c, a, lab) for s in SHAPES for c in COLORS for a in words for lab in (True, False))

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..registry import IID, Benchmark, Task
+from ..registry import IID_SCHEME, Benchmark, Scheme, Task
 from .item import MalevicItem
 from .rules import TASK_RULES
-from .sample import UNSEEN, check_split, sample
+from .sample import SCHEME_SPLITS, UNSEEN, check_split, sample
 from .validate import validate
 
 SUMMARIES = {
@@ -24,14 +24,23 @@ SUMMARIES = {
 }
 
 
+UNSEEN_SCHEME = Scheme(UNSEEN, "paper 7.2: 'big cylinder' and 'small cube' only in test; train and val see the "
+                               "other adjective-noun pairs", splits=tuple(SCHEME_SPLITS))
+RELEASE = ("Items of MALeViC's tasks (Pasquali et al., 2021) in 3D: each folder `<split>/<task>/<i>/` holds "
+           "`image.png` with its ground truth `image.json` (as MEWL's images) and `item.json`: the sentence, its "
+           "label, the target, the reference set, every object's size, k, T, the label under k = 0.29, and each "
+           "object's projected area and visible fraction. `<split>/<task>.jsonl` lists the complete items, one "
+           "per line. See docs/malevic.md.")
+
+
 def _task(name: str) -> Task:
     rules = TASK_RULES[name]
     return Task(name=f"malevic-{name}", benchmark="malevic", summary=SUMMARIES[name],
                 sample=partial(sample, rules=rules), validate=partial(validate, rules=rules),
-                model=MalevicItem, schemes=(IID, UNSEEN))
+                model=MalevicItem, images=1, schemes=(IID_SCHEME, UNSEEN_SCHEME))
 
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",
-                    tuple(_task(name) for name in TASK_RULES))
+                    tuple(_task(name) for name in TASK_RULES), release=RELEASE)
 
 __all__ = ["MALEVIC", "MalevicItem", "UNSEEN", "check_split"]

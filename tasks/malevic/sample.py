@@ -1,8 +1,9 @@
 """Drawing a MALeViC item: choose the sentence's class, a scene where it holds
 (or fails), then place the scene so that every size can be judged.
 
-Labels alternate with the index (even: true, odd: false), so any even number of
-items is exactly half true. A false item is the adjective swap of its scene's
+Exactly one item of each index pair (2j, 2j+1) is true, which one drawn from
+the pair's seed (tasks.seeds.balanced_label), so any even number of items is
+exactly half true and the index tells nothing. A false item is the adjective swap of its scene's
 true sentence: the scene is drawn so that its target deserves the other
 adjective. Classes (shape x color x adjective) are uniform and independent of
 the label.
@@ -18,7 +19,7 @@ from scenes.universe import COLORS, SHAPES, SIZE_SCALE
 from scenes.visibility import estimate_visible_pixels, projected_areas
 
 from ..registry import IID, Draw
-from ..seeds import draw_seed
+from ..seeds import balanced_label, draw_seed
 from .item import K_SHARP, K_SPREAD, OBJECT_COUNTS, POSITIVE, QUERY_LEVELS, SIZE_LEVELS, SWAP, MalevicItem, sentence
 from .rules import Rules, Statement, broken_rule, positive, reference_set, threshold, true_adjective
 
@@ -94,7 +95,7 @@ def draw_sentence(rng: np.random.Generator, d: Draw, rules: Rules) -> tuple[str,
     classes = sentence_classes(rules, d.scheme, d.split, d.task)
     adjective, shape = classes[int(rng.integers(len(classes)))]
     color = str(rng.choice(COLORS))
-    label = d.index % 2 == 0
+    label = balanced_label(d.root_seed, d.split, d.task, d.index)
     deserved = adjective if label else SWAP[adjective]
     n = int(rng.choice(OBJECT_COUNTS))
     st = redraw(lambda: draw_statement(rng, rules, n, shape, color),

@@ -1,0 +1,90 @@
+"""Benchmarks beside MEWL as a user meets them: `mewl tasks`, task and
+benchmark names, split schemes, the index, and the mistakes a user makes."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tasks
+from tasks.seeds import item_rng, task_code
+
+MEWL = [sys.executable, "-m", "cluster"]
+
+
+def mewl(*args):
+    return subprocess.run([*MEWL, *map(str, args)], capture_output=True, text=True)
+
+
+def test_mewl_tasks_lists_every_task_once_with_its_benchmark():
+    r = mewl("tasks")
+    assert r.returncode == 0
+    for bench in tasks.BENCHMARKS.values():
+        assert f"{bench.name}: " in r.stdout
+        for t in bench.tasks:
+            assert sum(line.split()[0] == t.name for line in r.stdout.splitlines() if line.startswith("  ")) == 1
+
+
+def test_task_names_resolve_as_documented():
+    mewl_nine = ["shape", "color", "material", "object", "composite", "relation", "bootstrap", "number", "pragmatic"]
+    assert tasks.resolve("mewl") == mewl_nine
+    assert tasks.resolve("malevic") == [t.name for t in tasks.BENCHMARKS["malevic"].tasks]
+    assert tasks.resolve("all") == list(tasks.ALL_TASKS) and set(mewl_nine) < set(tasks.ALL_TASKS)
+    assert tasks.resolve("pragmatic,malevic-pos,pragmatic") == ["pragmatic", "malevic-pos"]
+    assert all(t in mewl_nine or t.startswith(f"{tasks.REGISTRY[t].benchmark}-") for t in tasks.ALL_TASKS)
+
+
+def test_a_new_task_never_moves_another_task_s_seeds():
+    """MEWL's nine keep their index in the seed; others are coded by name."""
+    assert [task_code(t) for t in tasks.resolve("mewl")] == list(range(9))
+    codes = {task_code(t) for t in tasks.ALL_TASKS}
+    assert len(codes) == len(tasks.ALL_TASKS)
+    assert item_rng(1, "train", "malevic-pos", 3).integers(2**62) != item_rng(1, "train", "malevic-pos1", 3).integers(2**62)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--task", "malevic-big"), "unknown task 'malevic-big'; `mewl tasks` lists them"),
+    (("--task", "malevic", "--split-scheme", "zero-shot"), "unknown --split-scheme 'zero-shot'"),
+    (("--task", "pragmatic,malevic-pos", "--split-scheme", "malevic-unseen"),
+     "--split-scheme malevic-unseen is not a scheme of pragmatic"),
+    (("--task", "malevic", "--split-scheme", "malevic-unseen", "--split", "dev"),
+     "--split-scheme malevic-unseen knows the splits train, val, test, not 'dev'"),
+])
+@pytest.mark.parametrize("command", ["sample", "render", "slurm"])
+def test_a_wrong_task_or_scheme_is_one_line_before_any_work(tmp_path, command, args, message):
+    out = tmp_path / "d"
+    extra = ["--array", "1"] if command == "slurm" else []
+    r = mewl(command, "--n", 2, "--out", out, *extra, *args)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def test_a_scheme_is_pinned_in_the_manifest_and_another_is_refused(tmp_path):
+    out = tmp_path / "d"
+    r = mewl("sample", "--task", "malevic-pos", "--n", 4, "--out", out, "--split", "test", "--split-scheme", "malevic-unseen")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((out / "mewl-dataset.json").read_text())["split_scheme"] == "malevic-unseen"
+    held_out = {("big", "cylinder"), ("small", "cube")}
+    for line in (out / "test" / "malevic-pos.jsonl").read_text().splitlines():
+        item = json.loads(line)
+        shape = item["sentence"].split()[2]
+        assert (item["adjective"], shape) in held_out
+    before = (out / "test" / "malevic-pos.jsonl").read_bytes()
+    r = mewl("sample", "--task", "malevic-pos", "--n", 4, "--out", out, "--split", "test")
+    assert r.returncode == 2 and "split_scheme=" in r.stderr and r.stderr.count("\n") == 1
+    assert (out / "test" / "malevic-pos.jsonl").read_bytes() == before
+
+
+def test_sample_writes_the_index_and_a_resume_rebuilds_it_whole(tmp_path):
+    out = tmp_path / "d"
+    assert mewl("sample", "--task", "malevic-sup1", "--n", 3, "--out", out).returncode == 0
+    index = out / "train" / "malevic-sup1.jsonl"
+    assert [json.loads(line)["path"] for line in index.read_text().splitlines()] == [f"train/malevic-sup1/{i}" for i in range(3)]
+    index.write_text("damaged\n")
+    assert mewl("sample", "--task", "malevic-sup1", "--n", 5, "--out", out).returncode == 0
+    lines = [json.loads(line) for line in index.read_text().splitlines()]
+    assert [line["index"] for line in lines] == list(range(5))
+    assert sum(line["label"] for line in lines[:4]) == 2  # one true item per index pair
