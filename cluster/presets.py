@@ -41,11 +41,12 @@ def expand(args: argparse.Namespace) -> list[argparse.Namespace]:
 
 def plan_report(rows: list[tuple[str, str, int, int]]) -> str:
     """rows of (split, task, episodes planned, already complete) as a table with totals per split."""
-    lines = [f"{'split':<8} {'task':<10} {'episodes':>9} {'complete':>9} {'to render':>10}"]
+    w = max(10, *(len(r[1]) for r in rows)) if rows else 10
+    lines = [f"{'split':<8} {'task':<{w}} {'episodes':>9} {'complete':>9} {'to render':>10}"]
     for split in dict.fromkeys(r[0] for r in rows):
         mine = [r for r in rows if r[0] == split]
         for _, task, n, done in mine:
-            lines.append(f"{split:<8} {task:<10} {n:>9} {done:>9} {n - done:>10}")
+            lines.append(f"{split:<8} {task:<{w}} {n:>9} {done:>9} {n - done:>10}")
         n, done = sum(r[2] for r in mine), sum(r[3] for r in mine)
-        lines.append(f"{split:<8} {'(all)':<10} {n:>9} {done:>9} {n - done:>10}")
+        lines.append(f"{split:<8} {'(all)':<{w}} {n:>9} {done:>9} {n - done:>10}")
     return "\n".join(lines)

@@ -151,10 +151,11 @@ def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = ())
     if not rows:
         return "\n".join(["no episodes planned yet", *extra])
     against = "the N given (--n)" if given_n else "the largest N requested per task (--n N checks the first N)"
+    w = max(10, *(len(r.task) for r in rows))  # MEWL's names fit 10; others are longer
     lines = [f"episodes 0..N-1 against {against}",
-             f"{'split':<10} {'task':<10} {'planned':>8} {'complete':>9} {'failed':>7} {'missing':>8} {'damaged':>8} {'running':>8}"]
+             f"{'split':<10} {'task':<{w}} {'planned':>8} {'complete':>9} {'failed':>7} {'missing':>8} {'damaged':>8} {'running':>8}"]
     for r in rows:
-        lines.append(f"{r.split:<10} {r.task:<10} {r.n:>8} {r.complete:>9} {len(r.failed):>7} {len(r.missing):>8}"
+        lines.append(f"{r.split:<10} {r.task:<{w}} {r.n:>8} {r.complete:>9} {len(r.failed):>7} {len(r.missing):>8}"
                      f" {len(r.damaged):>8} {len(r.in_progress):>8}")
         if r.failed:
             lines.append(f"    failed: {_ranges(r.failed)} (reasons in {BOOKKEEPING}/failed/{r.split}/{r.task}/)")

@@ -88,3 +88,12 @@ def test_validate_verify_and_status_read_malevic_items(rendered):
     assert r.returncode == 0 and all(t in r.stdout for t in TASKS)
     card = (rendered / "README.md").read_text()
     assert "MALeViC" in card and "jsonl" in card and "info.json" not in card
+
+
+def test_the_malevic_audit_reads_the_rendered_files(rendered):
+    r = subprocess.run([sys.executable, "-m", "cluster", "audit", "malevic", str(rendered)],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [line.split(" | ") for line in r.stdout.splitlines()[2:]]
+    assert sorted(row[0].strip("| ") for row in rows) == sorted(TASKS)
+    assert all(row[2] == "1.000" and row[-1].strip(" |") == "ok" for row in rows)  # the oracle gets every label
