@@ -45,6 +45,8 @@ def _commands(settings: dict, plans: list[tuple[str, str, int]]) -> list[str]:
     verb = "render" if settings.get("kind") == "rendered" else "sample"
     quality = f" --quality {settings['quality']}" if "quality" in settings else ""
     scheme = f" --split-scheme {settings['split_scheme']}" if "split_scheme" in settings else ""
+    scheme += "".join(f" {tasks.BENCHMARKS[b].config.option} <its config in mewl-dataset.json>"
+                      for b in settings.get("config", {}) if b in tasks.BENCHMARKS)
     return [f"mewl {verb} --task {','.join(names)} --n {n} --split {split} --seed {settings.get('seed')}{quality}"
             f"{scheme} --out OUT" for (split, n), names in sorted(groups.items())]
 
@@ -80,7 +82,7 @@ def card_text(out: Path) -> str:
         *[f"    {c}" for c in _commands(settings, plans)], "",
         "## Settings", "",
         "| setting | value |", "|---|---|",
-        *[f"| {k} | {v} |" for k, v in settings.items()], "",
+        *[f"| {k} | {v if not isinstance(v, dict) else f'`{k}` in mewl-dataset.json'} |" for k, v in settings.items()], "",
         "## Counts", "",
         "| split | task | planned | complete |", "|---|---|---|---|",
         *[f"| {split} | {task} | {n} | {status.task_status(out, split, task, n).complete} |" for split, task, n in plans], "",

@@ -36,7 +36,7 @@ def cmd_sample(args) -> int:
     n = options.positive_int("--n", args.n)
     split, seed = options.split(args.split), options.seed(args.seed)
     settings = Settings(out=args.out, split=split, seed=seed, quality="",
-                        scheme=options.split_scheme(args.split_scheme, tasks, split))
+                        scheme=options.split_scheme(args.split_scheme, tasks, split), configs=options.configs(args, tasks)[0])
     workers = options.workers(args.workers)
     claim_output(args.out, settings.manifest("specs"))
     failed = sample_to_disk(settings, tasks, n, workers)

@@ -132,7 +132,7 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
         return Outcome(task, index, False, 0, renders, tuple(reasons + [why]))
 
     try:
-        item = sample_item(task, s.seed, s.split, index, scheme=s.scheme)
+        item = sample_item(task, s.seed, s.split, index, scheme=s.scheme, config=s.config_of(task))
     except (ItemError, InvalidEpisode) as err:
         return failed(f"sampling: {err}")
     for _ in range(MAX_CRASHES + MAX_REDRAWS + 2):  # each pass is a crash, a redraw or the end
@@ -157,7 +157,8 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
             return failed(f"gave up after {MAX_REDRAWS} redraws")
         redraws += 1
         try:
-            item = sample_item(task, s.seed, s.split, index, first_retry=item.retry + 1, scheme=s.scheme)
+            item = sample_item(task, s.seed, s.split, index, first_retry=item.retry + 1, scheme=s.scheme,
+                               config=s.config_of(task))
         except (ItemError, InvalidEpisode) as err:
             return failed(f"redraw: {err}")
     raise AssertionError("unreachable: the last crash or redraw allowed returns")

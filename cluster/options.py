@@ -51,6 +51,29 @@ def add_dataset_arguments(parser, preset: bool, out_help: str = "dataset folder"
     parser.add_argument("--seed", default="0")
     parser.add_argument("--split-scheme", default=None, metavar="SCHEME",
                         help="how splits differ: iid (default), or a task's compositional scheme (`mewl tasks` lists them)")
+    for bench in tasks.BENCHMARKS.values():
+        if bench.config is not None:
+            parser.add_argument(bench.config.option, dest=bench.config.dest, default=None, help=bench.config.help)
+
+
+def configs(args, names: list[str]) -> tuple[tuple[tuple[str, object], ...], list[str]]:
+    """The chosen benchmarks' dataset-wide configs from their options, and
+    the same options as a command line (files made absolute, for SLURM nodes)."""
+    chosen = {tasks.REGISTRY[t].benchmark for t in names}
+    found, argv = [], []
+    for bench in tasks.BENCHMARKS.values():
+        value = None if bench.config is None else getattr(args, bench.config.dest, None)
+        if value is None:
+            continue
+        if bench.name not in chosen:
+            raise UserError(f"{bench.config.option} configures {bench.name}, and none of the chosen tasks is one of its")
+        try:
+            found.append((bench.name, bench.config.load(value)))
+        except ValueError as err:
+            raise UserError(f"{bench.config.option} {value}: {err}") from None
+        path = Path(value)
+        argv += [bench.config.option, str(path.absolute()) if path.exists() else value]
+    return tuple(found), argv
 
 
 def positive_int(name: str, value: str | int) -> int:

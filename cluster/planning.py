@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import tasks
+
 from . import dataset, status
 
 
@@ -16,12 +18,21 @@ class Settings:
     seed: int
     quality: str
     scheme: str = "iid"  # how splits differ (tasks.registry); iid for MEWL
+    configs: tuple[tuple[str, object], ...] = ()  # (benchmark, its dataset-wide config) where one was given
+
+    def config_of(self, task: str) -> object | None:
+        """What the task's benchmark was configured with (None: its defaults)."""
+        return dict(self.configs).get(tasks.REGISTRY[task].benchmark)
 
     def manifest(self, kind: str) -> dict:
         """What OUT's manifest pins: a run with other values is refused. The
-        scheme only where it is not iid, so MEWL's manifests stay as they were."""
+        scheme and configs only where given, so MEWL's manifests stay as they were."""
         pinned = {"seed": self.seed, "quality": self.quality, "kind": kind} if self.quality else {"seed": self.seed, "kind": kind}
-        return pinned if self.scheme == "iid" else {**pinned, "split_scheme": self.scheme}
+        if self.scheme != "iid":
+            pinned["split_scheme"] = self.scheme
+        if self.configs:
+            pinned["config"] = {name: tasks.BENCHMARKS[name].config.manifest(value, self.seed) for name, value in self.configs}
+        return pinned
 
 
 def plan(settings: Settings, tasks: list[str], n: int, shard: tuple[int, int] = (0, 1)) -> tuple[list[tuple[str, int]], int]:

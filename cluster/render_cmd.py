@@ -59,7 +59,8 @@ def _render_split(args) -> int:
     workers = None if args.workers in (None, "") else options.positive_int("--workers", args.workers)
     out = options.output(args.out)
     settings = Settings(out=out, split=split, seed=seed, quality=quality,
-                        scheme=options.split_scheme(args.split_scheme, tasks, split))
+                        scheme=options.split_scheme(args.split_scheme, tasks, split),
+                        configs=options.configs(args, tasks)[0])
     manifest = settings.manifest("rendered")
     dataset.check_output(out, manifest)
     dataset.probe_writable(out)  # a read-only or full OUT is refused before Blender starts

@@ -28,7 +28,7 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
     def produce(writer: Writer, i: int):
         def write() -> Outcome:
             try:
-                item = sample_item(task, seed, split, i, scheme=settings.scheme)
+                item = sample_item(task, seed, split, i, scheme=settings.scheme, config=settings.config_of(task))
             except ItemError as err:
                 failed.append(str(err))
                 return Outcome(task, i, False, 0, 0, (str(err),))

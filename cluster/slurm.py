@@ -129,6 +129,7 @@ def submit(req: Request, script: Path, shards: list[int]) -> None:
 def request(args) -> Request:
     """Every option checked, before anything is written or submitted."""
     tasks = options.task_list(args.task)
+    configs, config_args = options.configs(args, tasks)
     n = options.positive_int("--n", args.n)
     k = options.positive_int("--array", args.array)
     if k > n:
@@ -153,6 +154,7 @@ def request(args) -> Request:
         shards=k, max_parallel=throttle, partition=args.partition, gpus_per_task=gpus, cpus_per_task=cpus, mem=mem,
         time=time_limit(args.time), sbatch_args=[sbatch_arg(a) for a in args.sbatch_arg],
         submit_dir=Path.cwd(), scheme=options.split_scheme(args.split_scheme, tasks, options.split(args.split)),
+        configs=configs, config_args=tuple(config_args),
     )
     dataset.check_output(out, render_settings(req))  # another seed or quality in OUT: refused
     return req
@@ -219,7 +221,7 @@ def claim(req: Request) -> None:
 
 def render_settings(req: Request) -> dict:
     # The manifest `mewl render` claims (cluster.render_cmd): the array tasks must find it equal.
-    return Settings(req.out, req.split, req.seed, req.quality, req.scheme).manifest("rendered")
+    return Settings(req.out, req.split, req.seed, req.quality, req.scheme, req.configs).manifest("rendered")
 
 
 def refuse_if_running(req: Request) -> None:

@@ -56,6 +56,8 @@ class Request:
     sbatch_args: list[str]
     submit_dir: Path
     scheme: str = "iid"
+    configs: tuple = ()  # (benchmark, config) pairs, as cluster.planning.Settings holds them
+    config_args: tuple[str, ...] = ()  # the same as command-line options for `mewl render`
 
     @property
     def slurm_dir(self) -> Path:
@@ -112,7 +114,7 @@ def render_script(req: Request, shards: list[int], log_dir: Path | None) -> str:
     render = [
         str(req.mewl), "render", "--task", ",".join(req.tasks), "--n", str(req.n), "--out", str(req.out),
         "--split", req.split, "--seed", str(req.seed), "--quality", req.quality, "--device", req.device,
-    ] + ([] if req.scheme == "iid" else ["--split-scheme", req.scheme])
+    ] + ([] if req.scheme == "iid" else ["--split-scheme", req.scheme]) + list(req.config_args)
     k = req.shards
     body = f"""\
 set -euo pipefail

@@ -11,7 +11,7 @@ from scenes.spec import Item, SceneSpec
 from .episode import Draft, InvalidEpisode
 from .malevic import MALEVIC
 from .mewl import MEWL
-from .registry import IID, Benchmark, Draw, ItemError, Scheme, Task, draw_item
+from .registry import IID, Benchmark, Config, Draw, ItemError, Scheme, Task, draw_item
 
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL, MALEVIC)}
 REGISTRY: dict[str, Task] = {t.name: t for b in BENCHMARKS.values() for t in b.tasks}
@@ -45,9 +45,10 @@ def read_item(path) -> Item | SceneSpec:
     return read_spec(path, {name: task.model for name, task in REGISTRY.items()})
 
 
-def sample_item(task: str, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID) -> Item:
-    return draw_item(REGISTRY[task], root_seed, split, index, first_retry, scheme)
+def sample_item(task: str, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID,
+                config: object | None = None) -> Item:
+    return draw_item(REGISTRY[task], root_seed, split, index, first_retry, scheme, config)
 
 
-__all__ = ["ALL_TASKS", "BENCHMARKS", "IID", "REGISTRY", "Benchmark", "Draft", "Draw", "Scheme", "InvalidEpisode", "Item", "ItemError",
+__all__ = ["ALL_TASKS", "BENCHMARKS", "IID", "REGISTRY", "Benchmark", "Config", "Draft", "Draw", "Scheme", "InvalidEpisode", "Item", "ItemError",
            "Task", "UnknownTask", "read_item", "resolve", "sample_item"]

@@ -64,25 +64,44 @@ class Task:
 
 
 @dataclass(frozen=True)
+class Config:
+    """A benchmark's dataset-wide configuration (ShapeWorld's held-out
+    combinations, ICY's language), given on the command line and handed to
+    every Draw of its tasks. Without the option, Draw.config is None: the
+    benchmark's defaults."""
+
+    option: str  # the command-line option, e.g. "--distribution"
+    help: str
+    load: Callable[[str], object]  # the option's value -> the config; ValueError (one line) if it is wrong
+    manifest: Callable[[object, int], dict]  # (config, root seed) -> what OUT's manifest pins and shows
+
+    @property
+    def dest(self) -> str:
+        return self.option.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
 class Benchmark:
     name: str
     summary: str
     tasks: tuple[Task, ...]
     release: str = ""  # the dataset card's paragraph: what an item folder holds (markdown)
+    config: Config | None = None
 
 
 class ItemError(RuntimeError):
     """An item that could not be drawn within the retry budget."""
 
 
-def draw_item(task: Task, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID) -> Item:
+def draw_item(task: Task, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID,
+              config: object | None = None) -> Item:
     """Sample and validate one item; a sampler that runs out of draws is
     retried from the next derived seed, at most MAX_RETRIES times."""
     last = ""
     for retry in range(first_retry, first_retry + MAX_RETRIES):
         rng = item_rng(root_seed, split, task.name, index, retry)
         try:
-            item = task.sample(rng, Draw(task.name, split, index, root_seed, retry, scheme))
+            item = task.sample(rng, Draw(task.name, split, index, root_seed, retry, scheme, config))
         except OutOfDraws as err:
             last = str(err)
             continue
