@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 from pydantic import ValidationError
 
 from cluster.errors import UserError
@@ -20,6 +24,7 @@ from tasks.icy.language import ENG_WORDS, LanguageSpec, encode, language, langua
 from tasks.icy.metrics import topsim
 from tasks.icy.naming import validate as validate_naming
 
+REPO = Path(__file__).resolve().parents[1]
 SEEDS = range(5)
 SPECS = [LanguageSpec(grammar=g, symbols=s) for g in grammars.GRAMMARS for s in ("synthetic", "eng")]
 HAND_WORDS = {"cube": "aa", "red": "ab", "metal": "ba", "large": "bb", "small": "cc"}
@@ -135,3 +140,134 @@ def test_icy_metrics_prints_a_languages_scores_and_refuses_other_files(tmp_path,
     path.write_text("{}")
     with pytest.raises(UserError, match="not an ICY language"):
         cmd_icy_metrics(type("Args", (), {"language": path}))
+
+
+# -- the tasks: splits, derivable answers, validators ------------------------------------------------
+
+def items(task: str, split: str, n: int, spec: LanguageSpec | None = None, seed: int = 0):
+    return [sample_item(task, seed, split, i, config=spec) for i in range(n)]
+
+
+def truth_of(item, name: str) -> dict:
+    """What the renderer writes of a scene that matters here, labelled by the item."""
+    objects = [{"shape": o.shape, "color": o.color, "material": o.material, "size": o.size, "name": None}
+               for o in item.scenes()[name].objects]
+    return item.label_image(name, {"objects": objects})
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_held_out_pairs_are_named_only_in_the_test_split(seed):
+    lang = language(seed, LanguageSpec())
+    assert len({s for s, _ in lang.holdout}) == len({c for _, c in lang.holdout}) == 3
+    for split in ("train", "val", "test"):
+        for item in items("icy-naming", split, 20, seed=seed):
+            pair = item.object[:2]
+            assert (pair in lang.holdout) == item.held_out == (split == "test")
+            assert item.message == lang.messages[item.object]
+        for ep in items("icy-episodes", split, 10, seed=seed):
+            assert ep.held_out == (split == "test")
+            assert all(not lang.held_out(p.scene.objects[0].properties) for p in ep.context_panels)
+            others = {c for c in ep.choices if c != ep.answer}
+            assert split == "test" or not others & {lang.messages[o] for o in UNIVERSE if lang.held_out(o)}
+
+
+@pytest.mark.parametrize("grammar", grammars.GRAMMARS)
+def test_an_episodes_query_pair_is_unseen_and_its_answer_its_message(grammar):
+    spec = LanguageSpec(grammar=grammar)
+    lang = language(0, spec)
+    for ep in items("icy-episodes", "train", 15, spec) + items("icy-episodes", "test", 15, spec):
+        query = ep.query.objects[0].properties
+        shown = [p.scene.objects[0].properties for p in ep.context_panels]
+        assert all(o[:2] != query[:2] for o in shown)
+        assert {query[1]} <= {o[1] for o in shown} and {query[0]} <= {o[0] for o in shown}
+        assert ep.answer == lang.messages[query] and len(set(ep.choices)) == 5
+        assert [p.name for p in ep.context_panels] == [lang.messages[o] for o in shown]
+
+
+DERIVE = {"concat": derive_concat, "shufdet": derive_shufdet}
+
+
+@pytest.mark.parametrize("grammar", DERIVE)
+def test_concat_and_shufdet_answers_follow_from_the_context_alone(grammar):
+    spec = LanguageSpec(grammar=grammar)
+    for ep in items("icy-episodes", "test", 30, spec):
+        context = [(p.scene.objects[0].properties, p.utterance) for p in ep.context_panels]
+        query = ep.query.objects[0].properties
+        assert DERIVE[grammar](context, query, 4) == ep.answer
+        # Without the panels that show the query's color, its word cannot be learned.
+        assert DERIVE[grammar]([c for c in context if c[0][1] != query[1]], query, 4) is None
+
+
+def test_hol_answers_cannot_be_derived_from_the_context():
+    spec = LanguageSpec(grammar="hol")
+    derived = 0
+    for ep in items("icy-episodes", "train", 30, spec):
+        context = [(p.scene.objects[0].properties, p.utterance) for p in ep.context_panels]
+        query = ep.query.objects[0].properties
+        derived += any(d(context, query, 4) == ep.answer for d in DERIVE.values())
+    assert derived == 0
+
+
+def test_validators_reject_a_wrong_message_and_a_held_out_pair_outside_test():
+    naming = items("icy-naming", "train", 1)[0]
+    with pytest.raises(InvalidEpisode, match="is not named"):
+        validate_naming(naming.model_copy(update={"message": "a" * 16}))
+    with pytest.raises(InvalidEpisode, match="split"):
+        validate_naming(naming.model_copy(update={"split": "test"}))
+    ep = items("icy-episodes", "train", 1)[0]
+    wrong = next(c for c in ep.choices if c != ep.answer)
+    with pytest.raises(InvalidEpisode, match="answer"):
+        validate_episode(ep.model_copy(update={"answer": wrong}))
+    with pytest.raises(InvalidEpisode, match="split"):
+        validate_episode(ep.model_copy(update={"split": "test"}))
+
+
+# -- the file-only checker ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: f"{s.grammar}-{s.symbols}")
+def test_the_checker_rebuilds_every_message_from_the_written_language(spec):
+    written = json.loads(json.dumps(language_json(2, spec)))
+    assert checker.check_language(written) == []
+    written["objects"][7]["message"] = written["objects"][8]["message"]
+    assert len(checker.check_language(written)) == 1
+
+
+def test_the_checker_reads_items_and_ground_truth_and_finds_wrong_names_and_splits():
+    spec = LanguageSpec(grammar="shufdet")
+    written = json.loads(json.dumps(language_json(0, spec)))
+    for split in ("train", "test"):
+        for item in items("icy-naming", split, 5, spec):
+            record = json.loads(item.model_dump_json())
+            assert checker.check_naming(record, truth_of(item, "image"), written) == []
+        for ep in items("icy-episodes", split, 5, spec):
+            truths = {name: truth_of(ep, name) for name in ep.scenes()}
+            assert checker.check_episode(json.loads(ep.model_dump_json()), truths, written) == []
+    held = items("icy-naming", "test", 1, spec)[0]
+    moved = {**json.loads(held.model_dump_json()), "split": "train"}
+    assert checker.check_naming(moved, truth_of(held, "image"), written) == [
+        f"image: {' '.join(held.object)} is a held-out pair in 'train'"]
+    renamed = {**json.loads(held.model_dump_json()), "message": "a" * 16}
+    assert "is named 'aaaaaaaaaaaaaaaa'" in checker.check_naming(renamed, truth_of(held, "image"), written)[0]
+
+
+@pytest.mark.e2e
+def test_rendered_naming_images_show_their_object_and_the_checker_agrees(tmp_path):
+    """Real draft renders of the test split: each image's ground truth names its one
+    visible object with the language's message, read back from the files alone."""
+    out = tmp_path / "data"
+    r = subprocess.run([sys.executable, "-m", "cluster.cli", "render", "--task", "icy-naming", "--n", "2",
+                        "--split", "test", "--out", str(out), "--quality", "draft", "--device", "cpu",
+                        "--seed", "5", "--workers", "1"], capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert checker.check_release(out, language_json(5, LanguageSpec())) == []
+    index = [json.loads(line) for line in (out / "test" / "icy-naming.jsonl").read_text().splitlines()]
+    assert [e["held_out"] for e in index] == [True, True]
+    for entry in index:
+        truth = json.loads((out / entry["path"] / "image.json").read_text())
+        (obj,) = truth["objects"]
+        assert obj["name"] == entry["message"] and obj["visible_pixels"] > 0
+        x, y, w, h = obj["bbox"]
+        pixels = np.asarray(Image.open(out / entry["path"] / "image.png").convert("RGB"), dtype=float)
+        inside, outside = pixels[y:y + h, x:x + w], pixels.copy()
+        outside[y:y + h, x:x + w] = np.nan
+        assert np.abs(inside - np.nanmedian(outside, axis=(0, 1))).max() > 40  # the object stands out of the floor

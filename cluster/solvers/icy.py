@@ -7,6 +7,8 @@ Every function returns a list of problems, empty when all holds.
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 TEST_SPLIT = "test"
@@ -85,3 +87,18 @@ def check_episode(item: dict, truths: dict[str, dict], language: dict) -> list[s
     if item["answer"] != names[query] or item["choices"].count(names[query]) != 1:
         problems.append(f"the query {' '.join(query)} is named {names[query]!r}, not the answer {item['answer']!r}")
     return problems + _split_problem(language, query, item["split"], "query")
+
+
+def check_release(out, language: dict) -> list[str]:
+    """Every ICY item folder under OUT/<split>/, read from its files alone; the language table checked too."""
+    from pathlib import Path
+
+    problems = check_language(language)
+    for folder in sorted(Path(out).glob("*/icy-*/*/item.json")):
+        item = json.loads(folder.read_text())
+        truths = {p.stem: json.loads(p.read_text()) for p in folder.parent.glob("*.json")
+                  if p.name not in ("item.json", "_checksums.json")}
+        found = (check_naming(item, truths["image"], language) if item["task"] == "icy-naming"
+                 else check_episode(item, truths, language))
+        problems += [f"{folder.parent}: {p}" for p in found]
+    return problems
