@@ -271,3 +271,12 @@ def test_rendered_naming_images_show_their_object_and_the_checker_agrees(tmp_pat
         inside, outside = pixels[y:y + h, x:x + w], pixels.copy()
         outside[y:y + h, x:x + w] = np.nan
         assert np.abs(inside - np.nanmedian(outside, axis=(0, 1))).max() > 40  # the object stands out of the floor
+
+
+def test_an_icy_episode_file_is_read_as_its_own_model_not_as_mewls(tmp_path):
+    from tasks import read_item
+    from tasks.icy.episodes import IcyEpisode
+
+    ep = items("icy-episodes", "train", 1)[0]
+    (tmp_path / "item.json").write_text(ep.model_dump_json())
+    assert read_item(tmp_path) == ep and isinstance(read_item(tmp_path / "item.json"), IcyEpisode)
