@@ -179,9 +179,22 @@ def test_an_episodes_query_pair_is_unseen_and_its_answer_its_message(grammar):
         query = ep.query.objects[0].properties
         shown = [p.scene.objects[0].properties for p in ep.context_panels]
         assert all(o[:2] != query[:2] for o in shown)
-        assert {query[1]} <= {o[1] for o in shown} and {query[0]} <= {o[0] for o in shown}
+        assert [o[1] for o in shown].count(query[1]) == 1 and query[0] in {o[0] for o in shown}
         assert ep.answer == lang.messages[query] and len(set(ep.choices)) == 5
         assert [p.name for p in ep.context_panels] == [lang.messages[o] for o in shown]
+
+
+def test_counting_the_contexts_words_favours_no_choice():
+    """A text-only guesser: the choice with the most words standing where some
+    panel's message has them. Every choice's color is shown once, its material,
+    size and shape too, so it ties and stays at chance (1/5)."""
+    right = 0
+    eps = items("icy-episodes", "train", 300)
+    for ep in eps:
+        said = [words_of(p.utterance, 4) for p in ep.context_panels]
+        score = [sum(any(w[k] == b for w in said) for k, b in enumerate(words_of(c, 4))) for c in ep.choices]
+        right += ep.choices[int(np.argmax(score))] == ep.answer
+    assert 0.12 < right / len(eps) < 0.28
 
 
 DERIVE = {"concat": derive_concat, "shufdet": derive_shufdet}

@@ -1,19 +1,23 @@
 """icy-episodes: MEWL-style few-shot naming in an ICY language.
 
 Six context panels each show one object and utter its message; the query
-shows an object whose color-shape pair no panel shows; the five choices are
-its message and the messages of four objects that differ from it in one
-attribute. The context shows the query's color (with other shapes), its
-shape (with other colors), and its material and size. For CONCAT and
-SHUFDET the context forces the answer, and the validator derives it (derive.py);
-for the other grammars a learner needs the grammar's hidden parameters, and
-for HOL no context can give the answer at all (each message is random).
+shows an object whose color-shape pair no panel shows. The five choices name
+the query and four objects of its material and size in four other colors,
+each of a random shape. Each choice's color is shown by exactly one panel
+(with another shape), a sixth panel shows none of their colors, and no panel
+shows a choice's color-shape pair: counting words in the context favours no
+choice. The panels also show the query's material, size and every choice's
+shape. For CONCAT and SHUFDET the context forces the answer, and the
+validator derives it (derive.py); for the other grammars a learner needs the
+grammar's hidden parameters, and for HOL no context can give the answer at
+all (each message is random).
 
 Splits as icy-naming: in "test" the query is a held-out pair; elsewhere no
 scene and no choice is one. Context panels never show a held-out pair.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Literal
 
 import numpy as np
@@ -22,7 +26,7 @@ from pydantic import Field, model_validator
 from scenes.draws import redraw
 from scenes.placement import place_scene
 from scenes.spec import RESERVED_NAMES, Panel, SceneSpec, field_error
-from scenes.universe import UNIVERSE, ObjectTuple, describe
+from scenes.universe import COLORS, SHAPES, UNIVERSE, ObjectTuple, describe
 
 from ..episode import choices_with_answer
 from ..registry import Draw
@@ -76,34 +80,42 @@ def _pair(o: ObjectTuple) -> tuple[str, str]:
     return (o[0], o[1])
 
 
-def neighbours(query: ObjectTuple) -> list[ObjectTuple]:
-    """Objects that differ from the query in exactly one attribute."""
-    return [o for o in UNIVERSE if sum(a != b for a, b in zip(o, query)) == 1]
+def draw_choices(rng: np.random.Generator, query: ObjectTuple) -> list[ObjectTuple]:
+    """The query and four objects of its material and size, each of another
+    color and a random shape: five objects alike but for their color-shape pairs."""
+    colors = [c for c in COLORS if c != query[1]]
+    return [query, *((SHAPES[rng.integers(len(SHAPES))], colors[k], query[2], query[3])
+                     for k in rng.choice(len(colors), size=4, replace=False))]
 
 
-def draw_context(rng: np.random.Generator, lang: Language, query: ObjectTuple) -> list[ObjectTuple]:
-    """Two panels with the query's color, two with its shape, two free; never its pair nor a held-out one."""
-    pool = [o for o in shown_in("train", lang) if _pair(o) != _pair(query)]
-    groups = [[o for o in pool if o[1] == query[1]], [o for o in pool if o[0] == query[0]], pool]
-    picked = [g[i] for g in groups for i in rng.choice(len(g), size=2, replace=False)]
+def fair(choices: list[ObjectTuple], lang: Language, split: str) -> bool:
+    """Five colors and five messages; outside test no choice names a held-out pair."""
+    return (len({o[1] for o in choices}) == len({lang.messages[o] for o in choices}) == 5
+            and (split == TEST_SPLIT or not any(map(lang.held_out, choices))))
+
+
+def draw_context(rng: np.random.Generator, lang: Language, choices: list[ObjectTuple]) -> list[ObjectTuple]:
+    """A panel per choice, of its color but another shape, and a sixth of none of their colors: each
+    choice's color is shown once and no choice's pair at all, so counting words in the context tells
+    the answer from no distractor. No panel shows a held-out pair."""
+    pool = shown_in("train", lang)
+    groups = [[o for o in pool if o[1] == c[1] and o[0] != c[0]] for c in choices]
+    groups.append([o for o in pool if o[1] not in {c[1] for c in choices}])
+    picked = [g[rng.integers(len(g))] for g in groups]
     return [picked[i] for i in rng.permutation(len(picked))]
 
 
-def teaches(context: list[ObjectTuple], lang: Language, query: ObjectTuple) -> bool:
+def teaches(context: list[ObjectTuple], lang: Language, choices: list[ObjectTuple]) -> bool:
     """Distinct objects with distinct messages (a panel's name), showing the
-    query's material and size; for CONCAT and SHUFDET the answer is forced."""
-    said = [lang.messages[o] for o in context]
+    query's material and size and every choice's shape; for CONCAT and
+    SHUFDET the answer (choices[0]'s message) is forced."""
+    query, said = choices[0], [lang.messages[o] for o in context]
     if len(set(context)) < N_PANELS or len(set(said)) < N_PANELS:
         return False
-    if not {query[2], query[3]} <= {v for o in context for v in o[2:]}:
+    if not {query[2], query[3], *(c[0] for c in choices)} <= {v for o in context for v in o}:
         return False
     derive = DERIVATIONS.get(lang.spec.grammar)
     return derive is None or derive(list(zip(context, said)), query, lang.spec.c_w) == lang.messages[query]
-
-
-def distractor_pool(lang: Language, query: ObjectTuple, context, split: str) -> list[ObjectTuple]:
-    return [o for o in neighbours(query) if o not in context and lang.messages[o] != lang.messages[query]
-            and (split == TEST_SPLIT or not lang.held_out(o))]
 
 
 def sample(rng: np.random.Generator, d: Draw) -> IcyEpisode:
@@ -111,17 +123,32 @@ def sample(rng: np.random.Generator, d: Draw) -> IcyEpisode:
     lang = language(d.root_seed, spec)
     queries = shown_in(d.split, lang)
     query = queries[int(rng.integers(len(queries)))]
-    context = redraw(lambda: draw_context(rng, lang, query), lambda c: teaches(c, lang, query),
+    objects = redraw(lambda: draw_choices(rng, query), lambda c: fair(c, lang, d.split), "five fair choices")
+    context = redraw(lambda: draw_context(rng, lang, objects), lambda c: teaches(c, lang, objects),
                      "context that teaches the query's words")
-    pool = distractor_pool(lang, query, context, d.split)
-    others = redraw(lambda: [pool[i] for i in rng.choice(len(pool), size=4, replace=False)],
-                    lambda os: len({lang.messages[o] for o in os}) == 4, "four distinct distractors")
-    choices, answer = choices_with_answer(rng, lang.messages[query], [lang.messages[o] for o in others])
+    choices, answer = choices_with_answer(rng, lang.messages[query], [lang.messages[o] for o in objects[1:]])
     panels = tuple(Panel(name=lang.messages[o], utterance=lang.messages[o], scene=place_scene(draw_seed(rng), [o]))
                    for o in context)
     return IcyEpisode(split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry, language=spec,
                       context_panels=panels, query=place_scene(draw_seed(rng), [query]), choices=choices,
                       answer=answer, held_out=lang.held_out(query))
+
+
+def readings(ep: IcyEpisode, lang: Language, query: ObjectTuple) -> list[list[ObjectTuple]]:
+    """The object lists the choices can name, the query first, each distractor
+    of the query's material and size in another color (more than one only
+    where PROJ gives two objects one message)."""
+    named = [[o for o in UNIVERSE if lang.messages[o] == c and o[2:] == query[2:] and o[1] != query[1]]
+             for c in ep.choices if c != ep.answer]
+    return [[query, *combo] for combo in itertools.product(*named)]
+
+
+def shown_fairly(context: list[ObjectTuple], lang: Language, objects: list[ObjectTuple], split: str) -> bool:
+    """The rules of draw_choices and draw_context, on the finished episode."""
+    colors = [o[1] for o in context]
+    return (fair(objects, lang, split) and not any(map(lang.held_out, context))
+            and not {_pair(o) for o in context} & {_pair(o) for o in objects}
+            and all(colors.count(c[1]) == 1 for c in objects) and teaches(context, lang, objects))
 
 
 def validate(ep: IcyEpisode) -> None:
@@ -134,10 +161,8 @@ def validate(ep: IcyEpisode) -> None:
     query = ep.query.objects[0].properties
     for p, o in zip(ep.context_panels, context):
         require(p.name == p.utterance == lang.messages[o], f"panel {p.name!r} does not utter {describe(o)}'s message")
-        require(not lang.held_out(o) and _pair(o) != _pair(query), f"panel {p.name!r} shows a held-out pair")
     require(ep.answer == lang.messages[query], f"the answer is not the message of {describe(query)}")
     require(ep.held_out == lang.held_out(query) == (ep.split == TEST_SPLIT), f"query's pair in the wrong split {ep.split!r}")
-    require(teaches(context, lang, query), "the context does not teach the query's words")
-    pool = {lang.messages[o] for o in distractor_pool(lang, query, context, ep.split)}
-    require(len(set(ep.choices)) == 5 and set(ep.choices) - {ep.answer} <= pool,
-            "every distractor names an unseen object one attribute from the query")
+    require(any(shown_fairly(context, lang, objects, ep.split) for objects in readings(ep, lang, query)),
+            "choices and context break the rules: five colors, each shown once, no choice's or held-out pair "
+            "shown, the query's words taught")
