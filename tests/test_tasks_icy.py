@@ -201,6 +201,22 @@ DERIVE = {"concat": derive_concat, "shufdet": derive_shufdet}
 
 
 @pytest.mark.parametrize("grammar", DERIVE)
+def test_a_derivation_from_any_context_is_never_wrong(grammar):
+    """Soundness: over random contexts and queries, whatever is derived is the true message."""
+    rng = np.random.default_rng(0)
+    derived = 0
+    for seed in SEEDS:
+        lang = language(seed, LanguageSpec(grammar=grammar))
+        for _ in range(300):
+            picked = [UNIVERSE[k] for k in rng.choice(len(UNIVERSE), size=7, replace=False)]
+            context = [(o, lang.messages[o]) for o in picked[1:]]
+            found = DERIVE[grammar](context, picked[0], 4)
+            assert found in (None, lang.messages[picked[0]])
+            derived += found is not None
+    assert derived > 20
+
+
+@pytest.mark.parametrize("grammar", DERIVE)
 def test_concat_and_shufdet_answers_follow_from_the_context_alone(grammar):
     spec = LanguageSpec(grammar=grammar)
     for ep in items("icy-episodes", "test", 30, spec):
@@ -264,26 +280,29 @@ def test_the_checker_reads_items_and_ground_truth_and_finds_wrong_names_and_spli
 
 
 @pytest.mark.e2e
-def test_rendered_naming_images_show_their_object_and_the_checker_agrees(tmp_path):
-    """Real draft renders of the test split: each image's ground truth names its one
-    visible object with the language's message, read back from the files alone."""
+def test_rendered_items_show_their_objects_and_the_file_only_checker_agrees(tmp_path):
+    """Real draft renders of both tasks in the test split: each image's ground
+    truth names its one visible object, and the checker, reading the files
+    alone, finds every message where the language puts it."""
     out = tmp_path / "data"
-    r = subprocess.run([sys.executable, "-m", "cluster.cli", "render", "--task", "icy-naming", "--n", "2",
+    r = subprocess.run([sys.executable, "-m", "cluster.cli", "render", "--task", "icy", "--n", "1",
                         "--split", "test", "--out", str(out), "--quality", "draft", "--device", "cpu",
                         "--seed", "5", "--workers", "1"], capture_output=True, text=True, cwd=REPO, timeout=600)
     assert r.returncode == 0, r.stderr
-    assert checker.check_release(out, language_json(5, LanguageSpec())) == []
-    index = [json.loads(line) for line in (out / "test" / "icy-naming.jsonl").read_text().splitlines()]
-    assert [e["held_out"] for e in index] == [True, True]
-    for entry in index:
-        truth = json.loads((out / entry["path"] / "image.json").read_text())
-        (obj,) = truth["objects"]
-        assert obj["name"] == entry["message"] and obj["visible_pixels"] > 0
+    written = language_json(5, LanguageSpec())
+    assert checker.check_release(out, written) == []
+    (entry,) = [json.loads(line) for line in (out / "test" / "icy-naming.jsonl").read_text().splitlines()]
+    assert entry["held_out"]
+    for png in sorted(out.glob("test/icy-*/0/*.png")):
+        (obj,) = json.loads(png.with_suffix(".json").read_text())["objects"]
         x, y, w, h = obj["bbox"]
-        pixels = np.asarray(Image.open(out / entry["path"] / "image.png").convert("RGB"), dtype=float)
-        inside, outside = pixels[y:y + h, x:x + w], pixels.copy()
+        pixels = np.asarray(Image.open(png).convert("RGB"), dtype=float)
+        outside = pixels.copy()
         outside[y:y + h, x:x + w] = np.nan
-        assert np.abs(inside - np.nanmedian(outside, axis=(0, 1))).max() > 40  # the object stands out of the floor
+        assert obj["visible_pixels"] > 0  # and the object stands out of the floor around it:
+        assert np.abs(pixels[y:y + h, x:x + w] - np.nanmedian(outside, axis=(0, 1))).max() > 40
+    broken = {**written, "objects": [{**o, "message": o["message"][::-1]} for o in written["objects"]]}
+    assert len(checker.check_release(out, broken)) > 8  # the table and the items' messages disagree
 
 
 def test_an_icy_episode_file_is_read_as_its_own_model_not_as_mewls(tmp_path):
