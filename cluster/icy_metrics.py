@@ -1,7 +1,8 @@
 """`mewl icy-metrics LANGUAGE.json`: the paper's compositionality metrics of a written ICY language.
 
 LANGUAGE.json is the language as `tasks.icy.language_json` writes it (a
-manifest holding it under "language" is read too); docs/icy.md has the format.
+manifest holding it under "language" is read too, and so is an ICY item.json,
+whose root seed and language spec rebuild it); docs/icy.md has the format.
 """
 from __future__ import annotations
 
@@ -37,6 +38,14 @@ def read_language(path: Path) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise UserError(f"{path}: not a JSON file ({err})") from None
     data = data.get("language", data) if isinstance(data, dict) else data
+    if isinstance(data, dict) and isinstance(data.get("grammar"), str):  # an item's spec: rebuild its language
+        from tasks.icy import LanguageSpec, language_json
+
+        root_seed = json.loads(Path(path).read_text()).get("root_seed")
+        try:
+            data = language_json(int(root_seed), LanguageSpec.model_validate(data))
+        except (TypeError, ValueError) as err:
+            raise UserError(f"{path}: an ICY item whose language cannot be rebuilt ({err})") from None
     needed = ("attributes", "vocabulary", "objects", "grammar")
     if not isinstance(data, dict) or any(k not in data for k in needed):
         raise UserError(f"{path}: not an ICY language (expected the fields {', '.join(needed)})")

@@ -137,6 +137,10 @@ def test_icy_metrics_prints_a_languages_scores_and_refuses_other_files(tmp_path,
     path.write_text(json.dumps({"language": language_json(0, LanguageSpec(grammar="perm"))}))
     assert cmd_icy_metrics(type("Args", (), {"language": path})) == 0
     assert capsys.readouterr().out.startswith("grammar perm: topsim 0.9")
+    path.write_text(items("icy-naming", "train", 1, LanguageSpec(grammar="hol"))[0].model_dump_json())
+    assert cmd_icy_metrics(type("Args", (), {"language": path})) == 0
+    printed = capsys.readouterr().out.split()  # the item's root seed and spec rebuild its language
+    assert printed[:3] == ["grammar", "hol:", "topsim"] and abs(float(printed[3])) < 0.1
     path.write_text("{}")
     with pytest.raises(UserError, match="not an ICY language"):
         cmd_icy_metrics(type("Args", (), {"language": path}))
