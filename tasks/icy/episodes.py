@@ -18,6 +18,7 @@ scene and no choice is one. Context panels never show a held-out pair.
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -39,6 +40,8 @@ from .naming import TEST_SPLIT, shown_in
 
 QUESTION = "question"
 N_PANELS = 6
+# A panel's file stem is its message, which must not be another file's (c_w = 1 allows "item").
+TAKEN = (*RESERVED_NAMES, QUESTION, Path(IcyItem.RECORD_FILE).stem)
 
 
 class IcyEpisode(IcyItem):
@@ -53,7 +56,7 @@ class IcyEpisode(IcyItem):
     def _files_and_answer(self) -> "IcyEpisode":
         names = [p.name for p in self.context_panels]
         for k, name in enumerate(names):
-            if name in (*RESERVED_NAMES, QUESTION) or name in names[:k]:
+            if name in TAKEN or name in names[:k]:
                 raise field_error(f"context_panels.{k}.name", f"{name!r} names another file")
         if self.answer not in self.choices:
             raise field_error("answer", f"{self.answer!r} is not one of the choices")
@@ -110,7 +113,7 @@ def teaches(context: list[ObjectTuple], lang: Language, choices: list[ObjectTupl
     query's material and size and every choice's shape; for CONCAT and
     SHUFDET the answer (choices[0]'s message) is forced."""
     query, said = choices[0], [lang.messages[o] for o in context]
-    if len(set(context)) < N_PANELS or len(set(said)) < N_PANELS:
+    if len(set(context)) < N_PANELS or len(set(said)) < N_PANELS or set(said) & set(TAKEN):
         return False
     if not {query[2], query[3], *(c[0] for c in choices)} <= {v for o in context for v in o}:
         return False
