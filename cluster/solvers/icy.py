@@ -102,3 +102,19 @@ def check_release(out, language: dict) -> list[str]:
                  else check_episode(item, truths, language))
         problems += [f"{folder.parent}: {p}" for p in found]
     return problems
+
+
+def solve_concat(item: dict, truths: dict[str, dict], language: dict) -> str | None:
+    """Answer an icy-episodes item as a learner who knows only that words of c_w
+    symbols stand in attribute order: read each of the query's words off a
+    panel that shows its value. Uses no table, only `attributes` and `word_length`."""
+    attributes, c_w = language["attributes"], language["word_length"]
+    heard: dict[tuple[int, str], set[str]] = {}
+    for panel in item["context_panels"]:
+        shown = _object(truths[panel["name"]]["objects"][0], attributes)
+        for k, value in enumerate(shown):
+            heard.setdefault((k, value), set()).add(panel["utterance"][k * c_w:(k + 1) * c_w])
+    query = _object(truths["question"]["objects"][0], attributes)
+    words = [heard.get((k, value), set()) for k, value in enumerate(query)]
+    guess = "".join(w.pop() for w in words) if all(len(w) == 1 for w in words) else None
+    return guess if guess in item["choices"] else None
