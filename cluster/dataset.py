@@ -70,13 +70,19 @@ def check_output(out: Path, settings: dict) -> bool:
         except (OSError, json.JSONDecodeError) as err:
             raise UserError(f"{path} is unreadable ({err}); is {out} a dataset of this tool?") from None
         keys = list(wanted) + [k for k in have if k not in wanted]  # a setting only the folder has differs too
-        diff = [f"{k}={have.get(k)!r} (asked {wanted.get(k)!r})" for k in keys if have.get(k) != wanted.get(k)]
+        diff = [f"{k}={_short(have.get(k))} (asked {_short(wanted.get(k))})" for k in keys if have.get(k) != wanted.get(k)]
         if diff:
             raise UserError(f"{out} holds a different dataset: " + ", ".join(diff) + "; choose another --out")
         return True
     if out.is_dir() and any(p for p in out.iterdir() if not p.name.startswith(".")):
         raise UserError(f"{out} is not empty and has no {MANIFEST}; choose an empty or new folder")
     return False
+
+
+def _short(value, limit: int = 60) -> str:
+    """A setting for a one-line message: a language's whole table is cut."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + " ...}"
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:

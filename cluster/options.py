@@ -63,6 +63,8 @@ def configs(args, names: list[str]) -> tuple[tuple[tuple[str, object], ...], lis
     found, argv = [], []
     for bench in tasks.BENCHMARKS.values():
         value = None if bench.config is None else getattr(args, bench.config.dest, None)
+        if value is None and bench.config is not None and bench.name in chosen:
+            value = bench.config.default  # pinned in the manifest like a given one
         if value is None:
             continue
         if bench.name not in chosen:

@@ -324,10 +324,10 @@ def read_spec(path: Path, items: dict[str, type[Item]] | None = None) -> Item | 
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise SpecError(f"{path}: not a JSON file ({err})") from None
     task = data.get("task") if isinstance(data, dict) else None
-    if isinstance(data, dict) and "context_panels" in data:
-        model = Episode
-    elif isinstance(task, str) and task in items:
+    if isinstance(task, str) and task in items:  # first: other benchmarks' items have context panels too
         model = items[task]
+    elif isinstance(data, dict) and "context_panels" in data:
+        model = Episode
     else:
         model = SceneSpec
     try:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from scenes.spec import Item, SceneSpec
 
 from .episode import Draft, InvalidEpisode
+from .icy import ICY
 from .malevic import MALEVIC
 from .mewl import MEWL
 from .registry import IID, Benchmark, Config, Draw, ItemError, Scheme, Task, draw_item
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL, MALEVIC)}
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL, MALEVIC, ICY)}
 REGISTRY: dict[str, Task] = {t.name: t for b in BENCHMARKS.values() for t in b.tasks}
 ALL_TASKS: tuple[str, ...] = tuple(REGISTRY)
 

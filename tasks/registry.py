@@ -45,7 +45,7 @@ class Draw:
     root_seed: int
     retry: int
     scheme: str = IID
-    config: object | None = None
+    config: object | None = None  # the benchmark's dataset-wide configuration; None = its defaults
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ class Config:
     help: str
     load: Callable[[str], object]  # the option's value -> the config; ValueError (one line) if it is wrong
     manifest: Callable[[object, int], dict]  # (config, root seed) -> what OUT's manifest pins and shows
+    default: str | None = None  # the value used when the option is not given; None: Draw.config stays None
 
     @property
     def dest(self) -> str:
