@@ -10,9 +10,10 @@ from scenes.spec import Item, SceneSpec
 
 from .episode import Draft, InvalidEpisode
 from .mewl import MEWL
+from .shapeworld import SHAPEWORLD
 from .registry import IID, Benchmark, Draw, ItemError, Scheme, Task, draw_item
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL,)}
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL, SHAPEWORLD)}
 REGISTRY: dict[str, Task] = {t.name: t for b in BENCHMARKS.values() for t in b.tasks}
 ALL_TASKS: tuple[str, ...] = tuple(REGISTRY)
 
@@ -44,8 +45,9 @@ def read_item(path) -> Item | SceneSpec:
     return read_spec(path, {name: task.model for name, task in REGISTRY.items()})
 
 
-def sample_item(task: str, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID) -> Item:
-    return draw_item(REGISTRY[task], root_seed, split, index, first_retry, scheme)
+def sample_item(task: str, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID,
+                config: object | None = None) -> Item:
+    return draw_item(REGISTRY[task], root_seed, split, index, first_retry, scheme, config)
 
 
 __all__ = ["ALL_TASKS", "BENCHMARKS", "IID", "REGISTRY", "Benchmark", "Draft", "Draw", "Scheme", "InvalidEpisode", "Item", "ItemError",

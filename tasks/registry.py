@@ -45,6 +45,7 @@ class Draw:
     root_seed: int
     retry: int
     scheme: str = IID
+    config: object | None = None
 
 
 @dataclass(frozen=True)
@@ -74,14 +75,15 @@ class ItemError(RuntimeError):
     """An item that could not be drawn within the retry budget."""
 
 
-def draw_item(task: Task, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID) -> Item:
+def draw_item(task: Task, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID,
+              config: object | None = None) -> Item:
     """Sample and validate one item; a sampler that runs out of draws is
     retried from the next derived seed, at most MAX_RETRIES times."""
     last = ""
     for retry in range(first_retry, first_retry + MAX_RETRIES):
         rng = item_rng(root_seed, split, task.name, index, retry)
         try:
-            item = task.sample(rng, Draw(task.name, split, index, root_seed, retry, scheme))
+            item = task.sample(rng, Draw(task.name, split, index, root_seed, retry, scheme, config))
         except OutOfDraws as err:
             last = str(err)
             continue
