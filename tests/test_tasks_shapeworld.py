@@ -17,7 +17,7 @@ from scenes.spec import ObjectSpec
 from scenes.stage import base_camera
 from scenes.universe import DIRECTIONS, OPPOSITE
 from tasks import InvalidEpisode, REGISTRY, sample_item
-from tasks.shapeworld import load_distribution
+from tasks.shapeworld import Distribution, load_distribution
 from tasks.shapeworld.distribution import TEST_SPLIT
 from tasks.shapeworld.evaluate import World, holds
 from tasks.shapeworld.item import one_element_apart
@@ -174,6 +174,28 @@ def test_the_validator_rejects_a_flipped_label_and_a_far_miss():
 
 # -- held-out combinations --------------------------------------------------------
 
+def test_held_out_combinations_are_found_in_captions_and_scenes():
+    dist = Distribution.model_validate({"name": "test", "held_out": [
+        {"kind": "attributes", "values": ["red", "cube"]},
+        {"kind": "relation", "subject": ["sphere"], "relation": "left", "object": ["cube"]},
+        {"kind": "quantifier", "quantifier": "most", "values": ["glass"]}]})
+    attributes, relation, quantifier = dist.held_out
+    assert dist.in_caption(Exists(subject=D(color="red"), predicate=D(shape="cube"))) == (attributes,)
+    assert dist.in_caption(q("no", D(shape="cube"), D(color="red"))) == (attributes,)  # restrictor with its scope
+    assert dist.in_caption(Exists(subject=D(color="red"))) == ()
+    flipped = Relation(subject=D(shape="cube", size="small"), relation="right", object=D(shape="sphere"))
+    assert dist.in_caption(flipped) == (relation,)  # the same fact, said the other way round
+    assert dist.in_caption(flipped.model_copy(update={"relation": "left"})) == ()
+    assert dist.in_caption(Not(part=q("most", D(material="glass"), D(color="red")))) == (quantifier,)
+    cam = base_camera()
+    left = np.array(directions(cam)["left"][:2])
+    for gap, plainly, nearly in ((1.5, True, True), (0.2, False, True), (-0.2, False, True), (-1.5, False, False)):
+        objs = [ObjectSpec(shape=s, color="gray", material="rubber", size="small", position=tuple(p), rotation=0.0)
+                for s, p in (("cube", -left * 0.75), ("sphere", -left * 0.75 + left * gap))]
+        w = World(objs, offset_table(cam, objs))
+        assert (relation in dist.in_scene(w), relation in dist.near_scene(w)) == (plainly, nearly), gap
+
+
 @pytest.mark.parametrize("path", HELD_OUT_FILES)
 @pytest.mark.parametrize("task", TASKS)
 def test_held_out_combinations_only_and_always_in_test(task, path):
@@ -186,7 +208,7 @@ def test_held_out_combinations_only_and_always_in_test(task, path):
             if split == TEST_SPLIT:
                 assert item.held_out_used, (split, i, item.caption)
             else:
-                assert not in_captions and not dist.in_scene(w) and not item.held_out_used, (split, i, item.caption)
+                assert not in_captions and not dist.near_scene(w) and not item.held_out_used, (split, i, item.caption)
 
 
 def test_without_a_distribution_test_is_iid_and_nothing_is_held_out():

@@ -19,6 +19,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, ValidationError, field_validator
 
+from scenes.relations import RELATION_MARGIN
 from scenes.spec import first_error
 from scenes.universe import OPPOSITE, Direction, attribute_of
 
@@ -60,7 +61,7 @@ class AttributeCombination(Form):
     def in_caption(self, form) -> bool:
         return any(_states(d, self.values) for d in phrases(form))
 
-    def in_scene(self, world: World) -> bool:
+    def in_scene(self, world: World, margin: float = 0.0) -> bool:
         return bool(world.which(_describes(self.values)))
 
 
@@ -79,9 +80,10 @@ class RelationCombination(Form):
         return any(isinstance(a, Relation) and a.relation == rel and _states(a.subject, s) and _states(a.object, o)
                    for a in atoms(form) for s, rel, o in ways)
 
-    def in_scene(self, world: World) -> bool:
+    def in_scene(self, world: World, margin: float = 0.0) -> bool:
         objects = world.which(_describes(self.object))
-        return any(world.related(x, self.relation, y) for x in world.which(_describes(self.subject)) for y in objects)
+        return any(world.related(x, self.relation, y, margin) for x in world.which(_describes(self.subject))
+                   for y in objects)
 
 
 class QuantifierCombination(Form):
@@ -97,7 +99,7 @@ class QuantifierCombination(Form):
         return any(isinstance(a, Quantified) and a.quantifier == self.quantifier
                    and _states(a.restrictor.joined(a.scope), self.values) for a in atoms(form))
 
-    def in_scene(self, world: World) -> bool:
+    def in_scene(self, world: World, margin: float = 0.0) -> bool:
         return False  # a scene holds objects, not quantifiers
 
 
@@ -115,7 +117,13 @@ class Distribution(Form):
         return tuple(c for c in self.held_out if c.in_caption(form))
 
     def in_scene(self, world: World) -> tuple:
-        return tuple(c for c in self.held_out if c.in_scene(world))
+        """The combinations the scene shows plainly (a relation by more than the margin)."""
+        return tuple(c for c in self.held_out if c.in_scene(world, RELATION_MARGIN))
+
+    def near_scene(self, world: World) -> tuple:
+        """The combinations the scene shows or nearly shows (a relation within the margin of a tie):
+        what a split without held-out combinations must be clear of."""
+        return tuple(c for c in self.held_out if c.in_scene(world, -RELATION_MARGIN))
 
 
 def load_distribution(path) -> Distribution:

@@ -56,10 +56,11 @@ class World:
     def which(self, d: Description) -> list[int]:
         return [i for i, o in enumerate(self.objects) if matches(d, o)]
 
-    def related(self, x: int, rel: str, y: int) -> bool:
+    def related(self, x: int, rel: str, y: int, margin: float = 0.0) -> bool:
+        """x lies more than `margin` in direction rel of y (a negative margin: not clearly the other way)."""
         if self.table is None:
             raise ValueError("a relation needs the objects' positions")
-        return x != y and self.table[rel][x, y] > 0.0
+        return x != y and self.table[rel][x, y] > margin
 
 
 def holds(form, world: World) -> bool:

@@ -117,4 +117,5 @@ def validate(item: ShapeWorldItem) -> None:
     if item.split == TEST_SPLIT:
         require(bool(used), f"{where}: a test item without a held-out combination")
     else:
-        require(not used and not dist.in_caption(miss), f"{where}: held-out combinations outside the test split")
+        require(not used and not dist.in_caption(miss) and not dist.near_scene(world),
+                f"{where}: held-out combinations outside the test split")

@@ -13,13 +13,14 @@
 """
 from __future__ import annotations
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
 
 from scenes.draws import OutOfDraws, redraw
 from scenes.placement import PlacementError, place_scene
-from scenes.relations import separated_in
+from scenes.relations import RELATION_MARGIN, separated_in
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
 from ..registry import Draw
@@ -30,10 +31,11 @@ from .evaluate import World, holds, possible, stated_pairs
 from .item import OBJECTS, Caption, ShapeWorldItem
 from .logic import phrases, say
 
-CAPTION_DRAWS = 3000  # caption pairs drawn for one item (cheap; held-out combinations are rare)
+CAPTION_DRAWS = 1000  # caption pairs drawn for one item (held-out combinations are rare)
 OBJECT_DRAWS = 500  # object lists drawn for one placement
-PLACEMENTS = 12  # object lists tried in place for a caption about positions
-PLACEMENT_ATTEMPTS = 40
+EITHER_WAY_DRAWS = 100  # object lists tried per verdict before a caption pair counts as one-sided
+PLACEMENTS = 40  # object lists tried in place for a caption about positions
+PLACEMENT_ATTEMPTS = 10
 MENTIONED = 0.6  # chance that an object is drawn from a description the captions mention
 PAIR_TAG = 0x5A17  # entropy that sets the pair coin apart from the items' own seeds
 # Which tasks can say which kind of held-out combination in a caption.
@@ -59,18 +61,14 @@ def pair_agreement(d: Draw) -> bool:
     return bool(coin.integers(2) == d.index % 2)
 
 
-def _captions(rng: np.random.Generator, task: str, draw_form, dist: Distribution | None, test: bool):
-    def pair():
-        form = draw_form(rng)
-        return form, near_miss(rng, form)
-
-    if dist is None:
-        return pair()
-    if test and any(isinstance(c, SAYABLE[task]) for c in dist.held_out):
-        return redraw(pair, lambda p: all(dist.in_caption(f) for f in p), "test caption pair", CAPTION_DRAWS)
+def _held_out_ok(task: str, dist: Distribution | None, test: bool):
+    """Whether a caption pair suits the split: free of held-out combinations
+    outside the test split, both using one in it (when the task can say one)."""
+    if dist is None or test and not any(isinstance(c, SAYABLE[task]) for c in dist.held_out):
+        return lambda pair: True  # iid, or a test scene carries the held-out combination
     if test:
-        return pair()  # the scene carries the held-out combination
-    return redraw(pair, lambda p: not any(dist.in_caption(f) for f in p), "caption pair", CAPTION_DRAWS)
+        return lambda pair: all(dist.in_caption(f) for f in pair)
+    return lambda pair: not any(dist.in_caption(f) for f in pair)
 
 
 def _thing(rng: np.random.Generator, mentioned) -> Thing:
@@ -80,40 +78,82 @@ def _thing(rng: np.random.Generator, mentioned) -> Thing:
     return Thing(*(values[a] for a in TUPLE_ORDER))
 
 
-def _scene(rng, task: str, form, miss, agreement: bool, dist: Distribution | None, test: bool):
-    forbidden = () if dist is None or test else dist.held_out
-    must_show = test and not any(c.in_caption(form) for c in dist.held_out)  # the scene carries one
-    positional = has_relation(form) or has_relation(miss) or must_show or any(
-        isinstance(c, RelationCombination) for c in forbidden)
-    mentioned = phrases(form) + phrases(miss)
-    lo, hi = OBJECTS[task]
+class SceneDraw:
+    """Scenes for one caption pair (form, miss): the caption agreeing or not
+    as asked, the near miss the other way, every stated relation clear of the
+    margin, and held-out combinations only where the split allows them."""
 
-    def decided(world: World) -> bool:
-        return holds(form, world) == agreement and holds(miss, world) != agreement
+    def __init__(self, rng: np.random.Generator, task: str, form, miss, dist: Distribution | None, test: bool):
+        self.rng, self.form, self.miss, self.dist = rng, form, miss, dist
+        self.objects = OBJECTS[task]
+        self.forbidden = () if dist is None or test else dist.held_out
+        self.must_show = test and not any(c.in_caption(form) for c in dist.held_out)  # the scene carries one
+        self.positional = has_relation(form) or has_relation(miss) or self.must_show or any(
+            isinstance(c, RelationCombination) for c in self.forbidden)
+        self.mentioned = phrases(form) + phrases(miss)
+        self.found: dict[bool, list[Thing]] = {}  # objects either_way found, used first by scene()
 
-    def things() -> list[Thing]:
-        return [_thing(rng, mentioned) for _ in range(int(rng.integers(lo, hi + 1)))]
+    def swapped(self) -> "SceneDraw":
+        """The same pair with the near miss as the caption."""
+        other = copy.copy(self)
+        other.form, other.miss, other.found = self.miss, self.form, {not a: o for a, o in self.found.items()}
+        return other
 
-    def feasible(objects: list[Thing]) -> bool:
+    def things(self) -> list[Thing]:
+        lo, hi = self.objects
+        return [_thing(self.rng, self.mentioned) for _ in range(int(self.rng.integers(lo, hi + 1)))]
+
+    def feasible(self, objects: list[Thing], agreement: bool) -> bool:
+        """The objects can decide the pair as asked once placed (exactly, if nothing depends on places)."""
         world = World(objects)
-        return not any(c.in_scene(world) for c in forbidden if isinstance(c, AttributeCombination)) and (
-            agreement in possible(form, world) and (not agreement) in possible(miss, world))
+        return not any(c.in_scene(world) for c in self.forbidden if isinstance(c, AttributeCombination)) and (
+            agreement in possible(self.form, world) and (not agreement) in possible(self.miss, world))
 
-    def accept(spec) -> bool:
+    def either_way(self) -> bool:
+        """Objects for the caption agreeing and for it disagreeing both turn up within a few draws.
+        A pair that passes only one way (one atom entailing another) is redrawn whatever the coin
+        says, so which pairs are kept does not depend on the label."""
+        for agreement in (True, False):
+            try:
+                self.found[agreement] = redraw(self.things, lambda o: self.feasible(o, agreement), "objects",
+                                               EITHER_WAY_DRAWS)
+            except OutOfDraws:
+                return False
+        return True
+
+    def accept(self, spec, agreement: bool) -> bool:
         world = World.of(spec)
-        return (decided(world) and not any(c.in_scene(world) for c in forbidden)
+        form, miss = self.form, self.miss
+        return (holds(form, world) == agreement and holds(miss, world) != agreement
+                and not any(c.in_scene(world, -RELATION_MARGIN) for c in self.forbidden)
                 and all(separated_in(world.table, x, y) for x, y in stated_pairs(form, world) + stated_pairs(miss, world))
-                and (not must_show or bool(dist.in_scene(world))))
+                and (not self.must_show or bool(self.dist.in_scene(world))))
 
-    if not positional:
-        return place_scene(draw_seed(rng), redraw(things, feasible, "objects", OBJECT_DRAWS))
-    for _ in range(PLACEMENTS):
-        try:
-            return place_scene(draw_seed(rng), redraw(things, feasible, "objects", OBJECT_DRAWS),
-                               accept=accept, max_attempts=PLACEMENT_ATTEMPTS)
-        except PlacementError:
-            continue
-    raise OutOfDraws(f"no scene decides {say(form)!r} as required in {PLACEMENTS} placements")
+    def scene(self, agreement: bool):
+        def objects() -> list[Thing]:
+            if agreement in self.found:
+                return self.found.pop(agreement)
+            return redraw(self.things, lambda o: self.feasible(o, agreement), "objects", OBJECT_DRAWS)
+
+        if not self.positional:
+            return place_scene(draw_seed(self.rng), objects())
+        for _ in range(PLACEMENTS):
+            try:
+                return place_scene(draw_seed(self.rng), objects(), accept=lambda spec: self.accept(spec, agreement),
+                                   max_attempts=PLACEMENT_ATTEMPTS)
+            except PlacementError:
+                continue
+        raise OutOfDraws(f"no scene decides {say(self.form)!r} as required in {PLACEMENTS} placements")
+
+
+def _caption_pair(rng: np.random.Generator, d: Draw, draw_form, dist: Distribution | None, test: bool) -> SceneDraw:
+    suits = _held_out_ok(d.task, dist, test)
+
+    def pair() -> SceneDraw:
+        form = draw_form(rng)
+        return SceneDraw(rng, d.task, form, near_miss(rng, form), dist, test)
+
+    return redraw(pair, lambda p: suits((p.form, p.miss)) and p.either_way(), "caption pair", CAPTION_DRAWS)
 
 
 def sample(rng: np.random.Generator, d: Draw, draw_form) -> ShapeWorldItem:
@@ -122,10 +162,11 @@ def sample(rng: np.random.Generator, d: Draw, draw_form) -> ShapeWorldItem:
         raise TypeError(f"ShapeWorld's config is a Distribution, not {type(dist).__name__}")
     test = dist is not None and d.split == TEST_SPLIT
     agreement = pair_agreement(d)
-    form, miss = _captions(rng, d.task, draw_form, dist, test)
-    if rng.integers(2):
-        form, miss = miss, form
-    scene = _scene(rng, d.task, form, miss, agreement, dist, test)
+    draw = _caption_pair(rng, d, draw_form, dist, test)
+    if rng.integers(2):  # which of the two is the caption
+        draw = draw.swapped()
+    form, miss = draw.form, draw.miss
+    scene = draw.scene(agreement)
     used = () if dist is None else tuple(dict.fromkeys(dist.in_caption(form) + dist.in_scene(World.of(scene))))
     return ShapeWorldItem(
         task=d.task, split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry,
