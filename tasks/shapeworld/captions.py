@@ -111,5 +111,10 @@ def near_miss(rng: np.random.Generator, form):
     return _atom_miss(rng, form)
 
 
+def redundant(form) -> bool:
+    """'there is a cube and there is a cube': a statement joined with itself."""
+    return isinstance(form, Connective) and form.parts[0] == form.parts[1]
+
+
 def has_relation(form) -> bool:
     return any(isinstance(a, Relation) for a in atoms(form))

@@ -9,6 +9,7 @@ from scenes.relations import separated_in
 from scenes.spec import GENERATOR_VERSION, SPLIT_PATTERN, Item, SceneSpec, Seed
 
 from ..episode import InvalidEpisode
+from .captions import redundant
 from .distribution import TEST_SPLIT, Combination, Distribution
 from .evaluate import World, holds, stated_pairs
 from .logic import Connective, Exists, Form, Not, Quantified, Relation, Statement, say
@@ -103,6 +104,7 @@ def validate(item: ShapeWorldItem) -> None:
     require(isinstance(form, FORMS[item.task]), f"{where}: a {form.kind} caption")
     require(item.caption == say(form) and item.near_miss.caption == say(miss), f"{where}: a caption is not its form's")
     require(one_element_apart(form, miss), f"{where}: the near miss is not one element away")
+    require(not redundant(form) and not redundant(miss), f"{where}: a statement joined with itself")
     world = World.of(item.scene)
     require(holds(form, world) == item.agreement, f"{where}: the evaluator says {not item.agreement}")
     require(holds(miss, world) != item.agreement, f"{where}: the near miss agrees as the caption does")

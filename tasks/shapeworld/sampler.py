@@ -25,7 +25,7 @@ from scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
 from ..registry import Draw
 from ..seeds import draw_seed, split_code, task_code
-from .captions import has_relation, near_miss
+from .captions import has_relation, near_miss, redundant
 from .distribution import TEST_SPLIT, AttributeCombination, Distribution, QuantifierCombination, RelationCombination
 from .evaluate import World, holds, possible, stated_pairs
 from .item import OBJECTS, Caption, ShapeWorldItem
@@ -153,7 +153,10 @@ def _caption_pair(rng: np.random.Generator, d: Draw, draw_form, dist: Distributi
         form = draw_form(rng)
         return SceneDraw(rng, d.task, form, near_miss(rng, form), dist, test)
 
-    return redraw(pair, lambda p: suits((p.form, p.miss)) and p.either_way(), "caption pair", CAPTION_DRAWS)
+    def ok(p: SceneDraw) -> bool:
+        return not redundant(p.form) and not redundant(p.miss) and suits((p.form, p.miss)) and p.either_way()
+
+    return redraw(pair, ok, "caption pair", CAPTION_DRAWS)
 
 
 def sample(rng: np.random.Generator, d: Draw, draw_form) -> ShapeWorldItem:
