@@ -5,7 +5,9 @@
    agreement is true exactly half the time.
 2. A logical form and its near miss are drawn from the task's grammar
    (captions.py), free of held-out combinations outside the test split and
-   both using one in it; a coin picks which one is the caption.
+   both using one in it, and kept only if objects deciding it either way
+   turn up (tested before the label is looked at); a coin picks which of
+   the two is the caption.
 3. Objects are drawn (biased towards the descriptions the captions mention,
    so the counts and relations they talk about occur) and placed until the
    evaluator finds the caption agreeing as required and its near miss the
