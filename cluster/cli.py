@@ -50,11 +50,12 @@ def cmd_tasks(args) -> int:
     """Every task, one line each, grouped by benchmark."""
     from tasks import BENCHMARKS
 
+    width = max(len(t.name) for b in BENCHMARKS.values() for t in b.tasks)
     for bench in BENCHMARKS.values():
         print(f"{bench.name}: {bench.summary}")
         for t in bench.tasks:
             schemes = "" if len(t.schemes) == 1 else f" [--split-scheme {', '.join(s.name for s in t.schemes[1:])}]"
-            print(f"  {t.name:<22} {t.images} image(s)  {t.summary}{schemes}")
+            print(f"  {t.name:<{width}}  {t.images} image(s)  {t.summary}{schemes}")
     print("TASK may be a task, a benchmark (all of its tasks), all, or a comma list of those.")
     return 0
 

@@ -12,9 +12,10 @@ from .episode import Draft, InvalidEpisode
 from .icy import ICY
 from .malevic import MALEVIC
 from .mewl import MEWL
+from .shapeworld import SHAPEWORLD
 from .registry import IID, Benchmark, Config, Draw, ItemError, Scheme, Task, draw_item
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL, MALEVIC, ICY)}
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL, MALEVIC, SHAPEWORLD, ICY)}
 REGISTRY: dict[str, Task] = {t.name: t for b in BENCHMARKS.values() for t in b.tasks}
 ALL_TASKS: tuple[str, ...] = tuple(REGISTRY)
 

@@ -4,7 +4,7 @@ import functools
 
 from joblib import Parallel, delayed
 
-from scenes.spec import Episode
+from scenes.spec import Episode, Item
 
 # The issue's bar: 2,000 episodes per task, every one checked.
 EPISODES_PER_TASK = 2000
@@ -17,10 +17,12 @@ def _sample_range(task: str, split: str, seed: int, start: int, stop: int) -> li
 
 
 @functools.cache
-def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: int = 0) -> tuple[Episode, ...]:
-    """n episodes of a task, sampled once per test session on every core."""
+def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: int = 0) -> tuple[Episode | Item, ...]:
+    """n episodes (items, for a task beyond MEWL) of a task, sampled once per test session on every core."""
+    from tasks import REGISTRY
+
     step = 250
     batches = Parallel(n_jobs=-1)(
         delayed(_sample_range)(task, split, seed, s, min(s + step, n)) for s in range(0, n, step)
     )
-    return tuple(Episode.model_validate_json(j) for batch in batches for j in batch)
+    return tuple(REGISTRY[task].model.model_validate_json(j) for batch in batches for j in batch)

@@ -88,6 +88,7 @@ def test_same_seed_same_bytes_and_splits_never_overlap(task):
 def test_every_task_has_a_sampler_and_a_validator():
     assert tuple(t.name for t in BENCHMARKS["mewl"].tasks) == TASKS
     assert all(REGISTRY[t].benchmark == "mewl" for t in TASKS)
+    assert all(t.sample and t.validate for t in REGISTRY.values())
 
 
 def test_specs_and_tasks_import_without_bpy():
