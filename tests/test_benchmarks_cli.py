@@ -52,6 +52,10 @@ def test_a_new_task_never_moves_another_task_s_seeds():
      "--split-scheme malevic-unseen is not a scheme of pragmatic"),
     (("--task", "malevic", "--split-scheme", "malevic-unseen", "--split", "dev"),
      "--split-scheme malevic-unseen knows the splits train, val, test, not 'dev'"),
+    (("--task", "icy-naming", "--grammar", "zigzag"), "--grammar zigzag: grammar: Input should be 'concat'"),
+    (("--task", "icy", "--grammar", "rot:vocab_size"), "expected key=value after the grammar"),
+    (("--task", "shape", "--grammar", "rot"), "--grammar configures icy, and none of the chosen tasks is one of its"),
+    (("--task", "shapeworld", "--distribution", "missing.json"), "cannot read distribution file missing.json"),
 ])
 @pytest.mark.parametrize("command", ["sample", "render", "slurm"])
 def test_a_wrong_task_or_scheme_is_one_line_before_any_work(tmp_path, command, args, message):
@@ -88,3 +92,33 @@ def test_sample_writes_the_index_and_a_resume_rebuilds_it_whole(tmp_path):
     lines = [json.loads(line) for line in index.read_text().splitlines()]
     assert [line["index"] for line in lines] == list(range(5))
     assert sum(line["label"] for line in lines[:4]) == 2  # one true item per index pair
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_a_distribution_is_pinned_by_content_and_another_is_refused(tmp_path):
+    out = tmp_path / "d"
+    relations = DOCS / "shapeworld-heldout-relations.json"
+    r = mewl("sample", "--task", "shapeworld-relational", "--n", 4, "--split", "test", "--out", out, "--distribution", relations)
+    assert r.returncode == 0, r.stderr
+    pinned = json.loads((out / "mewl-dataset.json").read_text())["config"]["shapeworld"]
+    assert pinned["content"] == json.loads(relations.read_text()) and len(pinned["sha256"]) == 64
+    for line in (out / "test" / "shapeworld-relational.jsonl").read_text().splitlines():
+        assert json.loads(line)["held_out_used"], "every test item uses a held-out combination"
+    for other in (["--distribution", DOCS / "shapeworld-heldout-attributes.json"], []):
+        r = mewl("sample", "--task", "shapeworld-relational", "--n", 4, "--split", "test", "--out", out, *other)
+        assert r.returncode == 2 and "config=" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_the_language_goes_whole_into_the_manifest_and_slurm_passes_options_on(tmp_path):
+    out = tmp_path / "d"
+    assert mewl("sample", "--task", "icy-naming", "--n", 2, "--out", out, "--grammar", "perm:vocab_size=5").returncode == 0
+    icy = json.loads((out / "mewl-dataset.json").read_text())["config"]["icy"]
+    assert icy["spec"]["grammar"] == "perm" and len(icy["language"]["objects"]) == 144
+    r = mewl("icy-metrics", out / "mewl-dataset.json")
+    assert r.returncode == 0 and "grammar perm" in r.stdout
+    r = mewl("slurm", "--task", "shapeworld", "--n", 4, "--array", 2, "--out", tmp_path / "s",
+             "--distribution", Path("docs") / "shapeworld-heldout-relations.json")
+    assert r.returncode == 0, r.stderr
+    assert f"--distribution {DOCS / 'shapeworld-heldout-relations.json'}" in r.stdout  # absolute, for the nodes
