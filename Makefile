@@ -11,6 +11,8 @@ WORKERS ?=
 DEVICE ?= auto
 QUALITY ?= default
 PYTEST_ARGS ?=
+# Test processes: one per core; each test file stays in one process (the SLURM tests share one cluster).
+TEST_JOBS ?= auto
 QUICK ?=
 DRY_RUN ?=
 
@@ -30,7 +32,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 test: setup
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 
 render: setup
 	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \
