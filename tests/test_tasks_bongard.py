@@ -1,0 +1,180 @@
+"""Bongard: the interpreter on hand-written scenes, the fairness proof, sampled
+problems (valid, near misses, test answers balanced, a count-only and a
+color-histogram-only solver at chance) and the file-only checker.
+
+The balance and chance checks use 24 problems per family (about 45 s on two
+loaded cores), not the issue's 1,000: the count-only solver is at chance by
+construction (each negative has its positive's object count), and the
+histogram check's band is wide at this size."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cluster.solvers.bongard import answer, check
+from scenes.concept_library import library, separators, unfair
+from scenes.concepts import Concept, Panel, holds
+from scenes.relations import relationships
+from scenes.universe import COLORS
+from tasks import InvalidEpisode, REGISTRY
+from tasks.bongard.problem import NEGATIVES, POSITIVES
+from tests.chance import assert_at_chance
+from tests.conftest import episodes
+
+FAMILIES = ("bongard-basic", "bongard-abstract")
+PROBLEMS = 24
+
+
+def scene(*things: str) -> Panel:
+    """Objects from 'size color material shape' strings, left to right in the order given."""
+    objects = tuple(dict(zip(("size", "color", "material", "shape"), t.split())) for t in things)
+    n = len(objects)
+    table = {"left": [list(range(i)) for i in range(n)], "right": [list(range(i + 1, n)) for i in range(n)],
+             "front": [[] for _ in range(n)], "behind": [[] for _ in range(n)]}
+    return Panel(objects, table)
+
+
+def c(kind: str, *args) -> Concept:
+    return Concept(kind=kind, args=args)
+
+
+# -- the interpreter on hand-written scenes ------------------------------------
+
+def test_categories_need_one_object_with_every_value():
+    s = scene("large red metal cylinder", "small blue rubber cube")
+    assert holds(c("exists", ("large", "metal", "cylinder")), s)
+    assert not holds(c("exists", ("large", "rubber", "cylinder")), s)  # large and rubber, but two objects
+    assert holds(c("both", ("cylinder",), ("blue", "cube")), s)
+    assert not holds(c("both", ("cylinder",), ("sphere",)), s)
+
+
+def test_set_level_concepts():
+    s = scene("large red metal cube", "small blue metal cube", "large green metal sphere")
+    assert holds(c("same", "material"), s) and not holds(c("same", "shape"), s)
+    assert holds(c("distinct", "color"), s) and not holds(c("distinct", "size"), s)
+    assert holds(c("odd-one-out", "shape"), s) and not holds(c("odd-one-out", "material"), s)
+    assert holds(c("more", "cube", "sphere"), s) and not holds(c("equal", "cube", "sphere"), s)
+    assert holds(c("kinds", "color", 3), s) and holds(c("exactly", "cube", 2), s)
+    assert holds(c("most", "large"), s) and holds(c("at-least", "metal", 3), s)
+    assert holds(c("implies", "cube", "metal"), s) and not holds(c("implies", "large", "cube"), s)
+    assert not holds(c("implies", "cylinder", "metal"), s)  # no cylinder: nothing to say (existential import)
+    assert holds(c("same-within", "shape", "material"), s) and not holds(c("same-within", "shape", "size"), s)
+
+
+def test_positional_concepts_read_the_relationship_table():
+    s = scene("large red glass cube", "small blue metal sphere", "large green metal cube")
+    assert holds(c("leftmost", "glass"), s) and holds(c("rightmost", "green"), s)
+    assert not holds(c("leftmost", "metal"), s)
+    assert holds(c("some-left-of-every", "glass", "metal"), s)
+    assert not holds(c("some-left-of-every", "metal", "glass"), s)
+    assert holds(c("every-left-of-every", "red", "metal"), s)
+    assert not holds(c("every-left-of-every", "cube", "sphere"), s)  # the green cube is right of the sphere
+    assert holds(c("ends-match", "shape"), s) and not holds(c("ends-match", "color"), s)
+
+
+def test_every_template_has_words_and_the_library_grows_with_complexity():
+    sizes = [len(library(k)) for k in range(1, 6)]
+    assert sizes == sorted(sizes) and sizes[0] == 16  # one value: 'there is a cube', ...
+    assert len({x.kind for x in library(5)}) == 22
+    assert c("exists", ("large", "metal", "cylinder")).words() == "there is a large metal cylinder"
+
+
+# -- the fairness proof --------------------------------------------------------
+
+def test_a_simpler_separator_makes_a_problem_unfair():
+    red_cube = c("exists", ("red", "cube"))
+    pos = [scene("small red rubber cube", "large blue metal sphere")] * 3
+    neg = [scene("small blue rubber sphere", "large blue metal sphere")] * 3  # no red at all: 'red' separates
+    tests = [(pos[0], True), (neg[0], False)]
+    assert any("simpler" in r for r in unfair(red_cube, pos, neg, tests))
+    neg = [scene("small red rubber sphere", "large blue metal cube")] * 3  # red and cube, never together
+    assert not unfair(red_cube, pos, neg, [(pos[0], True), (neg[0], False)])
+
+
+def test_a_separator_that_answers_a_test_otherwise_makes_a_problem_unfair():
+    metal_sphere = c("exists", ("metal", "sphere"))
+    pos = [scene("large red metal sphere", "small blue rubber cube"), scene("large blue metal sphere",
+                                                                             "small red rubber cube")]
+    neg = [scene("large red rubber sphere", "small blue metal cube")] * 2
+    fair = [(scene("large red metal sphere", "small blue rubber cube"), True), (neg[0], False)]
+    assert not unfair(metal_sphere, pos, neg, fair)
+    # 'there is a metal sphere' and 'there is a large metal object' both separate; this test splits them.
+    found = {s.concept for s in separators(pos, neg, 2)}
+    assert metal_sphere in found and c("exists", ("large", "metal")) in found
+    split = [(scene("large blue rubber cube", "small red metal sphere"), True), (neg[0], False)]
+    assert any("other way" in r for r in unfair(metal_sphere, pos, neg, split))
+
+
+# -- sampled problems ----------------------------------------------------------
+
+def image_dict(spec) -> dict:
+    """What the renderer's <name>.json holds that the checker reads."""
+    objects = [{a: getattr(o, a) for a in ("shape", "color", "material", "size")} for o in spec.objects]
+    return {"objects": objects, "clevr_relationships": relationships(spec.camera, spec.objects)}
+
+
+@pytest.mark.parametrize("task", FAMILIES)
+def test_sampled_problems_pass_the_file_only_checker(task):
+    for item in episodes(task, PROBLEMS):
+        record = item.model_dump(mode="json")
+        images = {name: image_dict(s) for name, s in item.scenes().items()}
+        assert check(record, images) == [], item.description
+        truth = [name.startswith("pos") for name in item.test_order]
+        assert answer(record, images) == truth, item.description
+
+
+@pytest.mark.parametrize("task", FAMILIES)
+def test_negatives_are_near_misses_of_the_same_size(task):
+    for item in episodes(task, PROBLEMS):
+        for p, n in zip(item.positives, item.negatives):
+            assert len(p.objects) == len(n.objects)
+    kinds = {item.concept.kind for item in episodes(task, PROBLEMS)}
+    assert len(kinds) >= (2 if task == "bongard-basic" else 10)
+
+
+@pytest.mark.parametrize("task", FAMILIES)
+def test_the_validator_rejects_a_swapped_side(task):
+    item = episodes(task, PROBLEMS)[0]
+    REGISTRY[task].validate(item)
+    swapped = item.model_copy(update={"positives": item.negatives, "negatives": item.positives})
+    with pytest.raises(InvalidEpisode):
+        REGISTRY[task].validate(swapped)
+
+
+@pytest.mark.parametrize("task", FAMILIES)
+def test_test_answers_are_balanced(task):
+    firsts = [item.test_order[0] == POSITIVES[-1] for item in episodes(task, PROBLEMS)]
+    assert sum(firsts) == PROBLEMS // 2  # one of each pair of indices
+
+
+def _histogram(spec) -> np.ndarray:
+    """Colors weighted by object area: an image's color histogram, near enough."""
+    h = np.zeros(len(COLORS))
+    for o in spec.objects:
+        h[COLORS.index(o.color)] += o.scale ** 2
+    return h / h.sum()
+
+
+def _pick_first(score_pos: float, score_neg: float) -> bool:
+    return score_pos > score_neg  # a tie: the solver cannot tell, so it names the second image
+
+
+@pytest.mark.parametrize("task", FAMILIES)
+def test_count_only_and_histogram_only_solvers_are_at_chance(task):
+    eps = episodes(task, PROBLEMS)
+    right = {"count": 0, "histogram": 0}
+    for item in eps:
+        scenes = item.scenes()
+        context_pos = [scenes[n] for n in POSITIVES[:-1]]
+        context_neg = [scenes[n] for n in NEGATIVES[:-1]]
+        first, second = (scenes[n] for n in item.test_order)
+        truth = item.test_order[0] == POSITIVES[-1]
+        for name, feature in (("count", lambda s: np.array([len(s.objects)], float)), ("histogram", _histogram)):
+            mp = np.mean([feature(s) for s in context_pos], axis=0)
+            mn = np.mean([feature(s) for s in context_neg], axis=0)
+
+            def score(s):  # nearer the positives' mean than the negatives'
+                return np.linalg.norm(feature(s) - mn) - np.linalg.norm(feature(s) - mp)
+            right[name] += _pick_first(score(first), score(second)) == truth
+    for name, n_right in right.items():
+        assert_at_chance(n_right / len(eps), len(eps), 0.5, f"{task} {name}-only solver")
