@@ -3,9 +3,9 @@
 1. A template of the family, then one of its concepts (problem.problem_concepts).
 2. Seven positive scenes: objects drawn from small per-scene palettes (so
    shared and distinct attributes both occur), biased towards the values the
-   concept names, until the concept holds.
-3. Seven negatives, each a near miss: a fresh positive with the same number of
-   objects changed by one edit that breaks the concept: one object's shape or
+   concept names, until the concept holds and one edit can break it.
+3. Seven negatives, each a near miss: a fresh positive drawn the same way,
+   with the same number of objects, changed by one edit that breaks the concept: one object's shape or
    material, or two objects' colors (of one size) or sizes (of one color)
    swapped: the object count and each color's area never change, so neither
    carries the concept; a
@@ -95,17 +95,20 @@ def _positive(rng, c: Concept, n: int) -> list[Thing]:
     return redraw(lambda: _things(rng, c, n), lambda t: holds(c, unplaced(t)), "positive objects")
 
 
-def _near_miss(rng, c: Concept, n: int) -> tuple[str, list[Thing]]:
-    """A positive of n objects with one edit that breaks the concept."""
+def _breakable(rng, c: Concept, n: int) -> tuple[list[Thing], tuple[str, list[Thing]]]:
+    """A positive of n objects that one edit can break, and that edit: positives and the scenes negatives
+    are made from are drawn alike, so nothing but the concept tells the sides apart (a positive with
+    two red cubes, which one edit cannot break, would make red commoner among positives)."""
     if c.positional:
-        return "objects placed so the concept fails", _named_present(rng, c, n)
+        return _named_present(rng, c, n), ("objects placed so the concept fails", _named_present(rng, c, n))
 
     def attempt():
-        edits = _edits(_positive(rng, c, n))
+        things = _positive(rng, c, n)
+        edits = _edits(things)
         order = rng.permutation(len(edits))
-        return next((edits[k] for k in order if not holds(c, unplaced(edits[k][1]))), None)
+        return things, next((edits[k] for k in order if not holds(c, unplaced(edits[k][1]))), None)
 
-    return redraw(attempt, lambda e: e is not None, "near miss")
+    return redraw(attempt, lambda drawn: drawn[1] is not None, "near miss")
 
 
 def _place(rng, c: Concept, things: list[Thing], positive: bool):
@@ -118,8 +121,8 @@ def _place(rng, c: Concept, things: list[Thing], positive: bool):
 def _problem(rng, c: Concept):
     lo, hi = objects_range(c)
     counts = [int(rng.integers(lo, hi + 1)) for _ in range(SIDE)]
-    pos = [_positive(rng, c, n) for n in counts]
-    misses = [_near_miss(rng, c, n) for n in counts]
+    pos = [_breakable(rng, c, n)[0] for n in counts]
+    misses = [_breakable(rng, c, n)[1] for n in counts]
     neg = [t for _, t in misses]
     early = unfair(c, [unplaced(t) for t in pos[:-1]], [unplaced(t) for t in neg[:-1]],
                    [(unplaced(pos[-1]), True), (unplaced(neg[-1]), False)], positions=False)
