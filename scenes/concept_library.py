@@ -33,6 +33,7 @@ def _same_attribute(v: str, w: str) -> bool:
 
 # What each signature letter string ranges over (see Template.signature).
 ARGUMENTS = {
+    "": lambda k: [()],
     "a": lambda k: ((a,) for a in ATTRIBUTES),
     "ab": lambda k: ((a, b) for a in ATTRIBUTES for b in ATTRIBUTES if a != b),
     "an": lambda k: ((a, n) for a in ATTRIBUTES for n in range(1, min(len(ATTRIBUTES[a]), 4) + 1)),

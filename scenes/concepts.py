@@ -19,6 +19,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from . import arrangements
 from .universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
 Arg = Union[str, int, tuple[str, ...]]
@@ -54,6 +55,7 @@ class Concept(BaseModel):
 class Panel(NamedTuple):
     objects: tuple[Mapping[str, str], ...]
     relationships: Mapping[str, Sequence[Sequence[int]]]
+    positions: tuple[tuple[float, float], ...] = ()  # ground (x, y), in the order the objects are listed
 
     def left_of(self, x: int, y: int) -> bool:
         return x in self.relationships["left"][y]
@@ -180,8 +182,13 @@ TEMPLATES: dict[str, Template] = {
     "every-left-of-every": Template(_every_before_every, _fixed(4),
                                     lambda v, w: f"every {_phrase((v,))} is left of every {_phrase((w,))}", "vy", True),
 }
+# freeform: arrangements made by placement actions (scenes/arrangements.py)
+TEMPLATES.update({name: Template(lambda p, recognize=recognize: recognize(p.positions), _fixed(2),
+                                 lambda name=name: arrangements.WORDS[name], "", True)
+                  for name, recognize in arrangements.RECOGNIZERS.items()})
 BASIC_TEMPLATES = ("exists", "both")
-ABSTRACT_TEMPLATES = tuple(k for k in TEMPLATES if k not in BASIC_TEMPLATES)
+FREEFORM_TEMPLATES = tuple(arrangements.RECOGNIZERS)
+ABSTRACT_TEMPLATES = tuple(k for k in TEMPLATES if k not in BASIC_TEMPLATES + FREEFORM_TEMPLATES)
 VALUES: tuple[str, ...] = tuple(v for vs in ATTRIBUTES.values() for v in vs)
 
 
@@ -191,5 +198,6 @@ def holds(concept: Concept, panel: Panel) -> bool:
 
 def panel_of_image(image: Mapping) -> Panel:
     """A rendered image's ground truth (`<name>.json`) as a panel; a pointing hand is not an object."""
-    objects = tuple({a: o[a] for a in ATTRIBUTES} for o in image["objects"] if o["shape"] != "arrow")
-    return Panel(objects, image["clevr_relationships"])
+    listed = [o for o in image["objects"] if o["shape"] != "arrow"]
+    objects = tuple({a: o[a] for a in ATTRIBUTES} for o in listed)
+    return Panel(objects, image["clevr_relationships"], tuple((o["3d_coords"][0], o["3d_coords"][1]) for o in listed))

@@ -33,7 +33,7 @@ def rendered(tmp_path_factory):
 
 
 def test_the_files_alone_prove_each_rendered_problem_fair(rendered):
-    assert [f.parent.name for f in rendered] == ["bongard-abstract", "bongard-basic"]
+    assert [f.parent.name for f in rendered] == ["bongard-abstract", "bongard-basic", "bongard-freeform"]
     for folder in rendered:
         assert check_folder(folder) == [], folder
         item = json.loads((folder / "item.json").read_text())

@@ -22,6 +22,7 @@ BONGARD = Benchmark(
     (
         _task("basic", "a category of object, or two present together: 'there is a large metal cylinder'"),
         _task("abstract", "20 attribute-, set- and relation-level concepts: 'all objects share a material'"),
+        _task("freeform", "arrangements made by placement actions: a row, a ring, a triangle, a chain turning left"),
     ),
     release="Each item folder holds `pos_0.png` .. `pos_6.png` (Bongard-LOGO's positive side, the test image "
             "last), `neg_0.png` .. `neg_6.png` (the negative side), a `<name>.json` per image (the per-image "

@@ -13,20 +13,23 @@ from typing import Literal
 from pydantic import Field
 
 from scenes.concept_library import library, unfair
-from scenes.concepts import ABSTRACT_TEMPLATES, BASIC_TEMPLATES, Concept, Panel, holds
+from scenes.concepts import ABSTRACT_TEMPLATES, BASIC_TEMPLATES, FREEFORM_TEMPLATES, Concept, Panel, holds
 from scenes.relations import RELATION_MARGIN, offset_table, relationships
 from scenes.spec import GENERATOR_VERSION, SPLIT_PATTERN, Item, SceneSpec, Seed
 from scenes.universe import ATTRIBUTES, attribute_of
 
 from ..episode import InvalidEpisode
 
-TaskName = Literal["bongard-basic", "bongard-abstract"]
+TaskName = Literal["bongard-basic", "bongard-abstract", "bongard-freeform"]
 SIDE = 7  # six context scenes and the test scene on each side
 POSITIVES = tuple(f"pos_{i}" for i in range(SIDE))
 NEGATIVES = tuple(f"neg_{i}" for i in range(SIDE))
 TESTS = (POSITIVES[-1], NEGATIVES[-1])
 OBJECTS = (3, 5)  # objects per scene
 DISTINCT_OBJECTS = (3, 3)  # 'no two objects share a shape': three of three shapes at most
+ARRANGED_OBJECTS = (4, 6)  # freeform: a row of four to a ring of six
+FAMILIES = {"bongard-basic": BASIC_TEMPLATES, "bongard-abstract": ABSTRACT_TEMPLATES,
+            "bongard-freeform": FREEFORM_TEMPLATES}
 # Templates whose truth is a function of one attribute's multiset: never about color, or an image's color
 # histogram would carry the concept (the issue's fairness bar); size, position and count never carry it either.
 MULTISET = ("same", "distinct", "all", "none", "exactly", "at-least", "most", "more", "equal", "kinds", "odd-one-out")
@@ -54,7 +57,7 @@ def fair_to_histograms(c: Concept) -> bool:
 @lru_cache(maxsize=4)
 def problem_concepts(task: str) -> dict[str, tuple[Concept, ...]]:
     """Template -> the concepts a problem of the family may be about."""
-    kinds = BASIC_TEMPLATES if task == "bongard-basic" else ABSTRACT_TEMPLATES
+    kinds = FAMILIES[task]
     out: dict[str, list[Concept]] = {k: [] for k in kinds}
     for c in library(5):
         if c.kind in out and fair_to_histograms(c) and not (c.kind == "kinds" and c.args[1] == 1):  # = 'same'
@@ -63,6 +66,8 @@ def problem_concepts(task: str) -> dict[str, tuple[Concept, ...]]:
 
 
 def objects_range(c: Concept) -> tuple[int, int]:
+    if c.kind in FREEFORM_TEMPLATES:
+        return ARRANGED_OBJECTS
     return DISTINCT_OBJECTS if c.kind == "distinct" else OBJECTS
 
 
@@ -80,7 +85,7 @@ def apart(spec: SceneSpec, direction: str) -> bool:
 
 def panel(spec: SceneSpec) -> Panel:
     objects = tuple({a: getattr(o, a) for a in ATTRIBUTES} for o in spec.objects)
-    return Panel(objects, relationships(spec.camera, spec.objects))
+    return Panel(objects, relationships(spec.camera, spec.objects), tuple(o.position for o in spec.objects))
 
 
 class BongardItem(Item):
@@ -129,9 +134,11 @@ def validate(item: BongardItem) -> None:
     require(sorted(item.test_order) == sorted(TESTS), f"{where}: test_order is not the two test images")
     lo, hi = objects_range(c)
     for p, n in zip(item.positives, item.negatives):
-        require(lo <= len(p.objects) <= hi and len(p.objects) == len(n.objects),
-                f"{where}: a positive and its negative differ in object count, or leave {lo}-{hi}")
-        if c.positional:
+        require(lo <= len(p.objects) <= hi and lo <= len(n.objects) <= hi, f"{where}: not {lo}-{hi} objects")
+        # a freeform negative is another program (a ring of five may miss one of six); elsewhere counts pair up
+        require(c.kind in FREEFORM_TEMPLATES or len(p.objects) == len(n.objects),
+                f"{where}: a positive and its negative differ in object count")
+        if c.positional and c.kind not in FREEFORM_TEMPLATES:
             require(apart(p, axis(c)) and apart(n, axis(c)), f"{where}: a near-tie along '{axis(c)}'")
     pos, neg = [panel(s) for s in item.positives], [panel(s) for s in item.negatives]
     require(all(holds(c, p) for p in pos), f"{where}: a positive violates '{item.description}'")

@@ -28,6 +28,7 @@ from scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
 from ..registry import Draw
 from ..seeds import balanced_label, draw_seed
+from . import freeform
 from .problem import NEGATIVES, POSITIVES, SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
 
 PROBLEM_DRAWS = 30  # whole sets of fourteen scenes per concept
@@ -139,6 +140,16 @@ def _problem(rng, c: Concept):
     return pos_specs, neg_specs, tuple(m for m, _ in misses)
 
 
+def _arranged(rng, c: Concept):
+    """A freeform problem: seven arrangements of the concept, seven with one action perturbed."""
+    pos = [freeform.scene(rng, c, True) for _ in range(SIDE)]
+    neg = [freeform.scene(rng, c, False) for _ in range(SIDE)]
+    p, q = [panel(s) for _, s in pos], [panel(s) for _, s in neg]
+    if unfair(c, p[:-1], q[:-1], [(p[-1], True), (q[-1], False)]):
+        return None
+    return [s for _, s in pos], [s for _, s in neg], tuple(m for m, _ in neg)
+
+
 def sample(rng: np.random.Generator, d: Draw) -> BongardItem:
     concepts = problem_concepts(d.task)
     kinds = sorted(concepts)
@@ -146,7 +157,7 @@ def sample(rng: np.random.Generator, d: Draw) -> BongardItem:
     c = options[int(rng.integers(len(options)))]
     for _ in range(PROBLEM_DRAWS):
         try:
-            drawn = _problem(rng, c)
+            drawn = (_arranged if d.task == "bongard-freeform" else _problem)(rng, c)
         except OutOfDraws:
             drawn = None
         if drawn is not None:
