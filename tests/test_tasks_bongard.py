@@ -9,7 +9,6 @@ histogram check's band is wide at this size (200 problems per family:
 docs/bongard.md)."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from cluster.solvers.bongard import answer, check
@@ -17,9 +16,9 @@ from scenes import arrangements
 from scenes.concept_library import library, separators, unfair
 from scenes.concepts import Concept, Panel, holds
 from scenes.relations import relationships
-from scenes.universe import COLORS
 from tasks import InvalidEpisode, REGISTRY
-from tasks.bongard.problem import NEGATIVES, POSITIVES
+from tasks.bongard.problem import POSITIVES
+from tests.bongard_shortcut import SOLVERS, right
 from tests.chance import assert_at_chance
 from tests.conftest import episodes
 
@@ -175,34 +174,8 @@ def test_test_answers_are_balanced(task):
     assert sum(firsts) == PROBLEMS // 2  # one of each pair of indices
 
 
-def _histogram(spec) -> np.ndarray:
-    """Colors weighted by object area: an image's color histogram, near enough."""
-    h = np.zeros(len(COLORS))
-    for o in spec.objects:
-        h[COLORS.index(o.color)] += o.scale ** 2
-    return h / h.sum()
-
-
-def _pick_first(score_pos: float, score_neg: float) -> bool:
-    return score_pos > score_neg  # a tie: the solver cannot tell, so it names the second image
-
-
 @pytest.mark.parametrize("task", ATTRIBUTE_FAMILIES)
 def test_count_only_and_histogram_only_solvers_are_at_chance(task):
     eps = episodes(task, PROBLEMS)
-    right = {"count": 0, "histogram": 0}
-    for item in eps:
-        scenes = item.scenes()
-        context_pos = [scenes[n] for n in POSITIVES[:-1]]
-        context_neg = [scenes[n] for n in NEGATIVES[:-1]]
-        first, second = (scenes[n] for n in item.test_order)
-        truth = item.test_order[0] == POSITIVES[-1]
-        for name, feature in (("count", lambda s: np.array([len(s.objects)], float)), ("histogram", _histogram)):
-            mp = np.mean([feature(s) for s in context_pos], axis=0)
-            mn = np.mean([feature(s) for s in context_neg], axis=0)
-
-            def score(s):  # nearer the positives' mean than the negatives'
-                return np.linalg.norm(feature(s) - mn) - np.linalg.norm(feature(s) - mp)
-            right[name] += _pick_first(score(first), score(second)) == truth
-    for name, n_right in right.items():
-        assert_at_chance(n_right / len(eps), len(eps), 0.5, f"{task} {name}-only solver")
+    for name, feature in SOLVERS.items():
+        assert_at_chance(sum(right(item, feature) for item in eps) / len(eps), len(eps), 0.5, f"{task} {name}-only solver")
