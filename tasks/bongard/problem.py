@@ -31,7 +31,7 @@ ARRANGED_OBJECTS = (4, 6)  # freeform: a row of four to a ring of six
 FAMILIES = {"bongard-basic": BASIC_TEMPLATES, "bongard-abstract": ABSTRACT_TEMPLATES,
             "bongard-freeform": FREEFORM_TEMPLATES}
 # Templates whose truth is a function of one attribute's multiset: never about color, or an image's color
-# histogram would carry the concept (the fairness bar); size, position and count never carry it either.
+# histogram would carry the concept (the fairness bar; the near misses keep count and color areas).
 MULTISET = ("same", "distinct", "all", "none", "exactly", "at-least", "most", "more", "equal", "kinds", "odd-one-out")
 
 
