@@ -58,6 +58,20 @@ def scatter(
     return tuple(placed)
 
 
+def stand_at(rng: np.random.Generator, props: Sequence[ObjectTuple],
+             positions: Sequence[tuple[float, float]]) -> tuple[ObjectSpec, ...] | None:
+    """Objects at given ground points (an arrangement, Bongard's freeform), each at a drawn yaw."""
+    placed: list[ObjectSpec] = []
+    for (shape, color, material, size), (x, y) in zip(props, positions):
+        obj = ObjectSpec(shape=shape, color=color, material=material, size=size,
+                         position=(round(float(x), 6), round(float(y), 6)),
+                         rotation=round(float(rng.uniform(0.0, 2 * math.pi)), 6) % (2 * math.pi))
+        if not _fits(obj, placed):
+            return None
+        placed.append(obj)
+    return tuple(placed)
+
+
 def aim_hand(rng: np.random.Generator, objects: tuple[ObjectSpec, ...], target: int) -> HandSpec | None:
     """A hand whose finger points at objects[target], clear of every object."""
     goal = objects[target]
@@ -100,15 +114,17 @@ def place_scene(
     max_attempts: int = MAX_ATTEMPTS,
     half_extents: Sequence[float] | None = None,
     image_size: tuple[int, int] | None = None,
+    positions: Sequence[tuple[float, float]] | None = None,
 ) -> SceneSpec:
     """The first attempt that satisfies the gaps, the frame, the visibility
-    estimate and `accept`; PlacementError after `max_attempts`."""
+    estimate and `accept`; PlacementError after `max_attempts`. With `positions`
+    the objects stand there and only the view, the lights and the yaws are drawn."""
     for attempt in range(max_attempts):
         rng = np.random.default_rng([seed, attempt])
         camera, lights = jittered_stage(rng)
         if image_size is not None:  # the same view (the sensor fits the wider side), more pixels
             camera = camera.model_copy(update={"width": image_size[0], "height": image_size[1]})
-        objects = scatter(rng, props, half_extents)
+        objects = scatter(rng, props, half_extents) if positions is None else stand_at(rng, props, positions)
         if objects is None:
             continue
         hand = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from scenes.spec import Item, SceneSpec
 
+from .bongard import BONGARD
 from .episode import Draft, InvalidEpisode
 from .icy import ICY
 from .malevic import MALEVIC
@@ -15,7 +16,7 @@ from .mewl import MEWL
 from .shapeworld import SHAPEWORLD
 from .registry import IID, Benchmark, Config, Draw, ItemError, Scheme, Task, draw_item
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL, MALEVIC, SHAPEWORLD, ICY)}
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (MEWL, MALEVIC, SHAPEWORLD, ICY, BONGARD)}
 REGISTRY: dict[str, Task] = {t.name: t for b in BENCHMARKS.values() for t in b.tasks}
 ALL_TASKS: tuple[str, ...] = tuple(REGISTRY)
 

@@ -1,0 +1,33 @@
+"""Bongard problems in 3D (after Bongard-LOGO, Nie et al. 2020): few-shot concept induction.
+
+A problem shows six scenes that satisfy a concept and six near misses that
+violate it, and asks for two test scenes; a concept is a program over objects,
+attributes, counts and relations (scenes/concepts.py), and every problem is
+proven fair by enumerating the concept library (scenes/concept_library.py).
+"""
+from __future__ import annotations
+
+from ..registry import Benchmark, Task
+from .problem import BongardItem, validate
+from .sample import sample
+
+
+def _task(name: str, summary: str) -> Task:
+    return Task(name=f"bongard-{name}", benchmark="bongard", summary=summary, sample=sample, validate=validate,
+                model=BongardItem, images=14)
+
+
+BONGARD = Benchmark(
+    "bongard", "Bongard problems: six positives, six near-miss negatives, two test scenes; concepts as programs",
+    (
+        _task("basic", "a category of object, or two present together: 'there is a large metal cylinder'"),
+        _task("abstract", "20 attribute-, set- and relation-level concepts: 'all objects share a material'"),
+        _task("freeform", "arrangements made by placement actions: a row, a ring, a triangle, a chain turning left"),
+    ),
+    release="Each item folder holds `pos_0.png` .. `pos_6.png` (Bongard-LOGO's positive side, the test image "
+            "last), `neg_0.png` .. `neg_6.png` (the negative side), a `<name>.json` per image (the per-image "
+            "ground truth) and `item.json`: the concept's program, its words, its complexity, the near miss "
+            "that made each negative and the order of the two test images (docs/bongard.md).",
+)
+
+__all__ = ["BONGARD", "BongardItem"]
