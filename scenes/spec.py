@@ -196,9 +196,14 @@ class Item(Spec):
     # Whether OUT/<split>/<task>.jsonl lists the items (MEWL's release has no such file).
     INDEXED: ClassVar[bool] = True
 
-    # Every subclass has the fields task, split, index, root_seed and retry. They
-    # are not declared here: a base's fields come first in the JSON, and MEWL's
-    # episode.json keeps the order it always had.
+    # Who the item is, first in its JSON in MEWL's episode.json order; a
+    # benchmark narrows `task` to its own names (the field keeps its place).
+    generator: str = GENERATOR_VERSION
+    task: str
+    split: str = Field(pattern=SPLIT_PATTERN, description="folder under OUT")
+    index: int = Field(ge=0)
+    root_seed: Seed
+    retry: int = Field(0, ge=0, description="item redrawn from a derived seed this many times")
 
     def scenes(self) -> dict[str, SceneSpec]:
         """The scenes to render, in order: name -> spec; files <name>.png and <name>.json."""
@@ -238,12 +243,7 @@ class Panel(Spec):
 
 
 class Episode(Item):
-    generator: str = GENERATOR_VERSION
     task: TaskName
-    split: str = Field(pattern=SPLIT_PATTERN, description="folder under OUT")
-    index: int = Field(ge=0)
-    root_seed: Seed
-    retry: int = Field(0, ge=0, description="episode redrawn from a derived seed this many times")
     lexicon: dict[str, Concept]
     context_panels: tuple[Panel, ...] = Field(min_length=6, max_length=6)
     query: SceneSpec

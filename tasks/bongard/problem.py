@@ -15,7 +15,7 @@ from pydantic import Field
 from scenes.concept_library import library, unfair
 from scenes.concepts import ABSTRACT_TEMPLATES, BASIC_TEMPLATES, FREEFORM_TEMPLATES, Concept, Panel, holds
 from scenes.relations import RELATION_MARGIN, offset_table, relationships
-from scenes.spec import GENERATOR_VERSION, SPLIT_PATTERN, Item, SceneSpec, Seed
+from scenes.spec import Item, SceneSpec
 from scenes.universe import ATTRIBUTES, attribute_of
 
 from ..episode import InvalidEpisode
@@ -89,12 +89,7 @@ def panel(spec: SceneSpec) -> Panel:
 
 
 class BongardItem(Item):
-    generator: str = GENERATOR_VERSION
     task: TaskName
-    split: str = Field(pattern=SPLIT_PATTERN, description="folder under OUT")
-    index: int = Field(ge=0)
-    root_seed: Seed
-    retry: int = Field(0, ge=0, description="item redrawn from a derived seed this many times")
     concept: Concept = Field(description="the program every positive satisfies and every negative violates")
     description: str = Field(description="the concept in words")
     complexity: int = Field(ge=1, description="the concept's complexity in the library (scenes/concepts.py)")

@@ -11,7 +11,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from scenes.spec import GENERATOR_VERSION, SPLIT_PATTERN, Item, SceneSpec, Seed, field_error
+from scenes.spec import Item, SceneSpec, field_error
 
 # Ten half-extents evenly spaced, in scene units. CLEVR's two sizes (small 0.35,
 # large 0.70) are levels 2 and 9, so the scenes keep CLEVR's look; nothing is
@@ -36,12 +36,7 @@ def sentence(color: str, shape: str, adjective: str, noun: str) -> str:
 
 
 class MalevicItem(Item):
-    generator: str = GENERATOR_VERSION
     task: str = Field(pattern=r"^malevic-[a-z0-9-]+$")
-    split: str = Field(pattern=SPLIT_PATTERN, description="folder under OUT")
-    index: int = Field(ge=0)
-    root_seed: Seed
-    retry: int = Field(0, ge=0, description="item redrawn from a derived seed this many times")
     scheme: str = Field(description="split scheme: iid, or malevic-unseen (paper 7.2)")
     scene: SceneSpec
     sentence: str

@@ -6,7 +6,7 @@ from typing import Literal, Optional
 from pydantic import Field
 
 from scenes.relations import separated_in
-from scenes.spec import GENERATOR_VERSION, SPLIT_PATTERN, Item, SceneSpec, Seed
+from scenes.spec import Item, SceneSpec
 
 from ..episode import InvalidEpisode
 from .captions import redundant
@@ -36,12 +36,7 @@ class Caption(Form):
 
 
 class ShapeWorldItem(Item):
-    generator: str = GENERATOR_VERSION
     task: TaskName
-    split: str = Field(pattern=SPLIT_PATTERN, description="folder under OUT")
-    index: int = Field(ge=0)
-    root_seed: Seed
-    retry: int = Field(0, ge=0, description="item redrawn from a derived seed this many times")
     caption: str
     logical_form: Statement
     agreement: bool = Field(description="the evaluator's verdict on logical_form and the scene")
