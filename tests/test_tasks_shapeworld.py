@@ -19,9 +19,10 @@ from scenes.universe import DIRECTIONS, OPPOSITE
 from tasks import InvalidEpisode, REGISTRY, sample_item
 from tasks.shapeworld import Distribution, load_distribution
 from tasks.shapeworld.distribution import TEST_SPLIT
-from tasks.shapeworld.evaluate import World, holds
+from tasks.shapeworld.evaluate import World, holds, presupposed
 from tasks.shapeworld.item import one_element_apart
 from tasks.shapeworld.logic import Connective, Description, Exists, Not, Quantified, Relation, say
+from tasks.shapeworld.item import Caption
 from tasks.shapeworld.sampler import Thing
 from tests.chance import assert_at_chance
 from tests.conftest import EPISODES_PER_TASK, episodes
@@ -94,6 +95,35 @@ def test_relations_have_clevrs_meaning_and_need_two_objects(rel):
     assert not holds(Relation(subject=D(shape="cylinder"), relation=rel, object=D(shape="cube")), w)  # no cylinder
 
 
+def _the(subject: D, rel: str, obj: D, subject_the: bool = True, object_the: bool = False) -> Relation:
+    return Relation(subject_determiner="the" if subject_the else "a", subject=subject, relation=rel,
+                    object_determiner="the" if object_the else "a", object=obj)
+
+
+@pytest.mark.parametrize("rel", DIRECTIONS)
+def test_a_definite_description_needs_exactly_one_referent(rel):
+    """Russell's 'the': one referent and it relates; none or two make the statement false,
+    which the sampler never lets decide a label (presupposed)."""
+    cam = base_camera()
+    one = _line(cam, rel, "cube", "sphere")  # the sphere lies in direction rel of the cube
+    two = _line(cam, rel, "cube", "sphere", "sphere")
+    no_sphere, no_cube = _line(cam, rel, "cube", "cylinder"), _line(cam, rel, "cylinder", "sphere")
+    for subject_the, object_the in ((True, False), (False, True), (True, True)):
+        form = _the(D(shape="sphere"), rel, D(shape="cube"), subject_the, object_the)
+        assert holds(form, one) and presupposed(form, one)
+        assert agrees(json.loads(form.model_dump_json()), image_json_of(one.objects))
+        none = no_sphere if subject_the else no_cube  # the definite one is missing
+        assert not holds(form, none) and not presupposed(form, none)
+        assert not agrees(json.loads(form.model_dump_json()), image_json_of(none.objects))
+    two_spheres = _the(D(shape="sphere"), rel, D(shape="cube"))
+    assert holds(two_spheres.model_copy(update={"subject_determiner": "a"}), two)  # a sphere is: both are
+    assert not holds(two_spheres, two) and not presupposed(two_spheres, two)  # "the sphere" of two refers to neither
+    assert not agrees(json.loads(two_spheres.model_dump_json()), image_json_of(two.objects))
+    # the one cube, with a sphere on each side of it... the two spheres beyond it both lie in direction rel
+    assert holds(_the(D(shape="sphere"), rel, D(shape="cube"), False, True), two)
+    assert presupposed(Exists(subject=D(shape="sphere")), two)  # nothing definite: nothing presupposed
+
+
 def test_negation_conjunction_and_disjunction():
     w = world("large red rubber cube")
     yes, no = Exists(subject=D(color="red")), Exists(subject=D(color="blue"))
@@ -107,6 +137,10 @@ def test_captions_are_said_from_their_forms():
     assert say(Exists(subject=D(material="glass", shape="sphere"), predicate=D(size="small"))) == "a glass sphere is small"
     assert say(Relation(subject=D(color="red", shape="cube"), relation="front", object=D(material="metal", shape="sphere"))) \
         == "a red cube is in front of a metal sphere"
+    assert say(_the(D(size="large", shape="cylinder"), "behind", D(shape="cube"))) \
+        == "the large cylinder is behind a cube"
+    assert say(_the(D(material="glass"), "left", D(color="red", shape="sphere"), False, True)) \
+        == "a glass object is left of the red sphere"
     assert say(q("most", D(shape="cube"), D(material="metal"))) == "most cubes are metal"
     assert say(q("no", D(shape="sphere"), D(color="blue"))) == "no sphere is blue"
     assert say(q("at-least", D(), D(material="glass"), 3)) == "at least three objects are glass"
@@ -119,12 +153,17 @@ def test_captions_are_said_from_their_forms():
 # -- 2,000 sampled items per task -----------------------------------------------
 
 def image_json(item) -> dict:
-    """The fields of the released image.json the file-only evaluator reads, from the scene spec
-    (clevr_relationships as render/ground_truth.py writes it; read off one offset table for speed)."""
-    scene = item.scene
-    table, n = offset_table(scene.camera, scene.objects), len(scene.objects)
+    """The fields of the released image.json the file-only evaluator reads, from the scene spec."""
+    return image_json_of(item.scene.objects, item.scene.camera)
+
+
+def image_json_of(objects, camera=None) -> dict:
+    """image.json's objects and clevr_relationships as render/ground_truth.py writes them
+    (read off one offset table for speed)."""
+    camera = camera or base_camera()
+    table, n = offset_table(camera, objects), len(objects)
     return {"objects": [{"shape": o.shape, "color": o.color, "material": o.material, "size": o.size,
-                         "3d_coords": list(o.center)} for o in scene.objects],
+                         "3d_coords": list(o.center)} for o in objects],
             "clevr_relationships": {rel: [[j for j in range(n) if j != i and table[rel][j, i] > 0] for i in range(n)]
                                     for rel in DIRECTIONS}}
 
@@ -160,6 +199,28 @@ def test_the_file_only_evaluator_agrees_on_every_label(task):
         form, miss = (json.loads(f.model_dump_json()) for f in (it.logical_form, it.near_miss.logical_form))
         assert agrees(form, image) == it.agreement, (it.index, it.caption)
         assert agrees(miss, image) != it.agreement, (it.index, it.near_miss.caption)
+
+
+@pytest.mark.parametrize("task", ["shapeworld-relational", "shapeworld-logical"])
+def test_definite_descriptions_are_said_and_always_refer(task):
+    items = episodes(task)
+    definite = [it for it in items if " the " in f" {it.caption}".replace("it is not the case that", "")]
+    assert len(definite) > len(items) // 10, f"{task}: {len(definite)} captions with 'the'"
+    assert 0.4 < np.mean([it.agreement for it in definite]) < 0.6  # "the" tells nothing about the label
+    for it in definite:
+        world = World.of(it.scene)
+        assert presupposed(it.logical_form, world) and presupposed(it.near_miss.logical_form, world), it.caption
+
+
+def test_the_validator_rejects_a_definite_description_without_one_referent():
+    item = next(it for it in episodes("shapeworld-relational") if it.logical_form.subject_determiner == "a"
+                and len(World.of(it.scene).which(it.logical_form.subject)) > 1)
+    form = item.logical_form.model_copy(update={"subject_determiner": "the"})
+    miss = item.near_miss.logical_form.model_copy(update={"subject_determiner": "the"})
+    broken = item.model_copy(update={"logical_form": form, "caption": say(form),
+                                     "near_miss": Caption(caption=say(miss), logical_form=miss)})
+    with pytest.raises(InvalidEpisode, match="definite description"):
+        REGISTRY[item.task].validate(broken)
 
 
 def test_the_validator_rejects_a_flipped_label_and_a_far_miss():

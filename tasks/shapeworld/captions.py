@@ -17,6 +17,7 @@ from .logic import (COUNTED, NUMBERS, Connective, Description, Exists, Not, Quan
                     atoms)
 
 QUANTIFIERS: tuple[str, ...] = Quantifier.__args__  # type: ignore[attr-defined]
+DEFINITE = 0.3  # chance that a relation's subject (and, apart, its object) is said with "the"
 
 
 def _pick(rng: np.random.Generator, values):
@@ -39,9 +40,12 @@ def exists(rng: np.random.Generator) -> Exists:
 
 
 def relation(rng: np.random.Generator) -> Relation:
-    """'a red cube is left of a metal sphere'."""
-    return Relation(subject=description(rng, int(rng.integers(1, 3))), relation=_pick(rng, DIRECTIONS),
-                    object=description(rng, int(rng.integers(1, 3))))
+    """'a red cube is left of a metal sphere', 'the big cylinder is behind a cube'."""
+    subject, direction, obj = description(rng, int(rng.integers(1, 3))), _pick(rng, DIRECTIONS), \
+        description(rng, int(rng.integers(1, 3)))
+    the = rng.random(2) < DEFINITE
+    return Relation(subject_determiner="the" if the[0] else "a", subject=subject, relation=direction,
+                    object_determiner="the" if the[1] else "a", object=obj)
 
 
 def quantified(rng: np.random.Generator) -> Quantified:

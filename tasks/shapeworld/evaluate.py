@@ -5,6 +5,11 @@ Semantics, stated once (docs/shapeworld.md repeats them):
 - exists: some object matches subject and predicate together;
 - relation: some subject x and some other object y with x in direction rel of
   y (CLEVR: dot(x - y, dir[rel]) > 0, the camera's ground directions);
+  "the D" (a definite description) is Russell's: exactly one object matches
+  D, and it is the x (or y); with two or none the statement is false. The
+  sampler only draws scenes where every definite description of a caption and
+  its near miss has exactly one referent (`presupposed`), so no label turns on
+  a failed presupposition;
 - quantifiers count R (restrictor matches) and RS (restrictor and scope):
   no: RS = 0; exactly n: RS = n; at least n: RS >= n;
   most: RS > R / 2 (more than half: a tie is false, and so is R = 0);
@@ -68,8 +73,8 @@ def holds(form, world: World) -> bool:
     if isinstance(form, Exists):
         return bool(world.which(form.subject.joined(form.predicate)))
     if isinstance(form, Relation):
-        objects = world.which(form.object)
-        return any(world.related(x, form.relation, y) for x in world.which(form.subject) for y in objects)
+        subjects, objects = _referents(form, world)
+        return any(world.related(x, form.relation, y) for x in subjects for y in objects)
     if isinstance(form, Quantified):
         restricted = world.which(form.restrictor)
         both = world.which(form.restrictor.joined(form.scope))
@@ -87,8 +92,8 @@ def possible(form, world: World) -> set[bool]:
     relation between objects that exist may go either way (the sampler
     rejects object lists before placing them with this)."""
     if isinstance(form, Relation):
-        pairs = any(x != y for x in world.which(form.subject) for y in world.which(form.object))
-        return {True, False} if pairs else {False}
+        subjects, objects = _referents(form, world)
+        return {True, False} if any(x != y for x in subjects for y in objects) else {False}
     if isinstance(form, Not):
         return {not v for v in possible(form.part, world)}
     if isinstance(form, Connective):
@@ -96,6 +101,20 @@ def possible(form, world: World) -> set[bool]:
         join = all if form.kind == "and" else any
         return {join((a, b)) for a in first for b in second}
     return {holds(form, world)}
+
+
+def _referents(form: Relation, world: World) -> tuple[list[int], list[int]]:
+    """The objects the subject and the object may be: every match of an
+    indefinite description, the one match of a definite one (none unless unique)."""
+    def of(determiner: str, d: Description) -> list[int]:
+        found = world.which(d)
+        return found if determiner == "a" or len(found) == 1 else []
+    return of(form.subject_determiner, form.subject), of(form.object_determiner, form.object)
+
+
+def presupposed(form, world: World) -> bool:
+    """Every definite description of the statement has exactly one referent."""
+    return all(len(world.which(d)) == 1 for r in _relations(form) for d in r.definites())
 
 
 def stated_pairs(form, world: World) -> list[tuple[int, int]]:

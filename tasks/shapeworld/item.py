@@ -11,7 +11,7 @@ from scenes.spec import Item, SceneSpec
 from ..episode import InvalidEpisode
 from .captions import redundant
 from .distribution import TEST_SPLIT, Combination, Distribution
-from .evaluate import World, holds, stated_pairs
+from .evaluate import World, holds, presupposed, stated_pairs
 from .logic import Connective, Exists, Form, Not, Quantified, Relation, Statement, say
 
 TaskName = Literal["shapeworld-existential", "shapeworld-relational", "shapeworld-quantification", "shapeworld-logical"]
@@ -101,6 +101,8 @@ def validate(item: ShapeWorldItem) -> None:
     require(one_element_apart(form, miss), f"{where}: the near miss is not one element away")
     require(not redundant(form) and not redundant(miss), f"{where}: a statement joined with itself")
     world = World.of(item.scene)
+    require(presupposed(form, world) and presupposed(miss, world),
+            f"{where}: a definite description ('the ...') without exactly one referent")
     require(holds(form, world) == item.agreement, f"{where}: the evaluator says {not item.agreement}")
     require(holds(miss, world) != item.agreement, f"{where}: the near miss agrees as the caption does")
     for x, y in stated_pairs(form, world) + stated_pairs(miss, world):

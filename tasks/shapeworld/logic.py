@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from scenes.universe import TUPLE_ORDER, Color, Direction, Material, Shape, Size
 
 Quantifier = Literal["no", "exactly", "at-least", "most", "all"]
+Determiner = Literal["a", "the"]  # "the D": exactly one object matches D (Russell), which the sampler presupposes
 COUNTED: tuple[str, ...] = ("exactly", "at-least")  # the quantifiers that take a number
 NUMBERS = (1, 2, 3)
 NUMBER_WORDS = {1: "one", 2: "two", 3: "three"}
@@ -56,12 +57,20 @@ class Exists(Form):
 
 
 class Relation(Form):
-    """'a red cube is left of a metal sphere': some subject lies in `relation` from some other object."""
+    """'a red cube is left of a metal sphere': some subject lies in `relation` from some other object;
+    'the big cylinder is behind a cube': the one big cylinder there is lies behind some cube."""
 
     kind: Literal["relation"] = "relation"
+    subject_determiner: Determiner = "a"
     subject: Description
     relation: Direction
+    object_determiner: Determiner = "a"
     object: Description
+
+    def definites(self) -> list[Description]:
+        """The descriptions said with 'the'."""
+        return [d for det, d in ((self.subject_determiner, self.subject), (self.object_determiner, self.object))
+                if det == "the"]
 
 
 class Quantified(Form):
@@ -131,6 +140,11 @@ def indefinite(d: Description) -> str:
     return ("an " if phrase[0] in "aeiou" else "a ") + phrase
 
 
+def determined(determiner: str, d: Description) -> str:
+    """'a red cube' or 'the red cube'."""
+    return indefinite(d) if determiner == "a" else f"the {noun_phrase(d)}"
+
+
 def predicate(d: Description, plural: bool = False) -> str:
     """'is small', 'are red glass', 'is a cube', 'are cubes'."""
     verb = "are" if plural else "is"
@@ -146,7 +160,8 @@ def say(form) -> str:
             return f"there is {indefinite(form.subject)}"
         return f"{indefinite(form.subject)} {predicate(form.predicate)}"
     if isinstance(form, Relation):
-        return f"{indefinite(form.subject)} is {RELATION_WORDS[form.relation]} {indefinite(form.object)}"
+        return (f"{determined(form.subject_determiner, form.subject)} is {RELATION_WORDS[form.relation]} "
+                f"{determined(form.object_determiner, form.object)}")
     if isinstance(form, Quantified):
         q = form.quantifier
         if q == "no":

@@ -9,9 +9,10 @@
    turn up (tested before the label is looked at); a coin picks which of
    the two is the caption.
 3. Objects are drawn (biased towards the descriptions the captions mention,
-   so the counts and relations they talk about occur) and placed until the
-   evaluator finds the caption agreeing as required and its near miss the
-   other way, every stated relation clear of the margin.
+   so the counts and relations they talk about occur; every "the D" of the
+   pair with exactly one D) and placed until the evaluator finds the caption
+   agreeing as required and its near miss the other way, every stated
+   relation clear of the margin.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from ..registry import Draw
 from ..seeds import draw_seed, split_code, task_code
 from .captions import has_relation, near_miss, redundant
 from .distribution import TEST_SPLIT, AttributeCombination, Distribution, QuantifierCombination, RelationCombination
-from .evaluate import World, holds, possible, stated_pairs
+from .evaluate import World, holds, possible, presupposed, stated_pairs
 from .item import OBJECTS, Caption, ShapeWorldItem
 from .logic import phrases, say
 
@@ -109,7 +110,8 @@ class SceneDraw:
         """The objects can decide the pair as asked once placed (exactly, if nothing depends on places)."""
         world = World(objects)
         return not any(c.in_scene(world) for c in self.forbidden if isinstance(c, AttributeCombination)) and (
-            agreement in possible(self.form, world) and (not agreement) in possible(self.miss, world))
+            presupposed(self.form, world) and presupposed(self.miss, world)
+            and agreement in possible(self.form, world) and (not agreement) in possible(self.miss, world))
 
     def either_way(self) -> bool:
         """Objects for the caption agreeing and for it disagreeing both turn up within a few draws.
