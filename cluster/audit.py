@@ -19,7 +19,8 @@ from .errors import UserError
 # and "module:function", a function that takes the dataset folder and returns
 # the exit status. The default kind is this module's.
 DEFAULT_KIND = "solvers"
-OTHER_AUDITS: dict[str, str] = {"legibility": "cluster.legibility:main", "malevic": "cluster.malevic_audit:main"}
+OTHER_AUDITS: dict[str, str] = {"legibility": "cluster.legibility:main", "malevic": "cluster.malevic_audit:main",
+                                 "shapeworld": "cluster.shapeworld_audit:main"}
 
 
 def cmd_audit(args) -> int:

@@ -45,6 +45,18 @@ def uniform_p(observed: list, support: tuple) -> float:
     return float(chisquare(counts).pvalue)
 
 
+def print_verdicts(columns: tuple[str, ...], rows: list[dict]) -> int:
+    """A benchmark audit's rows as one Markdown table; the exit status (1: a row's verdict is not ok)."""
+    def cell(value) -> str:
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+    for row in rows:
+        print("| " + " | ".join(cell(row[c]) for c in columns) + " |")
+    return 0 if all(r["verdict"] == "ok" for r in rows) else 1
+
+
 def episode_paths(out: Path) -> dict[str, list[Path]]:
     """Every OUT/<split>/<task>/<i>/episode.json, by task, in (split, index) order."""
     if not out.is_dir():

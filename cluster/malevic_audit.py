@@ -23,7 +23,7 @@ from joblib import Parallel, delayed
 from scenes.universe import COLORS
 
 from . import options
-from .audit_table import BALANCE_P, Z_VERDICT, uniform_p, wilson
+from .audit_table import BALANCE_P, Z_VERDICT, print_verdicts, uniform_p, wilson
 from .errors import UserError
 from .solvers import malevic as solver
 
@@ -100,17 +100,9 @@ def audit_task(task: str, paths: list[Path], workers: int) -> dict:
     return row
 
 
-def _cell(value) -> str:
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
-
-
 def main(out: Path, workers: int | None = None) -> int:
     found = item_paths(out)
     if not found:
         raise UserError(f"{out} holds no MALeViC items (no <split>/malevic-<task>/<i>/item.json)")
     rows = [audit_task(task, paths, options.workers(workers)) for task, paths in found.items()]
-    print("| " + " | ".join(COLUMNS) + " |")
-    print("|" + "---|" * len(COLUMNS))
-    for row in rows:
-        print("| " + " | ".join(_cell(row[c]) for c in COLUMNS) + " |")
-    return 0 if all(r["verdict"] == "ok" for r in rows) else 1
+    return print_verdicts(COLUMNS, rows)

@@ -1,0 +1,125 @@
+"""`mewl audit shapeworld OUT`: what ShapeWorld's items test, measured from the files.
+
+Reads every OUT/<split>/<shapeworld-task>/<i>/item.json (sampled or
+rendered; never tasks/) and, where the item is rendered, its image.json
+(else the same fields from the item's scene spec). Per split and task: the
+file-only evaluator (cluster/solvers/shapeworld.py) re-deciding every
+caption and its near miss, the share of agreeing captions, a bag-of-words
+classifier over the caption alone (trained on the first half of the items,
+tested on the second), the share of captions with a definite description,
+and the held-out combinations of the item's distribution found in its
+caption, near miss or image: none in train or val, one at least in every
+test item. Exit 1 when any of these fails.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from scenes.relations import relationships
+from scenes.spec import SceneSpec
+
+from . import options
+from .audit_table import Z_VERDICT, print_verdicts, wilson
+from .errors import UserError
+from .solvers import shapeworld as solver
+
+COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "with 'the'",
+           "held-out items", "verdict")
+TEST_SPLIT = "test"
+MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
+
+
+def item_paths(out: Path) -> dict[tuple[str, str], list[Path]]:
+    found: dict[tuple[str, str], list[Path]] = {}
+    for path in sorted(out.glob("*/shapeworld-*/*/item.json"), key=lambda p: (p.parts[-4:-2], int(p.parts[-2]))):
+        if options.SPLIT_PATTERN.match(path.parts[-4]) and path.parts[-2].isdigit():
+            found.setdefault((path.parts[-4], path.parts[-3]), []).append(path)
+    return found
+
+
+def _truth(path: Path, item: dict) -> dict:
+    """image.json when rendered; else its objects and relationships from the scene spec."""
+    rendered = path.with_name("image.json")
+    if rendered.is_file():
+        return json.loads(rendered.read_text())
+    scene = SceneSpec.model_validate(item["scene"])
+    return {"objects": [{a: getattr(o, a) for a in solver.ATTRIBUTES} for o in scene.objects],
+            "clevr_relationships": relationships(scene.camera, scene.objects)}
+
+
+def _definite(form: dict) -> bool:
+    return any(a["kind"] == "relation" and "the" in (a.get("subject_determiner"), a.get("object_determiner"))
+               for a in solver._atoms(form))
+
+
+def _measure(paths: list[Path]) -> list[tuple]:
+    rows = []
+    for path in paths:
+        item = json.loads(path.read_text())
+        image = _truth(path, item)
+        found = solver.held_out_found(item, image)
+        stored = {json.dumps(c, sort_keys=True) for c in item.get("held_out_used", [])}
+        rows.append((item["agreement"], solver.agrees(item["logical_form"], image),
+                     solver.agrees(item["near_miss"]["logical_form"], image), item["caption"],
+                     _definite(item["logical_form"]), len(found) > 0,
+                     stored <= {json.dumps(c, sort_keys=True) for c in found},
+                     item.get("distribution") is not None))
+    return rows
+
+
+def caption_only(captions: list[str], labels: list[bool]) -> tuple[int, int]:
+    """(right, tested) of a bag of words (1- and 2-grams) with logistic regression, first half -> second."""
+    from sklearn.feature_extraction.text import CountVectorizer  # loads only for an audit
+    from sklearn.linear_model import LogisticRegression
+
+    half = len(captions) // 2
+    words = CountVectorizer(ngram_range=(1, 2)).fit(captions[:half])
+    model = LogisticRegression(max_iter=2000).fit(words.transform(captions[:half]), labels[:half])
+    predicted = model.predict(words.transform(captions[half:]))
+    return int(np.sum(predicted == np.array(labels[half:]))), len(captions) - half
+
+
+def audit_task(split: str, task: str, paths: list[Path], workers: int) -> dict:
+    batches = [paths[k:k + 200] for k in range(0, len(paths), 200)]
+    rows = [r for b in Parallel(n_jobs=workers)(delayed(_measure)(b) for b in batches) for r in b]
+    n = len(rows)
+    labels = [r[0] for r in rows]
+    row = {"split": split, "task": task, "n": n, "evaluator": sum(r[1] == r[0] for r in rows) / n,
+           "near miss": sum(r[2] != r[0] for r in rows) / n, "agree share": sum(labels) / n,
+           "with 'the'": sum(r[4] for r in rows) / n}
+    failures = []
+    if row["evaluator"] < 1 or row["near miss"] < 1:
+        failures.append("the file-only evaluator disagrees")
+    if abs(sum(labels) - n / 2) > 1:  # one agreeing item per index pair: an odd count leaves one over
+        failures.append("agreement not half")
+    row["caption-only"] = "-"
+    if n >= MIN_LEARNED and len(set(labels[: n // 2])) == 2:
+        right, tested = caption_only([r[3] for r in rows], labels)
+        row["caption-only"] = right / tested
+        if wilson(right, tested, Z_VERDICT)[0] > 0.5:
+            failures.append("the caption alone beats chance")
+    if any(r[7] for r in rows):
+        using = sum(r[5] for r in rows)
+        row["held-out items"] = using
+        if split == TEST_SPLIT and using < n:
+            failures.append(f"{n - using} test items without a held-out combination")
+        if split != TEST_SPLIT and using:
+            failures.append(f"{using} {split} items with a held-out combination")
+        if not all(r[6] for r in rows):
+            failures.append("held_out_used names a combination the files do not show")
+    else:
+        row["held-out items"] = "- (iid)"
+    row["verdict"] = "ok" if not failures else "; ".join(failures)
+    return row
+
+
+def main(out: Path, workers: int | None = None) -> int:
+    found = item_paths(out)
+    if not found:
+        raise UserError(f"{out} holds no ShapeWorld items (no <split>/shapeworld-<task>/<i>/item.json)")
+    rows = [audit_task(split, task, paths, options.workers(workers)) for (split, task), paths in found.items()]
+    return print_verdicts(COLUMNS, rows)
