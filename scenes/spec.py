@@ -242,6 +242,18 @@ class Panel(Spec):
     scene: SceneSpec
 
 
+def check_panels_and_answer(item, taken) -> None:
+    """An episode's panels name files of their own (none of `taken`, no two
+    alike) and its answer is one of its choices; ValueError otherwise."""
+    names = [p.name for p in item.context_panels]
+    for k, name in enumerate(names):
+        if name in taken or name in names[:k]:
+            what = "a release file's name" if name in taken else "another panel's name"
+            raise field_error(f"context_panels.{k}.name", f"{name!r} is {what}")
+    if item.answer not in item.choices:
+        raise field_error("answer", f"{item.answer!r} is not one of the choices")
+
+
 class Episode(Item):
     task: TaskName
     lexicon: dict[str, Concept]
@@ -252,13 +264,7 @@ class Episode(Item):
 
     @model_validator(mode="after")
     def _files_and_answer(self) -> "Episode":
-        names = [p.name for p in self.context_panels]
-        for k, name in enumerate(names):
-            if name in RESERVED_NAMES or name in names[:k]:
-                taken = "a release file's name" if name in RESERVED_NAMES else "another panel's name"
-                raise field_error(f"context_panels.{k}.name", f"{name!r} is {taken}")
-        if self.answer not in self.choices:
-            raise field_error("answer", f"{self.answer!r} is not one of the choices")
+        check_panels_and_answer(self, RESERVED_NAMES)
         return self
 
     @property

@@ -247,3 +247,12 @@ def test_validators_reject_a_wrong_message_and_a_held_out_pair_outside_test():
         validate_episode(ep.model_copy(update={"answer": wrong}))
     with pytest.raises(InvalidEpisode, match="split"):
         validate_episode(ep.model_copy(update={"split": "test"}))
+
+
+@pytest.mark.parametrize("name, what", [("question", "a release file's name"), ("item", "a release file's name"),
+                                        (None, "another panel's name")])
+def test_an_episode_panel_named_like_another_file_is_refused(name, what):
+    data = items("icy-episodes", "train", 1)[0].model_dump(mode="json")
+    data["context_panels"][1]["name"] = name or data["context_panels"][0]["name"]
+    with pytest.raises(ValidationError, match=what):
+        type(items("icy-episodes", "train", 1)[0]).model_validate(data)

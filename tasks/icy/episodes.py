@@ -26,7 +26,7 @@ from pydantic import Field, model_validator
 
 from scenes.draws import redraw
 from scenes.placement import place_scene
-from scenes.spec import RESERVED_NAMES, Panel, SceneSpec, field_error
+from scenes.spec import RESERVED_NAMES, Panel, SceneSpec, check_panels_and_answer
 from scenes.universe import COLORS, SHAPES, UNIVERSE, ObjectTuple, describe
 
 from ..episode import choices_with_answer
@@ -54,12 +54,7 @@ class IcyEpisode(IcyItem):
 
     @model_validator(mode="after")
     def _files_and_answer(self) -> "IcyEpisode":
-        names = [p.name for p in self.context_panels]
-        for k, name in enumerate(names):
-            if name in TAKEN or name in names[:k]:
-                raise field_error(f"context_panels.{k}.name", f"{name!r} names another file")
-        if self.answer not in self.choices:
-            raise field_error("answer", f"{self.answer!r} is not one of the choices")
+        check_panels_and_answer(self, TAKEN)
         return self
 
     def scenes(self) -> dict[str, SceneSpec]:
