@@ -20,7 +20,7 @@ from .errors import UserError
 # the exit status. The default kind is this module's.
 DEFAULT_KIND = "solvers"
 OTHER_AUDITS: dict[str, str] = {"legibility": "cluster.legibility:main", "malevic": "cluster.malevic_audit:main",
-                                 "shapeworld": "cluster.shapeworld_audit:main"}
+                                 "shapeworld": "cluster.shapeworld_audit:main", "bongard": "cluster.bongard_audit:main"}
 
 
 def cmd_audit(args) -> int:

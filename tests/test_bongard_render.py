@@ -51,3 +51,11 @@ def test_the_pixels_show_every_object_where_the_truth_says(rendered):
                 ys, xs = np.nonzero(mask)
                 assert len(ys) == o["visible_pixels"] > 0, (folder, name, o["description"])
                 assert image[ys, xs].std() > 0  # an object, not the flat floor
+
+
+def test_the_audit_reads_rendered_problems_and_their_pixels(rendered, capsys):
+    from cluster.cli import main
+
+    assert main(["audit", "bongard", str(rendered[0].parents[2])]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train")]
+    assert len(rows) == 3 and all("| 1.000 | 1.000 |" in r and "| pixels | ok |" in r for r in rows), rows

@@ -34,14 +34,14 @@ def check(item: Mapping, images: Mapping[str, Mapping]) -> list[str]:
     return reasons + unfair(concept, pos[:-1], neg[:-1], [(pos[-1], True), (neg[-1], False)])
 
 
-def answer(item: Mapping, images: Mapping[str, Mapping]) -> list[bool]:
+def answer(item: Mapping, images: Mapping[str, Mapping]) -> list[bool] | None:
     """A solver's answers to the two test images, in test_order: does one of the simplest separators
     of the twelve context images put it on the positive side? It reads no concept, only the images; the
-    problem's fairness says any simplest separator will do."""
+    problem's fairness says any simplest separator will do. None: no library concept separates them."""
     pos = [panel_of_image(images[f"pos_{i}"]) for i in range(SIDE - 1)]
     neg = [panel_of_image(images[f"neg_{i}"]) for i in range(SIDE - 1)]
-    found = next(iter(first_separators(pos, neg, LARGEST)))
-    return [found.says(panel_of_image(images[name])) for name in item["test_order"]]
+    found = next(iter(first_separators(pos, neg, LARGEST)), None)
+    return None if found is None else [found.says(panel_of_image(images[name])) for name in item["test_order"]]
 
 
 def check_folder(folder) -> list[str]:

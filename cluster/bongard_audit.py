@@ -1,0 +1,145 @@
+"""`mewl audit bongard OUT`: are Bongard problems fair, and do shortcuts fail? From the files.
+
+Reads every OUT/<split>/bongard-<family>/<i>/item.json (sampled or
+rendered; never tasks/) and, where rendered, the fourteen `<name>.json` and
+`<name>.png`; a sampled problem's per-image ground truth comes from its
+scene specs. Per split and family:
+- sound: cluster/solvers/bongard.py's check (the concept separates the
+  twelve context images, no simpler separator, every separator of the
+  library answers both test images alike) finds nothing;
+- file solver: a simplest separator of the context, found without reading
+  the concept, answers both test images right;
+- positive first: how often the positive test image is shown first;
+- count-only and histogram-only: a solver that averages one feature over
+  the six context positives and the six negatives and calls positive the
+  test image nearer the positives' mean (a tie: the second one shown),
+  right on both test images. The feature is the number of objects, or the
+  image's color histogram: of the PNG's pixels (4 levels per channel) where
+  rendered, else the scene's colors weighted by object area.
+Exit 1 when a problem is unsound or the file solver misses, the positive
+test image is not first in half the problems, or a shortcut solver's
+99.9 % interval lies above chance on bongard-basic or bongard-abstract (the
+issue's bar; freeform's negatives may differ in object count by design).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+from PIL import Image
+
+from scenes.relations import relationships
+from scenes.spec import SceneSpec
+from scenes.universe import COLORS
+
+from . import options
+from .audit_table import Z_VERDICT, print_verdicts, wilson
+from .errors import UserError
+from .solvers import bongard as solver
+
+COLUMNS = ("split", "task", "n", "sound", "file solver", "positive first", "count-only", "histogram-only",
+           "histogram of", "verdict")
+SIDES = ("pos", "neg")
+NAMES = tuple(f"{side}_{i}" for side in SIDES for i in range(solver.SIDE))
+SHORTCUT_BAR = ("bongard-basic", "bongard-abstract")  # the families a shortcut must not beat chance on
+LEVELS = 4  # histogram levels per color channel
+
+
+def item_paths(out: Path) -> dict[tuple[str, str], list[Path]]:
+    found: dict[tuple[str, str], list[Path]] = {}
+    for path in sorted(out.glob("*/bongard-*/*/item.json"), key=lambda p: (p.parts[-4:-2], int(p.parts[-2]))):
+        if options.SPLIT_PATTERN.match(path.parts[-4]) and path.parts[-2].isdigit():
+            found.setdefault((path.parts[-4], path.parts[-3]), []).append(path)
+    return found
+
+
+def _specs(item: dict) -> dict[str, SceneSpec]:
+    scenes = [SceneSpec.model_validate(s) for s in item["positives"] + item["negatives"]]
+    return dict(zip(NAMES, scenes))
+
+
+def _image_of_spec(spec: SceneSpec) -> dict:
+    """The fields of `<name>.json` the checker reads, from a scene spec."""
+    return {"objects": [{"shape": o.shape, "color": o.color, "material": o.material, "size": o.size,
+                         "3d_coords": list(o.center)} for o in spec.objects],
+            "clevr_relationships": relationships(spec.camera, spec.objects)}
+
+
+def _pixel_histogram(png: Path) -> np.ndarray:
+    rgb = np.asarray(Image.open(png).convert("RGB"), dtype=np.int64) * LEVELS // 256
+    codes = (rgb[..., 0] * LEVELS + rgb[..., 1]) * LEVELS + rgb[..., 2]
+    bins = np.bincount(codes.ravel(), minlength=LEVELS ** 3)
+    return bins / bins.sum()
+
+
+def spec_histogram(spec: SceneSpec) -> np.ndarray:
+    """The scene's colors weighted by object area: near enough what an image's color histogram sees."""
+    h = np.zeros(len(COLORS))
+    for o in spec.objects:
+        h[COLORS.index(o.color)] += o.scale ** 2
+    return h / h.sum()
+
+
+def nearer_positive(item: dict, feature: dict[str, np.ndarray]) -> bool:
+    """Whether the nearest-mean solver on this feature answers both test images right."""
+    context = {side: np.mean([feature[f"{side}_{i}"] for i in range(solver.SIDE - 1)], axis=0) for side in SIDES}
+
+    def score(name: str) -> float:
+        f = feature[name]
+        return float(np.linalg.norm(f - context["neg"]) - np.linalg.norm(f - context["pos"]))
+
+    first, second = item["test_order"]
+    return (score(first) > score(second)) == first.startswith("pos")
+
+
+def _measure(paths: list[Path]) -> list[tuple]:
+    rows = []
+    for path in paths:
+        item = json.loads(path.read_text())
+        rendered = all(path.with_name(f"{n}.json").is_file() and path.with_name(f"{n}.png").is_file()
+                       for n in NAMES)
+        if rendered:
+            images = {n: json.loads(path.with_name(f"{n}.json").read_text()) for n in NAMES}
+            histograms = {n: _pixel_histogram(path.with_name(f"{n}.png")) for n in NAMES}
+        else:
+            specs = _specs(item)
+            images = {n: _image_of_spec(s) for n, s in specs.items()}
+            histograms = {n: spec_histogram(s) for n, s in specs.items()}
+        counts = {n: np.array([sum(o["shape"] != "arrow" for o in images[n]["objects"])], float) for n in NAMES}
+        answers = solver.answer(item, images)
+        rows.append((not solver.check(item, images), answers == [n.startswith("pos") for n in item["test_order"]],
+                     item["test_order"][0].startswith("pos"), nearer_positive(item, counts),
+                     nearer_positive(item, histograms), "pixels" if rendered else "specs"))
+    return rows
+
+
+def audit_task(split: str, task: str, paths: list[Path], workers: int) -> dict:
+    batches = [paths[k:k + 25] for k in range(0, len(paths), 25)]
+    rows = [r for b in Parallel(n_jobs=workers)(delayed(_measure)(b) for b in batches) for r in b]
+    n = len(rows)
+    hits = [sum(r[k] for r in rows) for k in range(5)]
+    row = {"split": split, "task": task, "n": n, "sound": hits[0] / n, "file solver": hits[1] / n,
+           "positive first": f"{hits[2]} of {n}", "count-only": hits[3] / n, "histogram-only": hits[4] / n,
+           "histogram of": "/".join(sorted({r[5] for r in rows}))}
+    failures = []
+    if hits[0] < n:
+        failures.append(f"{n - hits[0]} unsound problems")
+    if hits[1] < n:
+        failures.append(f"the file solver misses {n - hits[1]}")
+    if abs(hits[2] - n / 2) > 1:  # one positive-first problem per index pair: an odd count leaves one over
+        failures.append("the positive test image is not first in half")
+    for name, k in (("count-only", 3), ("histogram-only", 4)):
+        if task in SHORTCUT_BAR and wilson(hits[k], n, Z_VERDICT)[0] > 0.5:
+            failures.append(f"{name} beats chance")
+    row["verdict"] = "ok" if not failures else "; ".join(failures)
+    return row
+
+
+def main(out: Path, workers: int | None = None) -> int:
+    found = item_paths(out)
+    if not found:
+        raise UserError(f"{out} holds no Bongard problems (no <split>/bongard-<family>/<i>/item.json)")
+    rows = [audit_task(split, task, paths, options.workers(workers)) for (split, task), paths in found.items()]
+    return print_verdicts(COLUMNS, rows)
