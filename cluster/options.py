@@ -16,6 +16,11 @@ from .errors import UserError
 SPLIT_PATTERN = re.compile(spec.SPLIT_PATTERN)  # the Episode model's own rule
 
 
+def noun(task_names) -> str:
+    """What the user's tasks call one item: MEWL's 'episode', or 'item' once any other benchmark is in."""
+    return "episode" if all(t in spec.TASKS for t in task_names) else "item"
+
+
 def task_list(value: str) -> list[str]:
     """A task, a benchmark (all of its tasks), all, or a comma list of those."""
     try:

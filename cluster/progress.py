@@ -11,6 +11,7 @@ import sys
 import time
 
 from .episode_job import Outcome
+from .options import noun
 
 
 
@@ -26,6 +27,7 @@ class Progress:
         self.stream = stream or sys.stderr
         self.total, self.skipped = len(jobs), skipped
         self.images_of = images_of
+        self.noun = noun(images_of)  # "episode", or "item" beyond MEWL
         self.total_images = sum(images_of[task] for task, _ in jobs)
         self.finished_images = 0  # every image of each finished item
         self.done = self.failed = self.images = self.renders = self.by_other = 0
@@ -67,7 +69,7 @@ class Progress:
         self._show(force=False)
 
     def waiting(self, task: str, index: int, writer: str) -> None:
-        self.write(f"waiting: {task} episode {index} is being rendered by another writer ({writer})")
+        self.write(f"waiting: {task} {self.noun} {index} is being rendered by another writer ({writer})")
 
     def update(self, outcome: Outcome) -> None:
         self.in_flight.pop((outcome.task, outcome.index), None)
@@ -81,7 +83,7 @@ class Progress:
         self.renders += outcome.renders
         if not outcome.ok:
             by = " (by another writer)" if outcome.by_other else ""
-            self.write(f"failed: {outcome.task} episode {outcome.index}{by}: {outcome.reasons[-1]}")
+            self.write(f"failed: {outcome.task} {self.noun} {outcome.index}{by}: {outcome.reasons[-1]}")
         self._show(force=self.finished == self.total)
 
     def tick(self) -> None:
@@ -89,7 +91,7 @@ class Progress:
 
     def _show(self, force: bool) -> None:
         if self.bar is not None:
-            self.bar.set_postfix_str(f"{self.finished}/{self.total} episodes, {self.images_per_second:.2f} images/s"
+            self.bar.set_postfix_str(f"{self.finished}/{self.total} {self.noun}s, {self.images_per_second:.2f} images/s"
                                      + (f", {self.failed} failed" if self.failed else ""), refresh=False)
             if self.position != self.bar.n:
                 self.bar.update(self.position - self.bar.n)
@@ -102,7 +104,7 @@ class Progress:
     def line(self) -> str:
         total, at = self.total_images, self.position
         eta = _clock((total - at) * self.wall / at) if at else "?"
-        return (f"render: {at}/{total} images, {self.finished}/{self.total} episodes ({self.failed} failed), "
+        return (f"render: {at}/{total} images, {self.finished}/{self.total} {self.noun}s ({self.failed} failed), "
                 f"{self.images_per_second:.2f} images/s, {_clock(self.wall)} elapsed, {eta} left")
 
     def write(self, text: str) -> None:

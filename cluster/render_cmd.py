@@ -71,7 +71,7 @@ def _render_split(args) -> int:
         from .verify import find_damage
 
         damaged = find_damage(out, split, tasks, range(shard[0], n, shard[1]))
-        print(f"render: --repair found {len(damaged)} damaged episode(s)" + "".join(f"\n  {d}" for d in damaged),
+        print(f"render: --repair found {len(damaged)} damaged {options.noun(tasks)}(s)" + "".join(f"\n  {d}" for d in damaged),
               file=sys.stderr)
     jobs, complete = plan(settings, tasks, n, shard)
     logging.basicConfig(level=logging.WARNING, format="mewl: %(message)s")
@@ -82,7 +82,7 @@ def _render_split(args) -> int:
         if not jobs:
             _claim(out, manifest, split, tasks, n)
             _index(out, split, tasks)
-            print(f"render: nothing to do, {complete} episode(s) already complete in {out / split}", file=sys.stderr)
+            print(f"render: nothing to do, {complete} {options.noun(tasks)}(s) already complete in {out / split}", file=sys.stderr)
             return 0
         created = not out.exists()
         try:
@@ -102,7 +102,7 @@ def _render_split(args) -> int:
             print(run["progress"].summary(interrupted=True), file=sys.stderr)
         previous = {}  # keep ignoring: a repeated SIGTERM must not kill us on the way out
         what = "terminated" if isinstance(err, Terminated) else "interrupted"
-        print(f"mewl: {what}; only complete episodes were kept, rerun the same command to resume", file=sys.stderr)
+        print(f"mewl: {what}; only complete {options.noun(tasks)}s were kept, rerun the same command to resume", file=sys.stderr)
         return 143 if isinstance(err, Terminated) else 130
     finally:
         for sig, handler in previous.items():
@@ -126,7 +126,7 @@ def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu
             with RenderPool(opts, writer) as pool:
                 _claim(out, manifest, settings.split, tasks, n)
                 threads = opts[0]["threads"]
-                print(f"render: {len(jobs)} episode(s) of {', '.join(tasks)} to {out / settings.split} "
+                print(f"render: {len(jobs)} {options.noun(tasks)}(s) of {', '.join(tasks)} to {out / settings.split} "
                       f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
                       + (f", {threads} thread(s) each" if threads else "")
                       + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""), file=sys.stderr)

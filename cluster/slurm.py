@@ -76,13 +76,13 @@ def script_path(path: Path | None, split: str, several: bool) -> Path | None:
 def write_and_submit(req: Request, submit_it: bool, script_path: Path | None = None) -> None:
     missing = missing_by_shard(req)
     if not missing:
-        print(f"nothing missing: all {len(req.tasks)} x {req.n} episodes of {req.split} are complete in {req.out}; "
+        print(f"nothing missing: all {len(req.tasks)} x {req.n} {options.noun(req.tasks)}s of {req.split} are complete in {req.out}; "
               "nothing submitted")
         return
     shards = sorted(missing)
     episodes = [e for shard in missing.values() for e in shard]
     failed = sum(status.failure_path(req.out, req.split, task, i).is_file() for task, i in episodes)
-    what = (f"{len(shards)} of {req.shards} shards ({ranges(shards)}), {len(episodes)} episode(s) missing"
+    what = (f"{len(shards)} of {req.shards} shards ({ranges(shards)}), {len(episodes)} {options.noun(req.tasks)}(s) missing"
             + (f", {failed} of them failed before (see mewl status)" if failed else ""))
     if not submit_it:
         write_or_print(render_script(req, shards, log_dir=None), script_path, what)

@@ -149,10 +149,11 @@ def _ranges(indices: list[int]) -> str:
 
 def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = ()) -> str:
     if not rows:
-        return "\n".join(["no episodes planned yet", *extra])
+        return "\n".join(["nothing planned yet", *extra])
+    unit = options.noun([r.task for r in rows])
     against = "the N given (--n)" if given_n else "the largest N requested per task (--n N checks the first N)"
     w = max(10, *(len(r.task) for r in rows))  # MEWL's names fit 10; others are longer
-    lines = [f"episodes 0..N-1 against {against}",
+    lines = [f"{unit}s 0..N-1 against {against}",
              f"{'split':<10} {'task':<{w}} {'planned':>8} {'complete':>9} {'failed':>7} {'missing':>8} {'damaged':>8} {'running':>8}"]
     for r in rows:
         lines.append(f"{r.split:<10} {r.task:<{w}} {r.n:>8} {r.complete:>9} {len(r.failed):>7} {len(r.missing):>8}"
@@ -167,7 +168,7 @@ def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = ())
             lines.append(f"    running: {_ranges(r.in_progress)} (claimed by a live writer now)")
     total = sum(r.n for r in rows)
     complete = sum(r.complete for r in rows)
-    lines.append(f"{complete}/{total} episodes complete" + ("" if complete == total else ", dataset incomplete"))
+    lines.append(f"{complete}/{total} {unit}s complete" + ("" if complete == total else ", dataset incomplete"))
     return "\n".join(lines + list(extra))
 
 

@@ -177,8 +177,18 @@ def test_progress_counts_each_task_s_own_images():
 
     p = Progress([("shape", 0), ("single", 0), ("single", 1)], 0, {"shape": 7, "single": 1}, stream=io.StringIO(), interval=0)
     p.update(Outcome("single", 0, True, 1, 1))
-    assert p.line().startswith("render: 1/9 images, 1/3 episodes")
+    assert p.line().startswith("render: 1/9 images, 1/3 items")  # MEWL alone says episodes (above)
     p.image("single", 1)  # an item in flight counts at most all its images but one: none here
     assert p.position == 1
     p.update(Outcome("shape", 0, True, 7, 7))
     assert p.position == 8
+
+
+def test_status_and_progress_call_items_beyond_mewl_items():
+    from cluster.status import TaskStatus, report
+
+    mewl = report([TaskStatus("train", "shape", 2, 2, [], [], [], [])])
+    other = report([TaskStatus("train", "shape", 2, 2, [], [], [], []),
+                    TaskStatus("train", "malevic-pos", 2, 1, [], [1], [], [])])
+    assert mewl.startswith("episodes 0..N-1") and "2/2 episodes complete" in mewl
+    assert other.startswith("items 0..N-1") and "3/4 items complete, dataset incomplete" in other
