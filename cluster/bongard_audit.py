@@ -15,7 +15,7 @@ scene specs. Per split and family:
   test image nearer the positives' mean (a tie: the second one shown),
   right on both test images. The feature is the number of objects, or the
   image's color histogram: of the PNG's pixels (4 levels per channel) where
-  rendered, else the scene's colors weighted by object area.
+  rendered, else the scene's area of each color x material.
 Exit 1 when a problem is unsound or the file solver misses, the positive
 test image is not first in half the problems, or a shortcut solver's
 99.9 % interval lies above chance on bongard-basic or bongard-abstract (the
@@ -32,7 +32,7 @@ from PIL import Image
 
 from scenes.relations import relationships
 from scenes.spec import SceneSpec
-from scenes.universe import COLORS
+from scenes.universe import COLORS, MATERIALS
 
 from . import options
 from .audit_table import Z_VERDICT, print_verdicts, wilson
@@ -75,11 +75,12 @@ def _pixel_histogram(png: Path) -> np.ndarray:
 
 
 def spec_histogram(spec: SceneSpec) -> np.ndarray:
-    """The scene's colors weighted by object area: near enough what an image's color histogram sees."""
-    h = np.zeros(len(COLORS))
+    """Near enough what an image's color histogram sees: the area of each color x material (a
+    metal or glass object of one color looks another color than a rubber one), by object area."""
+    h = np.zeros((len(COLORS), len(MATERIALS)))
     for o in spec.objects:
-        h[COLORS.index(o.color)] += o.scale ** 2
-    return h / h.sum()
+        h[COLORS.index(o.color), MATERIALS.index(o.material)] += o.scale ** 2
+    return h.ravel() / h.sum()
 
 
 def nearer_positive(item: dict, feature: dict[str, np.ndarray]) -> bool:
