@@ -2,9 +2,11 @@
 
 Renders the same scenes (glass, metal, rubber and the hand) at the `paper`
 and `default` profiles and at a 1024-sample reference, in one worker, and
-reports seconds per image, their ratio, PSNR against the reference, the time
-spent outside path tracing, and the child's resident memory over a long run
-of cheap renders.
+reports seconds per image, their ratio, PSNR against the reference, where a
+default image's time goes phase by phase (render.blender_scene's timers and
+Cycles' own sync and render times; denoising by difference with the same
+scene rendered without the denoiser), and the child's resident memory over a
+long run of cheap renders.
 """
 from __future__ import annotations
 
@@ -60,6 +62,34 @@ def _render(worker: Worker, spec: SceneSpec, out: Path, name: str):
     return res
 
 
+PHASES = ("scene_update", "sync", "path_tracing", "denoising", "passes", "png", "index_read", "ground_truth",
+          "messaging")
+PHASE_WORDS = {
+    "scene_update": "scene update (objects added and removed)",
+    "sync": "Cycles sync (scene, BVH)",
+    "path_tracing": "path tracing",
+    "denoising": "denoising (by difference, without it)",
+    "passes": "compositing and index pass written",
+    "png": "PNG written",
+    "index_read": "index pass read back",
+    "ground_truth": "ground truth computed and written",
+    "messaging": "worker messaging",
+}
+
+
+def without_denoiser(spec: SceneSpec) -> SceneSpec:
+    return spec.model_copy(update={"render": spec.render.model_copy(update={"denoiser": "none"})})
+
+
+def phase_split(denoised: dict[str, float], plain: dict[str, float]) -> dict[str, float]:
+    """A denoised render's phases with denoising split from path tracing: the
+    same scene's path tracing without the denoiser is what sampling costs."""
+    out = dict(denoised)
+    out["denoising"] = max(0.0, denoised["path_tracing"] - plain["path_tracing"])
+    out["path_tracing"] = denoised["path_tracing"] - out["denoising"]
+    return out
+
+
 def quality_run(worker: Worker, out: Path, specs: list[SceneSpec]) -> dict:
     rows = []
     for k, spec in enumerate(specs):
@@ -67,15 +97,19 @@ def quality_run(worker: Worker, out: Path, specs: list[SceneSpec]) -> dict:
         for quality in ("reference", "paper", "default"):
             s = reference(spec) if quality == "reference" else with_quality(spec, quality)
             res = _render(worker, s, out, f"scene{k}_{quality}")
-            row[quality] = {"seconds": res.seconds, "path_tracing": res.path_tracing_seconds, "other": res.other_seconds}
+            row[quality] = {"seconds": res.seconds, "path_tracing": res.path_tracing_seconds, "other": res.other_seconds,
+                            "phases": res.phases}
         for quality in ("paper", "default"):
             row[quality]["psnr"] = psnr(out / f"scene{k}_{quality}.png", out / f"scene{k}_reference.png")
+        plain = _render(worker, without_denoiser(with_quality(spec, "default")), out, f"scene{k}_default_plain")
+        row["default"]["phases"] = phase_split(row["default"]["phases"], plain.phases)
         rows.append(row)
     per_image = {q: statistics.mean(r[q]["seconds"] for r in rows) for q in ("paper", "default")}
     return {
         "scenes": rows,
         "seconds_per_image": per_image,
         "speedup_default_vs_paper": per_image["paper"] / per_image["default"],
+        "default_phases": {p: statistics.mean(r["default"]["phases"].get(p, 0.0) for r in rows) for p in PHASES},
     }
 
 
@@ -123,6 +157,10 @@ def format_report(r: dict) -> str:
             c = row[p]
             lines.append(f"{row['scene']:>5}  {p:<8} {c['seconds']:>8.2f}  {c['path_tracing']:>12.2f}  {c['other']:>5.3f}  {c['psnr']:>6.1f} dB")
     spi = q["seconds_per_image"]
+    lines.append(f"where a default image's {spi['default']:.2f} s go (mean over the scenes):")
+    for p in PHASES:
+        sec = q["default_phases"][p]
+        lines.append(f"  {PHASE_WORDS[p]:<40} {sec:>6.3f} s  {100 * sec / spi['default']:>5.1f} %")
     lines += [
         f"paper {spi['paper']:.2f} s/image, default {spi['default']:.2f} s/image: default is {q['speedup_default_vs_paper']:.1f}x faster",
         f"outside path tracing: median {m['other_seconds_median']:.3f} s/image over {m['renders']} renders",

@@ -51,9 +51,10 @@ def _mesh(name: str, data: assets.Mesh) -> bpy.types.Mesh:
     return me
 
 
-def _path_tracing_seconds(info: dict) -> float | None:
-    """Cycles' own render time (path tracing and denoising), 'MM:SS.cc' or 'HH:MM:SS.cc'."""
-    text = info.get("cycles.ViewLayer.render_time")
+def _cycles_seconds(info: dict, key: str) -> float | None:
+    """One of Cycles' own timings from the render's metadata ('MM:SS.cc' or 'HH:MM:SS.cc'):
+    render_time (path tracing and denoising), synchronization_time (scene and BVH update), total_time."""
+    text = info.get(f"cycles.ViewLayer.{key}")
     if not text or not re.fullmatch(r"[\d:.]+", text):
         return None
     seconds = 0.0
@@ -212,21 +213,35 @@ class BlenderScene:
         return np.rint(px).astype(np.int32)
 
     def render(self, spec: SceneSpec, png_path: Path, json_path: Path) -> dict:
+        """Render one spec; returns the verdict, the device and where the time went (`phases`, seconds:
+        scene_update (objects added and removed), sync (Cycles' scene and BVH update), path_tracing
+        (path tracing and denoising), passes (the rest of the render call: compositing, the index pass
+        written), png (PNG written), index_read (the pass read back), ground_truth (computed and written))."""
         start = time.perf_counter()
         tmp_png = png_path.with_name(f".{png_path.name}.{os.getpid()}.tmp")
         tmp_json = json_path.with_name(f".{json_path.name}.{os.getpid()}.tmp")
+        phases: dict[str, float] = {}
+        clock = [start]
+
+        def lap(name: str) -> None:
+            now = time.perf_counter()
+            phases[name] = phases.get(name, 0.0) + now - clock[0]
+            clock[0] = now
+
         try:
             self._apply(spec)
-            t = time.perf_counter()
+            lap("scene_update")
             bpy.ops.render.render()
-            render_seconds = time.perf_counter() - t
+            lap("render_call")
             png_path.parent.mkdir(parents=True, exist_ok=True)
             bpy.data.images["Render Result"].save_render(str(tmp_png))
             with Image.open(tmp_png) as im:  # re-save without Blender's timing metadata
                 im.load()
-                path_tracing = _path_tracing_seconds(im.info)
+                cycles = {k: _cycles_seconds(im.info, k) for k in ("render_time", "synchronization_time", "total_time")}
                 im.save(tmp_png, format="PNG")
+            lap("png")
             index = self._read_index(spec.camera.height, spec.camera.width)
+            lap("index_read")
             counts = ground_truth.visible_pixels(spec, index)
             small = ground_truth.too_small(counts)
             if not small:
@@ -236,14 +251,19 @@ class BlenderScene:
                 tmp_json.write_text(json.dumps(gt, indent=1))
                 os.replace(tmp_png, png_path)
                 os.replace(tmp_json, json_path)
+            lap("ground_truth")
         finally:
             tmp_png.unlink(missing_ok=True)
             tmp_json.unlink(missing_ok=True)
             self._clear()
+        lap("scene_update")
+        render_seconds = phases.pop("render_call")
+        path_tracing = min(cycles["render_time"] or render_seconds, render_seconds)
+        sync = min(cycles["synchronization_time"] or 0.0, render_seconds - path_tracing)
+        phases.update(sync=sync, path_tracing=path_tracing, passes=render_seconds - path_tracing - sync)
         return {
             "ok": not small, "visible_pixels": counts, "too_small": small, "device": self.device,
-            "render_seconds": render_seconds,
-            "path_tracing_seconds": render_seconds if path_tracing is None else min(path_tracing, render_seconds),
-            "child_seconds": time.perf_counter() - start,
+            "render_seconds": render_seconds, "path_tracing_seconds": path_tracing,
+            "child_seconds": clock[0] - start, "phases": phases,
             "rss_bytes": _rss_bytes(),
         }

@@ -14,3 +14,5 @@ class RenderResult:
     path_tracing_seconds: float  # Cycles' render time (path tracing and denoising)
     other_seconds: float  # everything else: scene setup, passes, PNG/JSON, cleanup, messaging
     rss_bytes: int | None = field(default=None)  # the child's resident memory after the render
+    # where the child's time went, seconds (render.blender_scene.BlenderScene.render names the phases)
+    phases: dict[str, float] = field(default_factory=dict)

@@ -150,6 +150,7 @@ class Worker:
             ok=out["ok"], visible_pixels=out["visible_pixels"], too_small=out["too_small"], device=out["device"],
             seconds=seconds, path_tracing_seconds=out["path_tracing_seconds"],
             other_seconds=seconds - out["path_tracing_seconds"], rss_bytes=out["rss_bytes"],
+            phases={**out["phases"], "messaging": seconds - out["child_seconds"]},
         )
 
     def _receive(self, timeout: float):

@@ -62,6 +62,17 @@ def test_render_is_ok_and_counts_match_masks(rendered, scene):
         assert m[y:y + h, x].any() and m[y:y + h, x + w - 1].any()
 
 
+def test_a_render_says_where_its_time_went(rendered):
+    """Every phase measured, none negative, and together the render's wall time."""
+    from render.bench import PHASES
+
+    res = rendered[0]
+    assert set(res.phases) == set(PHASES) - {"denoising"}  # denoising is split off by the bench, by difference
+    assert all(v >= 0 for v in res.phases.values()), res.phases
+    assert res.phases["path_tracing"] > 0 and res.phases["sync"] > 0
+    assert sum(res.phases.values()) == pytest.approx(res.seconds, rel=1e-6)
+
+
 def test_masks_sit_around_projected_centres(rendered):
     _, _, gt = rendered
     for e in entries(gt):
