@@ -109,6 +109,10 @@ class BlenderScene:
         # One denoiser pass instead of three: about 1 s less per image on 2 CPU
         # cores for 0.5-1 dB (measured on render.bench's scenes, still > 42 dB).
         sc.cycles.denoising_prefilter = "FAST"
+        # Sampling strategies only (unbiased: the converged image is the same), measured with the bench's
+        # scenes on 2 CPU cores: a light tree over three area lights and the sky cost more per sample than it
+        # saves (default profile 1.42 -> 1.24 s/image, paper 41 -> 27 s, PSNR against 1024 samples unchanged).
+        sc.cycles.use_light_tree = False
         sc.view_layers[0].use_pass_object_index = True
 
     def _stage(self) -> None:
@@ -125,6 +129,10 @@ class BlenderScene:
         ramp.color_ramp.elements[0].color = (*assets.WORLD["horizon"], 1.0)
         ramp.color_ramp.elements[1].color = (*assets.WORLD["zenith"], 1.0)
         links.new(ramp.outputs["Color"], bg.inputs["Color"])
+        # The sky's importance map is rebuilt at every render (Cycles' sync): at the automatic 1024 px it
+        # was 0.40 s of a 2.0 s default image; a smooth gradient needs no more than 64 px (PSNR unchanged).
+        world.cycles.sampling_method = "MANUAL"
+        world.cycles.sample_map_resolution = 64
         sc.world = world
         half = GROUND_SIZE / 2
         me = bpy.data.meshes.new("ground")
