@@ -30,7 +30,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from PIL import Image
 
-from scenes.relations import relationships
+from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS
 
@@ -58,13 +58,6 @@ def item_paths(out: Path) -> dict[tuple[str, str], list[Path]]:
 def _specs(item: dict) -> dict[str, SceneSpec]:
     scenes = [SceneSpec.model_validate(s) for s in item["positives"] + item["negatives"]]
     return dict(zip(NAMES, scenes))
-
-
-def _image_of_spec(spec: SceneSpec) -> dict:
-    """The fields of `<name>.json` the checker reads, from a scene spec."""
-    return {"objects": [{"shape": o.shape, "color": o.color, "material": o.material, "size": o.size,
-                         "3d_coords": list(o.center)} for o in spec.objects],
-            "clevr_relationships": relationships(spec.camera, spec.objects)}
 
 
 def _pixel_histogram(png: Path) -> np.ndarray:
@@ -106,7 +99,7 @@ def _measure(paths: list[Path]) -> list[tuple]:
             histograms = {n: _pixel_histogram(path.with_name(f"{n}.png")) for n in NAMES}
         else:
             specs = _specs(item)
-            images = {n: _image_of_spec(s) for n, s in specs.items()}
+            images = {n: geometric_truth(s) for n, s in specs.items()}
             histograms = {n: spec_histogram(s) for n, s in specs.items()}
         counts = {n: np.array([sum(o["shape"] != "arrow" for o in images[n]["objects"])], float) for n in NAMES}
         answers = solver.answer(item, images)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 
-from scenes.relations import relationships
+from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 
 from . import options
@@ -46,14 +46,12 @@ def _truth(path: Path, item: dict) -> dict:
     rendered = path.with_name("image.json")
     if rendered.is_file():
         return json.loads(rendered.read_text())
-    scene = SceneSpec.model_validate(item["scene"])
-    return {"objects": [{a: getattr(o, a) for a in solver.ATTRIBUTES} for o in scene.objects],
-            "clevr_relationships": relationships(scene.camera, scene.objects)}
+    return geometric_truth(SceneSpec.model_validate(item["scene"]))
 
 
 def _definite(form: dict) -> bool:
     return any(a["kind"] == "relation" and "the" in (a.get("subject_determiner"), a.get("object_determiner"))
-               for a in solver._atoms(form))
+               for a in solver.atoms(form))
 
 
 def _measure(paths: list[Path]) -> list[tuple]:

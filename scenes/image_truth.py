@@ -12,7 +12,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .spec import LightSpec, RenderSettings, Vec3
+from .relations import relationships
+from .spec import LightSpec, RenderSettings, SceneSpec, Vec3
 from .universe import Color, Material, Shape, Size
 
 
@@ -98,3 +99,12 @@ class ImageTruth(Record):
 
 def schema() -> dict:
     return ImageTruth.model_json_schema(by_alias=True)
+
+
+def geometric_truth(spec: SceneSpec) -> dict:
+    """The fields of `<name>.json` that follow from the scene spec alone, without a render: each
+    object's shape, color, material, size and `3d_coords`, and `clevr_relationships` (what a
+    file-only checker reads of an image, for items that were sampled but not rendered)."""
+    return {"objects": [{"shape": o.shape, "color": o.color, "material": o.material, "size": o.size,
+                         "3d_coords": list(o.center)} for o in spec.objects],
+            "clevr_relationships": relationships(spec.camera, spec.objects)}

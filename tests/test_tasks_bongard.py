@@ -21,7 +21,7 @@ from cluster.solvers.bongard import answer, check
 from scenes import arrangements
 from scenes.concept_library import library, separators, unfair
 from scenes.concepts import Concept, Panel, holds
-from scenes.relations import relationships
+from scenes.image_truth import geometric_truth
 from tasks import InvalidEpisode, REGISTRY
 from tasks.bongard.problem import POSITIVES
 from tests.chance import assert_at_chance
@@ -129,18 +129,11 @@ def test_a_separator_that_answers_a_test_otherwise_makes_a_problem_unfair():
 
 # -- sampled problems ----------------------------------------------------------
 
-def image_dict(spec) -> dict:
-    """What the renderer's <name>.json holds that the checker reads."""
-    objects = [{**{a: getattr(o, a) for a in ("shape", "color", "material", "size")}, "3d_coords": o.center}
-               for o in spec.objects]
-    return {"objects": objects, "clevr_relationships": relationships(spec.camera, spec.objects)}
-
-
 @pytest.mark.parametrize("task", FAMILIES)
 def test_sampled_problems_pass_the_file_only_checker(task):
     for item in episodes(task, PROBLEMS):
         record = item.model_dump(mode="json")
-        images = {name: image_dict(s) for name, s in item.scenes().items()}
+        images = {name: geometric_truth(s) for name, s in item.scenes().items()}
         assert check(record, images) == [], item.description
         truth = [name.startswith("pos") for name in item.test_order]
         assert answer(record, images) == truth, item.description

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from scenes.universe import OPPOSITE
+
 ATTRIBUTES = ("shape", "color", "material", "size")
 
 
@@ -67,10 +69,7 @@ def agrees(form: dict, image: dict) -> bool:
 
 # -- held-out combinations (docs/shapeworld.md, "Distributions") ---------------
 
-OPPOSITE = {"left": "right", "right": "left", "front": "behind", "behind": "front"}
-
-
-def _atoms(form: dict) -> list[dict]:
+def atoms(form: dict) -> list[dict]:
     if form["kind"] == "not":
         return [form["part"]]
     if form["kind"] in ("and", "or"):
@@ -82,7 +81,7 @@ def _phrases(form: dict) -> list[dict]:
     """The descriptions a caption states: a subject alone and with its predicate,
     a relation's two ends, a restrictor alone and with its scope."""
     out = []
-    for a in _atoms(form):
+    for a in atoms(form):
         if a["kind"] == "exists":
             out += [a["subject"], _both(a["subject"], a.get("predicate"))]
         elif a["kind"] == "relation":
@@ -108,10 +107,10 @@ def in_caption(combination: dict, form: dict) -> bool:
         ways = ((combination["subject"], combination["relation"], combination["object"]),
                 (combination["object"], OPPOSITE[combination["relation"]], combination["subject"]))
         return any(a["kind"] == "relation" and a["relation"] == rel and _states(a["subject"], s)
-                   and _states(a["object"], o) for a in _atoms(form) for s, rel, o in ways)
+                   and _states(a["object"], o) for a in atoms(form) for s, rel, o in ways)
     if kind == "quantifier":
         return any(a["kind"] == "quantifier" and a["quantifier"] == combination["quantifier"]
-                   and _states(_both(a["restrictor"], a["scope"]), combination["values"]) for a in _atoms(form))
+                   and _states(_both(a["restrictor"], a["scope"]), combination["values"]) for a in atoms(form))
     raise ValueError(f"unknown held-out combination kind {kind!r}")
 
 
