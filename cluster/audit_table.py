@@ -7,6 +7,7 @@ concepts each solver module's balance() reports.
 """
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -43,6 +44,14 @@ def uniform_p(observed: list, support: tuple) -> float:
     if sum(counts) != len(observed):
         return 0.0  # a value outside the support is never balanced
     return float(chisquare(counts).pvalue)
+
+
+def read_json(path: Path) -> dict:
+    """A dataset file an audit reads; a damaged or missing one is one line naming it."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UserError(f"{path}: cannot be read as JSON ({err}); `mewl verify OUT` names damaged items") from None
 
 
 def print_verdicts(columns: tuple[str, ...], rows: list[dict]) -> int:

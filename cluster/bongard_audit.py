@@ -23,7 +23,6 @@ issue's bar; freeform's negatives may differ in object count by design).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,7 @@ from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS
 
 from . import options
-from .audit_table import Z_VERDICT, print_verdicts, wilson
+from .audit_table import Z_VERDICT, print_verdicts, read_json, wilson
 from .errors import UserError
 from .solvers import bongard as solver
 
@@ -91,11 +90,11 @@ def nearer_positive(item: dict, feature: dict[str, np.ndarray]) -> bool:
 def _measure(paths: list[Path]) -> list[tuple]:
     rows = []
     for path in paths:
-        item = json.loads(path.read_text())
+        item = read_json(path)
         rendered = all(path.with_name(f"{n}.json").is_file() and path.with_name(f"{n}.png").is_file()
                        for n in NAMES)
         if rendered:
-            images = {n: json.loads(path.with_name(f"{n}.json").read_text()) for n in NAMES}
+            images = {n: read_json(path.with_name(f"{n}.json")) for n in NAMES}
             histograms = {n: _pixel_histogram(path.with_name(f"{n}.png")) for n in NAMES}
         else:
             specs = _specs(item)

@@ -13,7 +13,6 @@ text-only beats chance or labels or classes are unbalanced.
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from joblib import Parallel, delayed
 from scenes.universe import COLORS
 
 from . import options
-from .audit_table import BALANCE_P, Z_VERDICT, print_verdicts, uniform_p, wilson
+from .audit_table import BALANCE_P, Z_VERDICT, print_verdicts, read_json, uniform_p, wilson
 from .errors import UserError
 from .solvers import malevic as solver
 
@@ -43,7 +42,7 @@ def _truth(path: Path, item: dict) -> dict:
     """image.json when rendered; else the same fields from the item's scene spec."""
     rendered = path.with_name("image.json")
     if rendered.is_file():
-        return json.loads(rendered.read_text())
+        return read_json(rendered)
     objs = item["scene"]["objects"]
     return {"objects": [{"shape": o["shape"], "color": o["color"], "3d_coords": [*o["position"], o["half_extent"]]}
                         for o in objs]}
@@ -56,7 +55,7 @@ def _corr(a: list[float], b: list[float]) -> float | None:
 def _measure(paths: list[Path]) -> list[tuple]:
     rows = []
     for path in paths:
-        item = json.loads(path.read_text())
+        item = read_json(path)
         truth = _truth(path, item)
         target, _ = solver.described(item["sentence"], truth)
         o = truth["objects"][target]

@@ -23,7 +23,7 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 
 from . import options
-from .audit_table import Z_VERDICT, print_verdicts, wilson
+from .audit_table import Z_VERDICT, print_verdicts, read_json, wilson
 from .errors import UserError
 from .solvers import shapeworld as solver
 
@@ -45,7 +45,7 @@ def _truth(path: Path, item: dict) -> dict:
     """image.json when rendered; else its objects and relationships from the scene spec."""
     rendered = path.with_name("image.json")
     if rendered.is_file():
-        return json.loads(rendered.read_text())
+        return read_json(rendered)
     return geometric_truth(SceneSpec.model_validate(item["scene"]))
 
 
@@ -57,7 +57,7 @@ def _definite(form: dict) -> bool:
 def _measure(paths: list[Path]) -> list[tuple]:
     rows = []
     for path in paths:
-        item = json.loads(path.read_text())
+        item = read_json(path)
         image = _truth(path, item)
         found = solver.held_out_found(item, image)
         stored = {json.dumps(c, sort_keys=True) for c in item.get("held_out_used", [])}

@@ -76,3 +76,12 @@ def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sam
 def test_a_folder_without_shapeworld_items_is_one_line(tmp_path, capsys):
     assert main(["audit", "shapeworld", str(tmp_path)]) == 2
     assert "holds no ShapeWorld items" in capsys.readouterr().err
+
+
+def test_a_damaged_item_is_one_line_naming_it(sampled, tmp_path, capsys):
+    out = _copy(sampled, tmp_path)
+    damaged = out / "train/shapeworld-logical/7/item.json"
+    damaged.write_text('{"task": "shapeworld-logical", "capt')  # cut short, as by a full disk
+    assert main(["audit", "shapeworld", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(damaged) in err and "cannot be read as JSON" in err
