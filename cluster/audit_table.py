@@ -18,6 +18,7 @@ from scipy.stats import chisquare
 
 from scenes.spec import TASKS, Episode
 
+from . import options
 from .errors import UserError
 from .solvers import deprived, learned, solver_module
 
@@ -52,6 +53,26 @@ def read_json(path: Path) -> dict:
         return json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise UserError(f"{path}: cannot be read as JSON ({err}); `mewl verify OUT` names damaged items") from None
+
+
+def benchmark_items(out: Path, benchmark: str) -> dict[tuple[str, str], list[Path]]:
+    """(split, task) -> the item.json of every item folder OUT/<split>/<benchmark>-<task>/<i>/, by index."""
+    found: dict[tuple[str, str], list[Path]] = {}
+    paths = [p for p in out.glob(f"*/{benchmark}-*/*/item.json")
+             if options.SPLIT_PATTERN.match(p.parts[-4]) and p.parts[-2].isdigit()]
+    for path in sorted(paths, key=lambda p: (p.parts[-4:-2], int(p.parts[-2]))):
+        found.setdefault((path.parts[-4], path.parts[-3]), []).append(path)
+    return found
+
+
+def audit_splits_and_tasks(out: Path, benchmark: str, what: str, columns: tuple[str, ...], audit_task,
+                           workers: int | None) -> int:
+    """One row per split and task of a benchmark's items, printed; the exit status."""
+    found = benchmark_items(out, benchmark)
+    if not found:
+        raise UserError(f"{out} holds no {what} (no <split>/{benchmark}-<task>/<i>/item.json)")
+    jobs = options.workers(workers)
+    return print_verdicts(columns, [audit_task(split, task, paths, jobs) for (split, task), paths in found.items()])
 
 
 def print_verdicts(columns: tuple[str, ...], rows: list[dict]) -> int:

@@ -33,9 +33,7 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS
 
-from . import options
-from .audit_table import Z_VERDICT, print_verdicts, read_json, wilson
-from .errors import UserError
+from .audit_table import Z_VERDICT, audit_splits_and_tasks, read_json, wilson
 from .solvers import bongard as solver
 
 COLUMNS = ("split", "task", "n", "sound", "file solver", "positive first", "count-only", "histogram-only",
@@ -44,14 +42,6 @@ SIDES = ("pos", "neg")
 NAMES = tuple(f"{side}_{i}" for side in SIDES for i in range(solver.SIDE))
 SHORTCUT_BAR = ("bongard-basic", "bongard-abstract")  # the families a shortcut must not beat chance on
 LEVELS = 4  # histogram levels per color channel
-
-
-def item_paths(out: Path) -> dict[tuple[str, str], list[Path]]:
-    found: dict[tuple[str, str], list[Path]] = {}
-    for path in sorted(out.glob("*/bongard-*/*/item.json"), key=lambda p: (p.parts[-4:-2], int(p.parts[-2]))):
-        if options.SPLIT_PATTERN.match(path.parts[-4]) and path.parts[-2].isdigit():
-            found.setdefault((path.parts[-4], path.parts[-3]), []).append(path)
-    return found
 
 
 def _specs(item: dict) -> dict[str, SceneSpec]:
@@ -131,8 +121,4 @@ def audit_task(split: str, task: str, paths: list[Path], workers: int) -> dict:
 
 
 def main(out: Path, workers: int | None = None) -> int:
-    found = item_paths(out)
-    if not found:
-        raise UserError(f"{out} holds no Bongard problems (no <split>/bongard-<family>/<i>/item.json)")
-    rows = [audit_task(split, task, paths, options.workers(workers)) for (split, task), paths in found.items()]
-    return print_verdicts(COLUMNS, rows)
+    return audit_splits_and_tasks(out, "bongard", "Bongard problems", COLUMNS, audit_task, workers)

@@ -22,23 +22,13 @@ from joblib import Parallel, delayed
 from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 
-from . import options
-from .audit_table import Z_VERDICT, print_verdicts, read_json, wilson
-from .errors import UserError
+from .audit_table import Z_VERDICT, audit_splits_and_tasks, read_json, wilson
 from .solvers import shapeworld as solver
 
 COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "with 'the'",
            "held-out items", "verdict")
 TEST_SPLIT = "test"
 MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
-
-
-def item_paths(out: Path) -> dict[tuple[str, str], list[Path]]:
-    found: dict[tuple[str, str], list[Path]] = {}
-    for path in sorted(out.glob("*/shapeworld-*/*/item.json"), key=lambda p: (p.parts[-4:-2], int(p.parts[-2]))):
-        if options.SPLIT_PATTERN.match(path.parts[-4]) and path.parts[-2].isdigit():
-            found.setdefault((path.parts[-4], path.parts[-3]), []).append(path)
-    return found
 
 
 def _truth(path: Path, item: dict) -> dict:
@@ -116,8 +106,4 @@ def audit_task(split: str, task: str, paths: list[Path], workers: int) -> dict:
 
 
 def main(out: Path, workers: int | None = None) -> int:
-    found = item_paths(out)
-    if not found:
-        raise UserError(f"{out} holds no ShapeWorld items (no <split>/shapeworld-<task>/<i>/item.json)")
-    rows = [audit_task(split, task, paths, options.workers(workers)) for (split, task), paths in found.items()]
-    return print_verdicts(COLUMNS, rows)
+    return audit_splits_and_tasks(out, "shapeworld", "ShapeWorld items", COLUMNS, audit_task, workers)
