@@ -6,7 +6,11 @@
     scenes against 1024-spp references, memory over 200 renders in one worker);
 (c) the pipeline: images per second of `mewl render`'s pool against the
     renderer alone on the same specs, and 2 workers against 1, in three
-    rounds (one with --quick) whose median ratios are reported.
+    rounds (one with --quick) whose median ratios are reported;
+(d) GPU throughput, where an NVIDIA GPU is visible: images per second on one
+    GPU at the default profile with 1-4 workers sharing it (cluster.calibrate,
+    whose choice `mewl render` then uses), the device recorded in the ground
+    truth and each worker's warm-up time; without a GPU it says so.
 Prints a report and writes it as JSON to bench-out/bench.json. The whole run
 took about 12 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
 200 episodes per task, one pipeline round) about 4.
@@ -141,6 +145,22 @@ def pipeline_bench(scratch: Path, quality: str, device: str, rounds: int) -> dic
     }
 
 
+# -- (d) GPU throughput -------------------------------------------------------
+def gpu_throughput(device: str, quick: bool) -> dict:
+    from . import calibrate
+    from .hardware import visible_gpus
+
+    gpus = visible_gpus(device, None) if device != "cpu" else None
+    if not gpus:
+        return {"measured": False, "reason": "no NVIDIA GPU visible (nvidia-smi, CUDA_VISIBLE_DEVICES)"}
+    images = 16 if quick else calibrate.IMAGES * 2
+    rates, recorded = calibrate.measure(device, gpus[0], "default", calibrate.candidates(1), images)
+    entry = calibrate.remember(device, True, "default", rates, images)
+    return {"measured": True, "gpu": calibrate.hardware_name(True), "device_in_ground_truth": recorded,
+            "quality": "default", "images": images, "images_per_second": rates, "workers_per_gpu": entry["workers"],
+            "best_images_per_second": max(rates.values()), "load_average": _load()}
+
+
 # -- report -------------------------------------------------------------------
 def format_report(r: dict) -> str:
     lines = []
@@ -170,6 +190,18 @@ def format_report(r: dict) -> str:
         lines.append(f"    median: pipeline overhead per render {p['overhead_percent']:+.1f} % (target < 10 %), "
                      f"{p['overhead_with_redraws_percent']:+.1f} % counting redrawn panels; "
                      f"2 workers / 1 worker = {p['two_vs_one_workers']:.2f}")
+    g = r.get("gpu")
+    if g is not None:
+        if not g["measured"]:
+            lines.append(f"(d) GPU throughput: not measured, {g['reason']}")
+        else:
+            lines.append(f"(d) GPU throughput at {g['quality']} quality on one {g['gpu']} "
+                         f"(ground truth says device {g['device_in_ground_truth']!r}), {g['images']} images per row:")
+            for k, v in sorted(g["images_per_second"].items()):
+                lines.append(f"    {k} worker(s) sharing the GPU: {v:.2f} images/s")
+            lines.append(f"    best {g['best_images_per_second']:.2f} images/s per GPU; `mewl render` will run "
+                         f"{g['workers_per_gpu']} worker(s) per GPU (MEWL's 264,600 images in "
+                         f"{264600 / g['best_images_per_second'] / 3600:.1f} h on one GPU)")
     return "\n".join(lines)
 
 
@@ -179,7 +211,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quality", default="draft", help="pipeline quality (draft: the worst case for overhead)")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--out", default="bench-out", type=Path)
-    ap.add_argument("--only", default="sampling,render,pipeline", help="comma list of parts to run")
+    ap.add_argument("--only", default="sampling,render,pipeline,gpu", help="comma list of parts to run")
     a = ap.parse_args(argv)
     logging.getLogger("render").addFilter(_once())  # every worker says "no GPU found"
     parts = set(a.only.split(","))
@@ -195,6 +227,8 @@ def main(argv=None) -> int:
             report["render_json"] = str(a.out / "render" / "bench.json")
         if "pipeline" in parts:
             report["pipeline"] = pipeline_bench(scratch, a.quality, a.device, rounds=1 if a.quick else 3)
+        if "gpu" in parts:
+            report["gpu"] = gpu_throughput(a.device, a.quick)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("\n" + format_report(report))

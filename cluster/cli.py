@@ -7,7 +7,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import audit, icy_metrics, index, inspect, options, render_cmd, slurm, text, verify
+from . import audit, calibrate, icy_metrics, index, inspect, options, render_cmd, slurm, text, verify
 from .errors import UserError
 
 
@@ -112,7 +112,7 @@ def build_parser() -> options.Parser:
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.
-    for module in (render_cmd, inspect, slurm, verify, text, audit, index, icy_metrics):
+    for module in (render_cmd, calibrate, inspect, slurm, verify, text, audit, index, icy_metrics):
         module.register(sub)
     return p
 

@@ -127,6 +127,19 @@ def workers(value: str | int | None) -> int:
     return positive_int("workers", value)
 
 
+def workers_per_gpu(value: str | int | None, workers: int | None, device: str) -> int | None:
+    """--workers-per-gpu K, checked against --workers and --device; None when not given."""
+    if value in (None, ""):
+        return None
+    k = positive_int("--workers-per-gpu", value)
+    if workers is not None:
+        raise UserError("--workers and --workers-per-gpu: give one (--workers counts every worker, "
+                        "--workers-per-gpu those sharing each GPU)")
+    if device == "cpu":
+        raise UserError("--workers-per-gpu needs a GPU, not --device cpu; on the CPU use --workers")
+    return k
+
+
 def output(value: str) -> Path:
     return Path(value)
 

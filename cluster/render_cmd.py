@@ -57,6 +57,7 @@ def _render_split(args) -> int:
     gpu_ids = options.gpu_ids(args.gpu_ids)
     shard = options.shard(args.shard)
     workers = None if args.workers in (None, "") else options.positive_int("--workers", args.workers)
+    per_gpu = options.workers_per_gpu(args.workers_per_gpu, workers, device)
     out = options.output(args.out)
     settings = Settings(out=out, split=split, seed=seed, quality=quality,
                         scheme=options.split_scheme(args.split_scheme, tasks, split),
@@ -87,7 +88,7 @@ def _render_split(args) -> int:
         created = not out.exists()
         try:
             with dataset.writing(out):
-                _render(run, settings, jobs, complete, manifest, tasks, n, device, gpu_ids, workers, created)
+                _render(run, settings, jobs, complete, manifest, tasks, n, device, gpu_ids, (workers, per_gpu), created)
         finally:
             if "progress" in run:
                 run["progress"].close()
@@ -109,8 +110,10 @@ def _render_split(args) -> int:
             signal.signal(sig, handler)
 
 
-def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu_ids, workers, created) -> None:
-    """Start the workers, claim OUT, render the jobs; run["progress"] follows them."""
+def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu_ids, counts, created) -> None:
+    """Start the workers, claim OUT, render the jobs; run["progress"] follows them.
+    counts: (--workers, --workers-per-gpu); neither given, the workers per device come from a
+    measurement (cluster.calibrate: cached, else made now on a GPU)."""
     from render import DeviceError
 
     from .pipeline import RenderPool, worker_options
@@ -118,9 +121,16 @@ def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu
 
     from .progress import Progress
 
+    from . import calibrate
+    from .hardware import visible_gpus
+
     out = settings.out
-    opts = worker_options(device, gpu_ids, workers)[: len(jobs)]
+    workers, per_device = counts
+    source = "--workers-per-gpu" if per_device else ""
     try:
+        if workers is None and per_device is None:
+            per_device, source = calibrate.workers_per_device(device, visible_gpus(device, gpu_ids), settings.quality)
+        opts = worker_options(device, gpu_ids, workers, per_device=per_device, at_most=len(jobs))
         with Writer(out) as writer:
             stale = clean_stale(out)
             with RenderPool(opts, writer) as pool:
@@ -129,6 +139,7 @@ def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu
                 print(f"render: {len(jobs)} {options.noun(tasks)}(s) of {', '.join(tasks)} to {out / settings.split} "
                       f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
                       + (f", {threads} thread(s) each" if threads else "")
+                      + (f" ({per_device} per {'CPU' if threads else 'GPU'}: {source})" if source else "")
                       + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""), file=sys.stderr)
                 progress = run["progress"] = Progress(jobs, complete, {t: REGISTRY[t].images for t in tasks})
                 for outcome in pool.run(settings, jobs, tick=progress.tick, on_image=progress.image, on_wait=progress.waiting):
@@ -184,6 +195,8 @@ def register(sub) -> None:
     s.add_argument("--workers", default=None, help="Blender workers (default: one per GPU, else one)")
     s.add_argument("--device", default="auto", help=f"one of {', '.join(options.DEVICES)}")
     s.add_argument("--gpu-ids", default=None, help="comma list of GPU ids, dealt out one per worker")
+    s.add_argument("--workers-per-gpu", default=None, metavar="K",
+                   help="Blender workers sharing each GPU (default: measured once per GPU model, see `mewl calibrate`)")
     s.add_argument("--quality", default="default", help="draft, default or paper")
     s.add_argument("--shard", default=None, help="I/K: only episodes i with i %% K == I")
     s.add_argument("--repair", action="store_true",

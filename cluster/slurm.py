@@ -40,10 +40,14 @@ def register(subparsers) -> None:
     s.add_argument("--array", required=True, metavar="K", help="shards = array tasks (each renders i %% K == I)")
     s.add_argument("--partition", default=None)
     s.add_argument("--gpus-per-task", default="1", metavar="G", help="GPUs per array task (default 1; 0 for CPU nodes)")
+    s.add_argument("--workers-per-gpu", default=None, metavar="K",
+                   help="Blender workers sharing each GPU (default: measured on the node, once per GPU model; "
+                        "see `mewl calibrate`)")
     s.add_argument("--cpus-per-task", default=None, metavar="C",
                    help="CPU cores per array task (default 4 per GPU, 8 without GPUs)")
     s.add_argument("--mem", default=None, metavar="MEM",
-                   help="memory per array task, as sbatch takes it (e.g. 8G; default 1G + 2G per Blender worker)")
+                   help="memory per array task, as sbatch takes it (e.g. 8G; default 1G + 2G per Blender worker, "
+                        "4 workers per GPU unless --workers-per-gpu says)")
     s.add_argument("--time", default=None, metavar="HH:MM:SS", help="time limit per array task ([D-]HH:MM:SS)")
     s.add_argument("--max-parallel", default=None, metavar="M", help="array tasks running at once (%%M)")
     s.add_argument("--quality", default="default")
@@ -136,7 +140,10 @@ def request(args) -> Request:
         raise UserError(f"--array {k} is more than --n {n}: a shard would have no episodes; use --array {n} or less")
     gpus = _count("--gpus-per-task", args.gpus_per_task, minimum=0)
     cpus = default_cpus(gpus) if args.cpus_per_task is None else options.positive_int("--cpus-per-task", args.cpus_per_task)
-    mem = default_mem(gpus) if args.mem is None else args.mem
+    per_gpu = None if args.workers_per_gpu is None else options.positive_int("--workers-per-gpu", args.workers_per_gpu)
+    if per_gpu is not None and gpus == 0:
+        raise UserError("--workers-per-gpu needs GPUs; with --gpus-per-task 0 each array task runs one CPU worker")
+    mem = default_mem(gpus, per_gpu) if args.mem is None else args.mem
     if not MEM_PATTERN.match(mem):
         raise UserError(f"--mem must be a size as sbatch takes it (e.g. 8G or 8000M), got {mem!r}")
     if args.script is not None and (args.submit or args.script.is_dir()):
@@ -154,7 +161,7 @@ def request(args) -> Request:
         shards=k, max_parallel=throttle, partition=args.partition, gpus_per_task=gpus, cpus_per_task=cpus, mem=mem,
         time=time_limit(args.time), sbatch_args=[sbatch_arg(a) for a in args.sbatch_arg],
         submit_dir=Path.cwd(), scheme=options.split_scheme(args.split_scheme, tasks, options.split(args.split)),
-        configs=configs, config_args=tuple(config_args),
+        configs=configs, config_args=tuple(config_args), workers_per_gpu=per_gpu,
     )
     dataset.check_output(out, render_settings(req))  # another seed or quality in OUT: refused
     return req

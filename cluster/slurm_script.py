@@ -16,7 +16,8 @@ from .errors import UserError
 
 RENDER_JOB = "mewl-render"
 COMPLETE_JOB = "mewl-complete"
-# Default requests per array task, which runs one Blender worker per GPU (one on CPU nodes).
+# Default requests per array task, which runs --workers-per-gpu Blender workers per GPU (one on
+# CPU nodes); without it as many as `mewl calibrate` may choose (cluster.calibrate.CANDIDATES).
 # Memory: a worker's Blender measured 390 MB RSS at most over 14 default-quality renders
 # (CPU, 2 cores) and `mewl render` itself 52 MB; 2 GB per worker leaves room for a GPU
 # driver's host-side context and growth over a worker's 200 scenes, 1 GB for the parent.
@@ -25,8 +26,11 @@ MEM_PER_WORKER_MB, MEM_PARENT_MB = 2048, 1024
 CPUS_PER_GPU, CPUS_WITHOUT_GPU = 4, 8
 
 
-def default_mem(gpus_per_task: int) -> str:
-    mb = MEM_PARENT_MB + MEM_PER_WORKER_MB * max(1, gpus_per_task)
+def default_mem(gpus_per_task: int, workers_per_gpu: int | None = None) -> str:
+    from .calibrate import CANDIDATES
+
+    per_gpu = (workers_per_gpu or max(CANDIDATES)) if gpus_per_task else 1
+    mb = MEM_PARENT_MB + MEM_PER_WORKER_MB * max(1, gpus_per_task) * per_gpu
     return f"{mb // 1024}G" if mb % 1024 == 0 else f"{mb}M"
 
 
@@ -57,6 +61,7 @@ class Request:
     submit_dir: Path
     scheme: str = "iid"
     configs: tuple = ()  # (benchmark, config) pairs, as cluster.planning.Settings holds them
+    workers_per_gpu: int | None = None  # None: each array task uses the measured number (cluster.calibrate)
     config_args: tuple[str, ...] = ()  # the same as command-line options for `mewl render`
 
     @property
@@ -114,7 +119,8 @@ def render_script(req: Request, shards: list[int], log_dir: Path | None) -> str:
     render = [
         str(req.mewl), "render", "--task", ",".join(req.tasks), "--n", str(req.n), "--out", str(req.out),
         "--split", req.split, "--seed", str(req.seed), "--quality", req.quality, "--device", req.device,
-    ] + ([] if req.scheme == "iid" else ["--split-scheme", req.scheme]) + list(req.config_args)
+    ] + ([] if req.scheme == "iid" else ["--split-scheme", req.scheme]) + list(req.config_args) + (
+        ["--workers-per-gpu", str(req.workers_per_gpu)] if req.workers_per_gpu else [])
     k = req.shards
     body = f"""\
 set -euo pipefail

@@ -140,7 +140,7 @@ def run(out_dir: Path, n_memory: int = 200, quick: bool = False) -> dict:
     specs = bench_specs()
     with Worker() as worker:
         _render(worker, with_quality(specs[0], "draft"), out, "warmup")
-        report = {"device": worker.device, "blender": worker.blender_version}
+        report = {"device": worker.device, "blender": worker.blender_version, "warm_up_seconds": worker.warm_up_seconds}
         report["quality"] = quality_run(worker, out, specs[:1] if quick else specs)
     report["memory"] = memory_run(out, specs, n_memory)
     (out / "bench.json").write_text(json.dumps(report, indent=1))
@@ -150,7 +150,10 @@ def run(out_dir: Path, n_memory: int = 200, quick: bool = False) -> dict:
 
 def format_report(r: dict) -> str:
     q, m = r["quality"], r["memory"]
-    lines = [f"render bench on {r['device']} (Blender {r['blender']})",
+    warm = r.get("warm_up_seconds")
+    lines = [f"render bench on {r['device']} (Blender {r['blender']}); "
+             + (f"kernel warm-up at the worker's start {warm:.2f} s, before any timed image" if warm is not None
+                else "no warm-up render (CPU kernels are built in)"),
              "scene  profile   s/image  path-tracing  other   PSNR vs 1024 spp"]
     for row in q["scenes"]:
         for p in ("paper", "default"):

@@ -24,7 +24,7 @@ from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS, SHAPES
 
 from . import ground_truth
-from .devices import configure
+from .devices import configure, gpu_denoiser
 
 GROUND_SIZE = 200.0
 INDEX_PASS = "index"
@@ -71,11 +71,23 @@ def _rss_bytes() -> int | None:
         return None
 
 
+# The warm-up scene: every material and the hand, so that every shader and
+# kernel feature a real scene can need is compiled before the first timed image.
+WARM_UP_OBJECTS = (("cube", "red", "metal", "large"), ("sphere", "blue", "glass", "large"),
+                   ("cylinder", "green", "rubber", "small"))
+WARM_UP_SIZE = (64, 48)
+
+
 class BlenderScene:
-    def __init__(self, device: str = "auto", gpu_ids=None, threads=None):
+    def __init__(self, device: str = "auto", gpu_ids=None, threads=None, warm_up: bool | None = None):
         bpy.ops.wm.read_factory_settings(use_empty=True)
         self.scene = bpy.context.scene
         self.device, self.fallback_note = configure(self.scene, device, gpu_ids, threads)
+        # On a GPU the denoiser runs there too: OptiX's on an OptiX device, else OIDN on the GPU.
+        # The device string names it, so image.json says which denoiser made the pixels.
+        self.denoiser = gpu_denoiser(self.scene, self.device)
+        if self.denoiser != "OPENIMAGEDENOISE":
+            self.device += f" (denoiser {self.denoiser.lower()})"
         self.scratch = Path(tempfile.mkdtemp(prefix="mewl-render-"))
         self._settings()
         self._stage()
@@ -85,6 +97,28 @@ class BlenderScene:
         self.materials = {(m, c): _material(f"{m}-{c}", assets.object_material(m, c)) for m in MATERIALS for c in COLORS}
         self.materials["hand"] = _material("hand", assets.hand_material())
         self.added: list = []
+        # A GPU compiles (OptiX) or loads its kernels at the first render: done here, untimed.
+        if warm_up is None:
+            warm_up = self.device != "cpu"
+        self.warm_up_seconds = self._warm_up() if warm_up else None
+
+    def _warm_up(self) -> float:
+        """Render a tiny scene with every material, the hand and the denoiser, and
+        write nothing: later renders are byte for byte those of a cold scene."""
+        from scenes.placement import place_scene
+        from scenes.quality import render_settings
+
+        start = time.perf_counter()
+        spec = place_scene(0, WARM_UP_OBJECTS, pointed=0)
+        spec = spec.model_copy(update={"render": render_settings("draft", 0).model_copy(update={"samples": 1})})
+        try:
+            self._apply(spec)
+            self.scene.render.resolution_x, self.scene.render.resolution_y = WARM_UP_SIZE
+            bpy.ops.render.render()
+        finally:
+            self.index_path.unlink(missing_ok=True)
+            self._clear()
+        return time.perf_counter() - start
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
@@ -177,7 +211,7 @@ class BlenderScene:
         c.adaptive_min_samples = rs.adaptive_min_samples
         c.use_denoising = rs.denoiser != "none"
         if c.use_denoising:
-            c.denoiser = "OPENIMAGEDENOISE"
+            c.denoiser = self.denoiser
         c.max_bounces = rs.max_bounces
         c.seed = rs.seed % 2**31
         for light in spec.lights:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import bpy
 
-from .worker import DEVICES, DeviceError
+from .worker import DEVICES, DeviceError, denoiser_for
 
 GPU_KINDS = ("OPTIX", "CUDA", "HIP", "ONEAPI", "METAL")  # the order `auto` tries
 
@@ -50,3 +50,11 @@ def _use(scene, prefs, kind: str, found: list, gpu_ids: list[int] | None) -> str
         found[i].use = True
     scene.cycles.device = "GPU"
     return f"{kind.lower()}:" + ",".join(f"{i}={found[i].name}" for i in chosen)
+
+
+def gpu_denoiser(scene, device: str) -> str:
+    """Set where the denoiser runs; returns the denoiser `BlenderScene` uses."""
+    denoiser = denoiser_for(device)
+    if hasattr(scene.cycles, "denoising_use_gpu"):  # Blender 4.1+: OIDN on the render GPU
+        scene.cycles.denoising_use_gpu = device != "cpu"
+    return denoiser

@@ -44,7 +44,8 @@ def serve() -> None:
             return
         import bpy
 
-        writer.send(("ready", {"device": stage.device, "note": stage.fallback_note, "blender": bpy.app.version_string}))
+        writer.send(("ready", {"device": stage.device, "note": stage.fallback_note, "blender": bpy.app.version_string,
+                              "warm_up_seconds": stage.warm_up_seconds}))
     except Exception:
         writer.send(("error", traceback.format_exc()))
         return

@@ -34,6 +34,12 @@ START_TIMEOUT = 300.0  # building the scene; a first OptiX start compiles kernel
 RENDER_TIMEOUT = 3600.0
 
 
+def denoiser_for(device: str) -> str:
+    """Cycles' denoiser for a device description (render.devices.configure's): OptiX's own on
+    an OptiX GPU, the fastest there; OpenImageDenoise elsewhere, on the GPU where there is one."""
+    return "OPTIX" if device.startswith("optix:") else "OPENIMAGEDENOISE"
+
+
 class DeviceError(ValueError):
     """The requested device or GPU ids are not available."""
 
@@ -51,18 +57,22 @@ NO_SPACE = os.strerror(errno.ENOSPC)  # "No space left on device", as Python and
 
 class Worker:
     def __init__(self, device: str = "auto", gpu_ids: list[int] | None = None, threads: int | None = None,
-                 max_scenes: int = 200, render_timeout: float = RENDER_TIMEOUT, temp_dir: Path | None = None):
+                 max_scenes: int = 200, render_timeout: float = RENDER_TIMEOUT, temp_dir: Path | None = None,
+                 warm_up: bool | None = None):
+        """`warm_up`: render a tiny untimed scene when Blender starts, so the first real
+        image does not pay for kernel compilation; None means on a GPU only."""
         if device not in DEVICES:
             raise DeviceError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}")
         if max_scenes < 1:
             raise ValueError(f"max_scenes must be at least 1, got {max_scenes}")
-        self.options = {"device": device, "gpu_ids": gpu_ids, "threads": threads}
+        self.options = {"device": device, "gpu_ids": gpu_ids, "threads": threads, "warm_up": warm_up}
         self.max_scenes = max_scenes
         self.render_timeout = render_timeout
         self.temp_dir = temp_dir
         self._scratch: Path | None = None  # this worker's temporary folder while a child runs
         self.device: str | None = None  # the device actually used, once started
         self.blender_version: str | None = None
+        self.warm_up_seconds: float | None = None  # the last start's warm-up render, if any
         self.starts = 0  # child processes started so far
         self._proc: subprocess.Popen | None = None
         self._log = None
@@ -93,6 +103,7 @@ class Worker:
         if kind != "ready":
             self._fail(payload)
         self.device, self.blender_version = payload["device"], payload["blender"]
+        self.warm_up_seconds = payload["warm_up_seconds"]
         if payload["note"] and self.starts == 1:
             log.warning(payload["note"])
         log.info("Blender %s worker started on %s", self.blender_version, self.device)

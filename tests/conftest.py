@@ -1,10 +1,16 @@
 from __future__ import annotations
 
 import functools
+import os
+import tempfile
 
 from joblib import Parallel, delayed
 
 from scenes.spec import Episode, Item
+
+# Measured workers per device (cluster.calibrate) are kept per user; tests, and the
+# commands they start, must neither read a developer's measurements nor leave theirs.
+os.environ["MEWL_CACHE_DIR"] = tempfile.mkdtemp(prefix="mewl-test-cache-")
 
 # The bar: 2,000 episodes per task, every one checked.
 EPISODES_PER_TASK = 2000

@@ -107,6 +107,13 @@ def test_cpu_cores_are_divided_and_gpus_dealt_one_per_worker(monkeypatch):
     assert [o["gpu_ids"] for o in worker_options("cuda", [0, 1], 4)] == [[0], [1], [0], [1]]
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,7")  # what SLURM hands a job
     assert [o["gpu_ids"] for o in worker_options("auto", None, None)] == [[0], [1]]
+    # Workers sharing each GPU: dealt out round robin, so each GPU gets its share from the first episodes on.
+    assert [o["gpu_ids"] for o in worker_options("optix", [0, 1], None, per_device=3)] == [[0], [1]] * 3
+    assert [o["gpu_ids"] for o in worker_options("optix", [4], 2, per_device=3)] == [[4], [4]]  # --workers wins
+    assert [o["threads"] for o in worker_options("cpu", None, None, cores=8, per_device=2)] == [4, 4]
+    # One episode left: one Blender with every core, not one of two with half of them.
+    assert [o["threads"] for o in worker_options("cpu", None, 2, cores=8, at_most=1)] == [8]
+    assert len(worker_options("optix", [0, 1], None, per_device=3, at_most=4)) == 4
 
 
 def test_the_episode_records_the_quality_it_is_rendered_at():

@@ -189,3 +189,24 @@ def test_bad_spec_file_is_a_one_line_error(tmp_path):
     assert "\n" not in str(e.value) and "bad.json" in str(e.value)
     with pytest.raises(SpecError, match="cannot read"):
         render_spec_file(tmp_path / "missing.json", tmp_path, quality="draft", device="cpu")
+
+
+def test_a_warm_up_render_changes_no_byte_of_what_follows(scene, tmp_path):
+    """A GPU worker renders a tiny scene before its first timed image (kernel compilation);
+    forced on the CPU here, the next image and its ground truth are those of a cold worker."""
+    files = {}
+    for warm in (False, True):
+        with Worker(device="cpu", warm_up=warm) as w:
+            res = w.render(scene, tmp_path / f"{warm}.png", tmp_path / "truth.json")
+            assert res.ok and (w.warm_up_seconds is not None) == warm
+        files[warm] = ((tmp_path / f"{warm}.png").read_bytes(), (tmp_path / "truth.json").read_text().replace(f"{warm}.png", ""))
+    assert files[True] == files[False]
+    assert not list(tmp_path.glob("*.tmp")) and sorted(p.name for p in tmp_path.iterdir()) == ["False.png", "True.png", "truth.json"]
+
+
+def test_the_denoiser_follows_the_device():
+    from render.worker import denoiser_for
+
+    assert denoiser_for("optix:0=NVIDIA H100 80GB HBM3") == "OPTIX"
+    assert denoiser_for("cuda:0=NVIDIA H100 80GB HBM3") == "OPENIMAGEDENOISE"  # OIDN, on that GPU
+    assert denoiser_for("cpu") == "OPENIMAGEDENOISE"

@@ -86,13 +86,23 @@ def test_without_submit_or_script_the_script_is_printed_and_nothing_written(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("gpus, cpus, mem", [("1", 4, "3G"), ("2", 8, "5G"), ("0", 8, "3G")])
+# 1 GB for mewl render, 2 GB per Blender: up to 4 per GPU unless --workers-per-gpu says, one on a CPU node.
+@pytest.mark.parametrize("gpus, cpus, mem", [("1", 4, "9G"), ("2", 8, "17G"), ("0", 8, "3G")])
 def test_cpus_and_memory_are_requested_by_default(tmp_path, gpus, cpus, mem):
     done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4", "--gpus-per-task", gpus)
     assert f"#SBATCH --cpus-per-task={cpus}\n#SBATCH --mem={mem}\n" in done.stdout, done.stdout
     done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4",
                 "--sbatch-arg=--mem-per-gpu=8G")
     assert "#SBATCH --mem-per-gpu=8G\n" in done.stdout and "--mem=" not in done.stdout  # sbatch takes one
+
+
+def test_workers_per_gpu_reach_the_render_command_and_size_the_memory(tmp_path):
+    done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4", "--gpus-per-task", "2",
+                "--workers-per-gpu", "3")
+    assert done.returncode == 0, done.stderr
+    assert "#SBATCH --mem=13G\n" in done.stdout and "--workers-per-gpu 3 --shard" in done.stdout, done.stdout
+    done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4")
+    assert "--workers-per-gpu" not in done.stdout.split("exec ", 1)[1]  # each node uses its measurement
 
 
 def test_gpus_are_requested_per_array_task(tmp_path):
@@ -139,6 +149,8 @@ def test_a_folder_with_other_settings_is_refused(tmp_path):
     (["--array", "2", "--mem", "lots"], "--mem must be a size as sbatch takes it"),
     (["--array", "2", "--mem", "0"], "--mem must be a size as sbatch takes it"),
     (["--array", "2", "--cpus-per-task", "0"], "--cpus-per-task must be at least 1"),
+    (["--array", "2", "--workers-per-gpu", "0"], "--workers-per-gpu must be at least 1"),
+    (["--array", "2", "--gpus-per-task", "0", "--workers-per-gpu", "2"], "--workers-per-gpu needs GPUs"),
     (["--array", "2", "--script", "/tmp"], "--script /tmp: is a folder"),
     (["--array", "2", "--script", "x.sbatch", "--submit"], "with --submit the scripts are kept under OUT/slurm"),
     (["--array", "2", "--quality", "best"], "unknown quality 'best'"),
