@@ -8,6 +8,7 @@ OUT ?= data
 SPLIT ?= train
 SEED ?= 0
 WORKERS ?=
+WORKERS_PER_GPU ?=
 DEVICE ?= auto
 QUALITY ?= default
 PYTEST_ARGS ?=
@@ -36,12 +37,12 @@ test: setup
 
 render: setup
 	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \
-		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),)
+		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),)
 
 # MEWL's release as the paper sized it: every task, 3,000 / 600 / 600 episodes in train / val / test.
 release: setup
 	$(VENV)/bin/mewl render --preset mewl-release --out $(OUT) --seed $(SEED) \
-		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(DRY_RUN),--dry-run,)
+		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),) $(if $(DRY_RUN),--dry-run,)
 
 bench: setup
 	$(VENV)/bin/python -m cluster.bench $(if $(QUICK),--quick,)

@@ -177,7 +177,7 @@ def rate(device: str, gpu_id: int | None, k: int, specs: list, scratch: Path) ->
             errors.append(err)
 
     try:
-        starters = [threading.Thread(target=start, args=(w,)) for w in workers]
+        starters = [threading.Thread(target=start, args=(w,), daemon=True) for w in workers]
         for t in starters:
             t.start()
         for t in starters:
@@ -185,7 +185,7 @@ def rate(device: str, gpu_id: int | None, k: int, specs: list, scratch: Path) ->
         if errors:
             raise errors[0]
         began = time.perf_counter()
-        threads = [threading.Thread(target=serve, args=(w,)) for w in workers]
+        threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in workers]
         for t in threads:
             t.start()
         for t in threads:

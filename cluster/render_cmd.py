@@ -192,7 +192,7 @@ def register(sub) -> None:
     options.add_dataset_arguments(s, preset=True)
     presets.add_arguments(s)
     s.add_argument("--dry-run", action="store_true", help="print the episodes per split and task to render, render nothing")
-    s.add_argument("--workers", default=None, help="Blender workers (default: one per GPU, else one)")
+    s.add_argument("--workers", default=None, help="Blender workers in all (default: --workers-per-gpu on each GPU; on the CPU one, or as measured by `mewl calibrate`)")
     s.add_argument("--device", default="auto", help=f"one of {', '.join(options.DEVICES)}")
     s.add_argument("--gpu-ids", default=None, help="comma list of GPU ids, dealt out one per worker")
     s.add_argument("--workers-per-gpu", default=None, metavar="K",

@@ -55,6 +55,10 @@ def _use(scene, prefs, kind: str, found: list, gpu_ids: list[int] | None) -> str
 def gpu_denoiser(scene, device: str) -> str:
     """Set where the denoiser runs; returns the denoiser `BlenderScene` uses."""
     denoiser = denoiser_for(device)
+    try:  # Cycles lists OptiX's denoiser only where it found an OptiX device
+        scene.cycles.denoiser = denoiser
+    except TypeError:
+        denoiser = scene.cycles.denoiser = "OPENIMAGEDENOISE"
     if hasattr(scene.cycles, "denoising_use_gpu"):  # Blender 4.1+: OIDN on the render GPU
         scene.cycles.denoising_use_gpu = device != "cpu"
     return denoiser

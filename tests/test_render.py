@@ -210,3 +210,15 @@ def test_the_denoiser_follows_the_device():
     assert denoiser_for("optix:0=NVIDIA H100 80GB HBM3") == "OPTIX"
     assert denoiser_for("cuda:0=NVIDIA H100 80GB HBM3") == "OPENIMAGEDENOISE"  # OIDN, on that GPU
     assert denoiser_for("cpu") == "OPENIMAGEDENOISE"
+
+
+def test_without_an_optix_device_the_optix_denoiser_falls_back_to_oidn_and_says_so():
+    """Cycles offers OptiX's denoiser only where it found an OptiX GPU; the device string must not claim it."""
+    import subprocess
+    import sys
+
+    code = ("import bpy; from render.devices import gpu_denoiser; sc = bpy.context.scene\n"
+            "print(gpu_denoiser(sc, 'optix:0=no such GPU'), sc.cycles.denoiser, gpu_denoiser(sc, 'cpu'), sc.cycles.denoising_use_gpu)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-4:] == ["OPENIMAGEDENOISE", "OPENIMAGEDENOISE", "OPENIMAGEDENOISE", "False"]
