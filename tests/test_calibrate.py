@@ -118,6 +118,15 @@ def test_calibrate_measures_real_workers_and_render_uses_the_measurement(tmp_pat
     assert done.returncode == 0, done.stderr
     assert "2 worker(s) on cpu, 1 thread(s) each (2 per CPU: measured" in done.stderr, done.stderr
     assert (out / "train/shape/0/info.json").exists() and (out / "train/shape/1/info.json").exists()
+    # Workers sharing a device change no byte: one Blender with both cores renders the same files.
+    one = tmp_path / "one"
+    done = mewl("render", "--task", "shape", "--n", "2", "--out", one, "--quality", "draft", "--device", "cpu",
+                "--workers", "1", cache=cache)
+    assert done.returncode == 0 and "1 worker(s) on cpu" in done.stderr, done.stderr
+    files = sorted(p.relative_to(out) for p in (out / "train").rglob("*") if p.is_file())
+    assert len(files) == 2 * (3 + 2 * 7)  # info, episode, checksums, then a PNG and a JSON per panel
+    assert files == sorted(p.relative_to(one) for p in (one / "train").rglob("*") if p.is_file())
+    assert all((out / f).read_bytes() == (one / f).read_bytes() for f in files)
 
 
 def test_a_gpu_run_measures_once_per_gpu_model_then_reads_the_measurement(tmp_path, monkeypatch, capsys):
