@@ -141,19 +141,14 @@ def bench_scenes(quality: str, images: int) -> list:
     return specs
 
 
-def _worker_options(device: str, gpu_id: int | None, k: int) -> list[dict]:
-    if gpu_id is None:  # k Blenders sharing the CPU cores
-        threads = max(1, hardware.cpu_cores() // k)
-        return [{"device": device, "gpu_ids": None, "threads": threads} for _ in range(k)]
-    return [{"device": device, "gpu_ids": [gpu_id], "threads": None} for _ in range(k)]
-
-
 def rate(device: str, gpu_id: int | None, k: int, specs: list, scratch: Path) -> tuple[float, str]:
     """Images per second of k workers on one device over `specs`, timed once all have
     started and warmed up; and the device recorded in the first image's ground truth."""
     from render import Worker
 
-    workers = [Worker(**o, warm_up=True, max_scenes=len(specs) + 1, temp_dir=scratch) for o in _worker_options(device, gpu_id, k)]
+    gpus = None if gpu_id is None else [gpu_id]  # None: k Blenders sharing the CPU cores
+    workers = [Worker(**{**o, "max_scenes": len(specs) + 1}, warm_up=True, temp_dir=scratch)
+               for o in hardware.worker_options(device, gpus, k)]
     todo: queue.SimpleQueue = queue.SimpleQueue()
     for i, spec in enumerate(specs):
         todo.put((i, spec))

@@ -128,8 +128,9 @@ def _render(run: dict, settings, jobs, complete, manifest, tasks, n, device, gpu
     workers, per_device = counts
     source = "--workers-per-gpu" if per_device else ""
     try:
+        gpu_ids = visible_gpus(device, gpu_ids)
         if workers is None and per_device is None:
-            per_device, source = calibrate.workers_per_device(device, visible_gpus(device, gpu_ids), settings.quality)
+            per_device, source = calibrate.workers_per_device(device, gpu_ids, settings.quality)
         opts = worker_options(device, gpu_ids, workers, per_device=per_device, at_most=len(jobs))
         with Writer(out) as writer:
             stale = clean_stale(out)
