@@ -154,3 +154,13 @@ def test_a_gpu_run_measures_once_per_gpu_model_then_reads_the_measurement(tmp_pa
     monkeypatch.setattr(calibrate.hardware, "gpu_names", lambda: ["NVIDIA A100-SXM4-40GB"])
     calibrate.workers_per_device("auto", [0], "default")
     assert len(calls) == 2  # another GPU model is measured for itself
+
+
+def test_a_cache_that_cannot_be_written_is_one_line_and_the_run_goes_on(tmp_path, capsys):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be (a full or read-only home reads the same)")
+    entry = calibrate.remember("cpu", False, "draft", {1: 1.0, 2: 3.0}, 4, blocker / calibrate.CACHE_NAME)
+    assert entry["workers"] == 2  # this run still uses what it measured
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "could not keep the measurement" in err and "this run uses it anyway" in err
+    assert blocker.read_text().startswith("a file where")  # nothing it did not own was touched
