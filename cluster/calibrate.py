@@ -144,11 +144,11 @@ def bench_scenes(quality: str, images: int) -> list:
 def rate(device: str, gpu_id: int | None, k: int, specs: list, scratch: Path) -> tuple[float, str]:
     """Images per second of k workers on one device over `specs`, timed once all have
     started and warmed up; and the device recorded in the first image's ground truth."""
-    from render import Worker
+    from .pipeline import RenderPool
 
     gpus = None if gpu_id is None else [gpu_id]  # None: k Blenders sharing the CPU cores
-    workers = [Worker(**{**o, "max_scenes": len(specs) + 1}, warm_up=True, temp_dir=scratch)
-               for o in hardware.worker_options(device, gpus, k)]
+    opts = [{**o, "max_scenes": len(specs) + 1, "warm_up": True, "temp_dir": scratch}
+            for o in hardware.worker_options(device, gpus, k)]
     todo: queue.SimpleQueue = queue.SimpleQueue()
     for i, spec in enumerate(specs):
         todo.put((i, spec))
@@ -165,20 +165,8 @@ def rate(device: str, gpu_id: int | None, k: int, specs: list, scratch: Path) ->
         except BaseException as err:  # noqa: BLE001 - re-raised below
             errors.append(err)
 
-    def start(w) -> None:
-        try:
-            w.start()
-        except BaseException as err:  # noqa: BLE001 - re-raised below
-            errors.append(err)
-
-    try:
-        starters = [threading.Thread(target=start, args=(w,), daemon=True) for w in workers]
-        for t in starters:
-            t.start()
-        for t in starters:
-            t.join()
-        if errors:
-            raise errors[0]
+    with RenderPool(opts) as pool:  # every Blender started (and warmed up) before the clock starts; all closed after
+        workers = pool.workers
         began = time.perf_counter()
         threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in workers]
         for t in threads:
@@ -186,9 +174,6 @@ def rate(device: str, gpu_id: int | None, k: int, specs: list, scratch: Path) ->
         for t in threads:
             t.join()
         wall = time.perf_counter() - began
-    finally:
-        for w in workers:
-            w.close()
     if errors:
         raise errors[0]
     try:
