@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from render.worker import DEVICES
+from scenes.quality import QUALITIES
 from scenes.spec import TASKS
 from tasks import sample_item
 
@@ -34,6 +36,7 @@ from .pipeline import RenderPool, Settings, cpu_cores, worker_options
 from .render_cmd import _once
 from .sample import sample_to_disk
 
+PARTS = ("sampling", "render", "pipeline", "gpu")
 SPLIT = "bench"
 PIPELINE_JOBS = [("shape", 0), ("number", 0), ("pragmatic", 0), ("relation", 0)]
 
@@ -66,10 +69,10 @@ def sampling(scratch: Path, seconds: float, n: int, processes: int) -> dict:
 
 
 # -- (b) the renderer's bench -------------------------------------------------
-def renderer_bench(out: Path, quick: bool) -> dict:
+def renderer_bench(out: Path, quick: bool, device: str) -> dict:
     from render import bench
 
-    return bench.run(out, n_memory=20 if quick else 200, quick=quick)
+    return bench.run(out, n_memory=20 if quick else 200, quick=quick, device=device)
 
 
 # -- (c) the pipeline ---------------------------------------------------------
@@ -150,7 +153,9 @@ def gpu_throughput(device: str, quick: bool) -> dict:
     from . import calibrate
     from .hardware import visible_gpus
 
-    gpus = visible_gpus(device, None) if device != "cpu" else None
+    if device == "cpu":
+        return {"measured": False, "reason": "--device cpu"}
+    gpus = visible_gpus(device, None)
     if not gpus:
         return {"measured": False, "reason": "no NVIDIA GPU visible (nvidia-smi, CUDA_VISIBLE_DEVICES)"}
     images = 16 if quick else calibrate.IMAGES * 2
@@ -208,13 +213,16 @@ def format_report(r: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cluster.bench", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run: less sampling, one render scene, 20 memory renders")
-    ap.add_argument("--quality", default="draft", help="pipeline quality (draft: the worst case for overhead)")
-    ap.add_argument("--device", default="auto")
+    ap.add_argument("--quality", default="draft", choices=QUALITIES, help="pipeline quality (draft: the worst case for overhead)")
+    ap.add_argument("--device", default="auto", choices=DEVICES,
+                    help="as mewl render --device, for (b), (c) and (d); cpu measures the CPU on a GPU machine")
     ap.add_argument("--out", default="bench-out", type=Path)
-    ap.add_argument("--only", default="sampling,render,pipeline,gpu", help="comma list of parts to run")
+    ap.add_argument("--only", default=",".join(PARTS), help="comma list of parts to run")
     a = ap.parse_args(argv)
     logging.getLogger("render").addFilter(_once())  # every worker says "no GPU found"
     parts = set(a.only.split(","))
+    if parts - set(PARTS):
+        ap.error(f"--only: unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; expected some of {','.join(PARTS)}")
     a.out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=a.out))
     report: dict = {"quick": a.quick}
@@ -223,7 +231,7 @@ def main(argv=None) -> int:
             report["sampling"] = sampling(scratch, 1.0 if a.quick else 3.0, 200 if a.quick else 1000, 2)
             print(format_report({"sampling": report["sampling"]}), flush=True)
         if "render" in parts:
-            report["render"] = renderer_bench(a.out / "render", quick=a.quick)
+            report["render"] = renderer_bench(a.out / "render", quick=a.quick, device=a.device)
             report["render_json"] = str(a.out / "render" / "bench.json")
         if "pipeline" in parts:
             report["pipeline"] = pipeline_bench(scratch, a.quality, a.device, rounds=1 if a.quick else 3)

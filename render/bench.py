@@ -22,7 +22,7 @@ from scenes.placement import place_scene
 from scenes.quality import render_settings, with_quality
 from scenes.spec import SceneSpec
 
-from .worker import Worker
+from .worker import DEVICES, Worker
 
 REFERENCE_SAMPLES = 1024
 # (seed, objects, index pointed at by the hand): every scene has glass, metal and rubber.
@@ -113,14 +113,14 @@ def quality_run(worker: Worker, out: Path, specs: list[SceneSpec]) -> dict:
     }
 
 
-def memory_run(out: Path, specs: list[SceneSpec], n: int) -> dict:
+def memory_run(out: Path, specs: list[SceneSpec], n: int, device: str = "auto") -> dict:
     """n consecutive cheap renders in one worker; RSS of the child after the first and the last."""
     cheap = []
     for spec in specs:
         s = with_quality(spec, "draft")
         cheap.append(s.model_copy(update={"render": s.render.model_copy(update={"samples": 1})}))
     rss, other = [], []
-    with Worker(max_scenes=n) as worker:
+    with Worker(device=device, max_scenes=n) as worker:
         for i in range(n):
             res = _render(worker, cheap[i % len(cheap)], out, "memory")
             rss.append(res.rss_bytes or 0)
@@ -134,15 +134,16 @@ def memory_run(out: Path, specs: list[SceneSpec], n: int) -> dict:
     }
 
 
-def run(out_dir: Path, n_memory: int = 200, quick: bool = False) -> dict:
+def run(out_dir: Path, n_memory: int = 200, quick: bool = False, device: str = "auto") -> dict:
+    """`device` as `mewl render --device`: on a GPU machine "cpu" still measures the CPU."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     specs = bench_specs()
-    with Worker() as worker:
+    with Worker(device=device) as worker:
         _render(worker, with_quality(specs[0], "draft"), out, "warmup")
         report = {"device": worker.device, "blender": worker.blender_version, "warm_up_seconds": worker.warm_up_seconds}
         report["quality"] = quality_run(worker, out, specs[:1] if quick else specs)
-    report["memory"] = memory_run(out, specs, n_memory)
+    report["memory"] = memory_run(out, specs, n_memory, device)
     (out / "bench.json").write_text(json.dumps(report, indent=1))
     print(format_report(report))
     return report
@@ -178,8 +179,9 @@ def main(argv=None) -> None:
     ap.add_argument("out", nargs="?", default="bench-out", type=Path)
     ap.add_argument("--quick", action="store_true", help="one scene and 20 memory renders")
     ap.add_argument("-n", "--n-memory", type=int, default=None)
+    ap.add_argument("--device", default="auto", choices=DEVICES, help="as mewl render --device (default: a GPU if any)")
     a = ap.parse_args(argv)
-    run(a.out, n_memory=a.n_memory or (20 if a.quick else 200), quick=a.quick)
+    run(a.out, n_memory=a.n_memory or (20 if a.quick else 200), quick=a.quick, device=a.device)
 
 
 if __name__ == "__main__":
