@@ -6,7 +6,6 @@ time or host, so every writer of the same data writes the same card.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import tasks
@@ -52,7 +51,7 @@ def _commands(settings: dict, plans: list[tuple[str, str, int]]) -> list[str]:
 
 
 def card_text(out: Path) -> str:
-    settings = json.loads((out / dataset.MANIFEST).read_text())
+    settings = dataset.read_manifest(out)
     plans = [(p.parent.name, p.stem, status.planned(out, p.parent.name, p.stem))
              for p in sorted((out / status.BOOKKEEPING / "plan").glob("*/*.json"))]
     rendered = settings.get("kind") == "rendered"

@@ -51,7 +51,9 @@ def claim_output(out: Path, settings: dict) -> None:
         return
     with writing(out):
         out.mkdir(parents=True, exist_ok=True)
-        write_atomic(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings}))
+        if not create_exclusive(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings})):
+            check_output(out, settings)  # another run created OUT first: its settings or a refusal
+            return
     from .card import write_card  # the card reads status, which reads this module
 
     write_card(out)
@@ -65,18 +67,32 @@ def check_output(out: Path, settings: dict) -> bool:
     wanted = {"generator": GENERATOR_VERSION, **settings}
     path = out / MANIFEST
     if path.is_file():
-        try:
-            have = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as err:
-            raise UserError(f"{path} is unreadable ({err}); is {out} a dataset of this tool?") from None
+        have = read_manifest(out)
         keys = list(wanted) + [k for k in have if k not in wanted]  # a setting only the folder has differs too
         diff = [f"{k}={_short(have.get(k))} (asked {_short(wanted.get(k))})" for k in keys if have.get(k) != wanted.get(k)]
         if diff:
             raise UserError(f"{out} holds a different dataset: " + ", ".join(diff) + "; choose another --out")
         return True
-    if out.is_dir() and any(p for p in out.iterdir() if not p.name.startswith(".")):
+    names = {p.name for p in out.iterdir() if not p.name.startswith(".")} if out.is_dir() else set()
+    if MANIFEST in names:
+        return check_output(out, settings)  # another run created OUT just now
+    if names:
         raise UserError(f"{out} is not empty and has no {MANIFEST}; choose an empty or new folder")
     return False
+
+
+def read_manifest(out: Path) -> dict:
+    """OUT's settings; a missing, unreadable or damaged manifest is one line."""
+    path = out / MANIFEST
+    if not path.is_file():
+        raise UserError(f"{out} is not a dataset of this tool (no {MANIFEST})")
+    try:
+        have = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UserError(f"{path} is unreadable ({err}); is {out} a dataset of this tool?") from None
+    if not isinstance(have, dict) or have.get("generator") is None:
+        raise UserError(f"{path} is damaged (not this tool's settings object); is {out} a dataset of this tool?")
+    return have
 
 
 def _short(value, limit: int = 60) -> str:
@@ -90,6 +106,32 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     try:
         tmp.write_bytes(text.encode() if isinstance(text, str) else text)
         os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def create_exclusive(path: Path, text: str) -> bool:
+    """Write a whole file where none is, atomically; False if one is there
+    already (another process was first). The file appears complete or not
+    at all: it is written aside and hard-linked into place, which fails
+    rather than replaces; where the filesystem has no hard links, it is
+    created exclusively and written in place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.write_text(text)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError as err:
+            if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                raise
+            try:
+                with open(path, "x") as f:
+                    f.write(text)
+            except FileExistsError:
+                return False
+        return True
     finally:
         tmp.unlink(missing_ok=True)
 

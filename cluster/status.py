@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import claims, dataset, options, writers
-from .errors import UserError
 from .record import quick_problem
 
 BOOKKEEPING = dataset.BOOKKEEPING
@@ -119,8 +118,7 @@ def task_status(out: Path, split: str, task: str, n: int | None = None, held: se
 
 
 def dataset_status(out: Path, n: int | None = None) -> list[TaskStatus]:
-    if not (out / dataset.MANIFEST).is_file():
-        raise UserError(f"{out} is not a dataset of this tool (no {dataset.MANIFEST})")
+    dataset.read_manifest(out)  # not a dataset, or a damaged manifest: one line
     plans = sorted((out / BOOKKEEPING / "plan").glob("*/*.json"))
     held = {(c.split, c.task, c.index) for c in claims.all_claims(out) if c.alive}
     return [task_status(out, p.parent.name, p.stem, n, held) for p in plans]

@@ -56,8 +56,7 @@ def find_damage(out: Path, split: str, tasks: list[str], indices: Iterable[int])
 
 def cmd_verify(args) -> int:
     out = options.output(args.out)
-    if not (out / dataset.MANIFEST).is_file():
-        raise UserError(f"{out} is not a dataset of this tool (no {dataset.MANIFEST})")
+    dataset.read_manifest(out)  # not a dataset, or a damaged manifest: one line
     episodes = episode_folders(out)
     with dataset.writing(out):
         damaged = check(out, episodes)

@@ -102,3 +102,55 @@ def test_schema_is_json_schema_of_episodes():
     r = mewl("schema")
     schema = json.loads(r.stdout)
     assert schema["title"] == "Episode" and "SceneSpec" in schema["$defs"]
+
+
+def test_samplers_started_at_once_on_a_new_folder_with_other_seeds_do_not_mix(tmp_path):
+    """The first to create the manifest owns OUT; the others are refused in
+    one line and no episode of another seed lands in it."""
+    out = tmp_path / "out"
+    procs = [subprocess.Popen([*MEWL, "sample", "--task", "shape", "--n", "3", "--out", str(out), "--seed", str(seed),
+                               "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for seed in (1, 2, 3, 4)]
+    results = [(p.wait(), p.stderr.read()) for p in procs]
+    assert sorted(rc for rc, _ in results) == [0, 2, 2, 2], results
+    assert all("holds a different dataset" in err and err.count("\n") == 1 for rc, err in results if rc == 2)
+    seed = json.loads((out / dataset.MANIFEST).read_text())["seed"]
+    seeds = {json.loads(p.read_text())["root_seed"] for p in out.glob("train/shape/*/episode.json")}
+    assert seeds == {seed} and len(list(out.glob("train/shape/*/episode.json"))) == 3
+
+
+def test_claiming_a_new_folder_is_exclusive_under_threads(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cluster.errors import UserError
+
+    out = tmp_path / "out"
+
+    def claim(seed):
+        try:
+            dataset.claim_output(out, {"seed": seed, "kind": "specs"})
+            return seed
+        except UserError as err:
+            assert "holds a different dataset" in str(err)
+            return None
+
+    for _ in range(5):
+        with ThreadPoolExecutor(8) as pool:
+            won = [s for s in pool.map(claim, range(8)) if s is not None]
+        assert len(won) == 1 and json.loads((out / dataset.MANIFEST).read_text())["seed"] == won[0]
+        assert not list(out.glob(".*.tmp"))
+        for p in sorted(out.rglob("*"), reverse=True):
+            p.unlink() if p.is_file() else p.rmdir()
+
+
+@pytest.mark.parametrize("text", ["[1]", "{nope", '{"seed": 1}', "null"])
+def test_a_damaged_manifest_is_one_line_everywhere(tmp_path, text):
+    out = tmp_path / "out"
+    assert mewl("sample", "--task", "shape", "--n", 1, "--out", out).returncode == 0
+    (out / dataset.MANIFEST).write_text(text)
+    before = tree_digest(out)
+    for args in (["sample", "--task", "shape", "--n", 2, "--out", out], ["status", out], ["verify", out]):
+        r = mewl(*args)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, (args, r.stderr)
+        assert dataset.MANIFEST in r.stderr, r.stderr
+    assert tree_digest(out) == before
