@@ -33,7 +33,7 @@ def cmd_sample(args) -> int:
     from .planning import Settings
 
     tasks = options.task_list(args.task)
-    n = options.positive_int("--n", args.n)
+    n = options.item_count(args.n)
     split, seed = options.split(args.split), options.seed(args.seed)
     settings = Settings(out=args.out, split=split, seed=seed, quality="",
                         scheme=options.split_scheme(args.split_scheme, tasks, split), configs=options.configs(args, tasks)[0])
@@ -68,15 +68,19 @@ def cmd_validate(args) -> int:
 
 
 def cmd_render_spec(args) -> int:
-    from render import DeviceError, SpecError, render_spec_file
+    from render import DeviceError, SpecError, output_stem, render_spec_file
 
     from .dataset import probe_writable
 
     quality = options.quality(args.quality) if args.quality else None
     device = options.device(args.device)
-    probe_writable(args.out)
+    out = options.output(args.out)
     try:
-        return render_spec_file(args.spec, args.out, quality=quality, device=device, panel=args.panel)
+        stem = output_stem(args.spec, args.panel)
+        for suffix in (".png", ".json"):  # never over a dataset's files, nor another file unless --force
+            options.new_file(out / f"{stem}{suffix}", "--out", args.force)
+        probe_writable(out)
+        return render_spec_file(args.spec, out, quality=quality, device=device, panel=args.panel)
     except (SpecError, DeviceError) as err:
         raise UserError(str(err)) from None
 
@@ -109,6 +113,7 @@ def build_parser() -> options.Parser:
     s.add_argument("--device", default="auto")
     s.add_argument("--panel", default=None, metavar="NAME",
                    help="for an episode.json: the context panel to render, or 'question' for the query")
+    s.add_argument("--force", action="store_true", help="replace an existing <stem>.png and .json in --out")
     s.set_defaults(func=cmd_render_spec)
 
     # Subcommands that live beside their implementation.

@@ -95,6 +95,15 @@ def read_manifest(out: Path) -> dict:
     return have
 
 
+def enclosing_dataset(path: Path) -> Path | None:
+    """The dataset folder that holds `path` (or is it), if any."""
+    path = path.expanduser().absolute()
+    for folder in (path, *path.parents):
+        if (folder / MANIFEST).is_file():
+            return folder
+    return None
+
+
 def _short(value, limit: int = 60) -> str:
     """A setting for a one-line message: a language's whole table is cut."""
     text = repr(value)

@@ -51,8 +51,11 @@ def cmd_index(args) -> int:
     out = options.output(args.out)
     if not out.is_dir():
         raise UserError(f"{out}: no such folder")
-    splits = [options.split(args.split)] if args.split else sorted(
-        p.name for p in out.iterdir() if p.is_dir() and options.SPLIT_PATTERN.match(p.name))
+    dataset.read_manifest(out)  # not a dataset of this tool: one line, nothing written
+    have = sorted(p.name for p in out.iterdir() if p.is_dir() and options.SPLIT_PATTERN.match(p.name))
+    splits = have if args.split is None else [options.split(args.split)]
+    if args.split is not None and args.split not in have:
+        raise UserError(f"{out} has no split {args.split!r}; it has {', '.join(have) or 'none yet'}")
     for split in splits:
         for task in tasks.ALL_TASKS:
             if (out / split / task).is_dir():

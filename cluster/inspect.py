@@ -15,7 +15,7 @@ from scenes.relations import relationships
 from scenes.spec import Episode, Item, SceneSpec
 from scenes.universe import DIRECTIONS, describe
 
-from . import overlay
+from . import options, overlay
 from .errors import UserError
 from .validate import load_spec
 
@@ -43,7 +43,11 @@ def load(path: Path) -> tuple[str, object, Path]:
         if not isinstance(spec, Item):
             raise UserError(f"{folder}: not an item's folder ({type(spec).__name__} found)")
         return "item", spec, folder
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
     if path.suffix == ".png":
+        if not path.with_suffix(".json").is_file():
+            raise UserError(f"{path}: no ground truth {path.with_suffix('.json').name} beside it")
         path = path.with_suffix(".json")
     data = _read_json(path)
     if isinstance(data, dict) and "image_filename" in data and "objects" in data:
@@ -149,22 +153,20 @@ def item_overlay(item: Item, folder: Path):
 
 
 def cmd_inspect(args) -> int:
-    if args.overlay:
-        overlay.check_path(Path(args.overlay))
+    target = None if args.overlay is None else options.new_file(Path(args.overlay), "--overlay", args.force)
+    if target is not None:
+        overlay.check_path(target)
     kind, obj, where = load(Path(args.path))
-    if kind == "item":
-        print(item_text(obj, where))
-    elif kind == "truth":
-        print(truth_text(obj))
-    else:
-        print(scene_text(obj))
-    if args.overlay:
+    image = None
+    if target is not None:  # drawn before anything is printed: a missing image is the only line
         if kind == "scene":
             raise UserError(f"{args.path} is a scene spec, not a render; overlay a rendered image's .json or .png")
         image = (item_overlay(obj, where) if kind == "item"
                  else overlay.draw_truth(where.with_name(obj["image_filename"]), obj))
-        overlay.save(image, Path(args.overlay))
-        print(f"overlay written to {args.overlay}")
+    print(item_text(obj, where) if kind == "item" else truth_text(obj) if kind == "truth" else scene_text(obj))
+    if image is not None:
+        overlay.save(image, target)
+        print(f"overlay written to {target}")
     return 0
 
 
@@ -172,4 +174,5 @@ def register(sub) -> None:
     s = sub.add_parser("inspect", help="a scene, an image's ground truth or an episode, readable; --overlay draws boxes")
     s.add_argument("path", help="episode folder, episode.json, scene spec JSON, rendered image JSON or PNG")
     s.add_argument("--overlay", metavar="FILE.png", help="write the image(s) with boxes, names and the pointed object")
+    s.add_argument("--force", action="store_true", help="replace an existing --overlay file")
     s.set_defaults(func=cmd_inspect)

@@ -51,7 +51,7 @@ def add_dataset_arguments(parser, preset: bool, out_help: str = "dataset folder"
     parser.add_argument("--task", default=None, required=not preset,
                         help="a task, a benchmark (all its tasks), all, or a comma list; `mewl tasks` lists them")
     parser.add_argument("--n", default=None, required=not preset, help="items (episodes) per task")
-    parser.add_argument("--out", required=True, type=Path, help=out_help)
+    parser.add_argument("--out", required=True, type=output, help=out_help)
     parser.add_argument("--split", default=None if preset else "train", help="default train")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--split-scheme", default=None, metavar="SCHEME",
@@ -90,6 +90,17 @@ def positive_int(name: str, value: str | int) -> int:
         raise UserError(f"{name} must be a whole number, got {value!r}") from None
     if n < 1:
         raise UserError(f"{name} must be at least 1, got {n}")
+    return n
+
+
+MAX_ITEMS = 10_000_000  # per task and split: 265x MEWL's largest split, and still a plan that fits in memory
+
+
+def item_count(value: str | int) -> int:
+    """--n: items per task, at least 1 and at most MAX_ITEMS."""
+    n = positive_int("--n", value)
+    if n > MAX_ITEMS:
+        raise UserError(f"--n must be at most {MAX_ITEMS:,} items per task, got {n:,}")
     return n
 
 
@@ -140,8 +151,34 @@ def workers_per_gpu(value: str | int | None, workers: int | None, device: str) -
     return k
 
 
-def output(value: str) -> Path:
-    return Path(value)
+def output(value: str | Path) -> Path:
+    """A dataset folder as typed: never empty (that would be the current
+    folder), never a link to nowhere."""
+    text = str(value)
+    if not text.strip():
+        raise UserError("--out is empty; name the dataset folder")
+    path = Path(text).expanduser()
+    if path.is_symlink() and not path.exists():
+        raise UserError(f"{path} is a broken link (to {os.readlink(path)}); point it at a folder or remove it")
+    return path
+
+
+def new_file(path: Path, flag: str, force: bool) -> Path:
+    """A file a command writes for the user (a script, an overlay, a render):
+    never inside a dataset, whose files only its writers replace, and never
+    over an existing file unless --force says so."""
+    from .dataset import enclosing_dataset
+
+    path = output(path)
+    home = enclosing_dataset(path.parent)
+    if home is not None:
+        raise UserError(f"{flag} {path} is inside the dataset {home}; write it elsewhere (a dataset's files are only "
+                        "replaced by its own commands)")
+    if path.is_dir():
+        raise UserError(f"{flag} {path} is a folder; name a file")
+    if (path.exists() or path.is_symlink()) and not force:
+        raise UserError(f"{flag} {path} exists; choose another name, or add --force to replace it")
+    return path
 
 
 class Parser(argparse.ArgumentParser):
@@ -153,7 +190,7 @@ class Parser(argparse.ArgumentParser):
 
 def shard(value: str | None) -> tuple[int, int]:
     """'I/K': every K-th episode starting at I (episodes i with i % K == I)."""
-    if value in (None, ""):
+    if value is None:
         return 0, 1
     parts = value.split("/")
     try:
@@ -167,7 +204,7 @@ def shard(value: str | None) -> tuple[int, int]:
 
 def gpu_ids(value: str | None) -> list[int] | None:
     """'0,1' -> [0, 1]; None when not given."""
-    if value in (None, ""):
+    if value is None:
         return None
     try:
         ids = [int(p) for p in value.split(",")]

@@ -30,7 +30,7 @@ def expand(args: argparse.Namespace) -> list[argparse.Namespace]:
         missing = [flag for flag, value in (("--task", args.task), ("--n", args.n)) if value is None]
         if missing:
             raise UserError(f"{' and '.join(missing)} required (or --preset {', '.join(PRESETS)})")
-        return [argparse.Namespace(**{**vars(args), "split": args.split or DEFAULT_SPLIT})]
+        return [argparse.Namespace(**{**vars(args), "split": DEFAULT_SPLIT if args.split is None else args.split})]
     given = [flag for flag, value in (("--task", args.task), ("--n", args.n), ("--split", args.split)) if value is not None]
     if given:
         raise UserError(f"--preset {args.preset} sets {', '.join(given)} itself; leave {'it' if len(given) == 1 else 'them'} out")

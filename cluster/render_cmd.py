@@ -6,6 +6,7 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from . import card, dataset, index, options, presets, status
 from .errors import UserError
@@ -40,21 +41,35 @@ def cmd_render(args) -> int:
 
 
 def _plan_rows(args) -> list[tuple[str, str, int, int]]:
-    """(split, task, planned, complete) of one run, from what OUT holds now."""
-    tasks, n, split = options.task_list(args.task), options.positive_int("--n", args.n), options.split(args.split)
-    out = options.output(args.out)
-    shard = options.shard(args.shard)
-    mine = range(shard[0], n, shard[1])
-    return [(split, t, len(mine), sum(dataset.is_complete(out, split, t, i) for i in mine)) for t in tasks]
+    """(split, task, planned, complete) of one run, from what OUT holds now,
+    after the same checks as the render itself."""
+    run = _checked(args)
+    split, out = run.settings.split, run.settings.out
+    mine = range(run.shard[0], run.n, run.shard[1])
+    return [(split, t, len(mine), sum(dataset.is_complete(out, split, t, i) for i in mine)) for t in run.tasks]
 
 
-def _render_split(args) -> int:
-    # Every option is checked before anything is written or started.
+class Checked(NamedTuple):
+    tasks: list[str]
+    n: int
+    device: str
+    gpu_ids: list[int] | None
+    workers: int | None
+    per_gpu: int | None
+    shard: tuple[int, int]
+    settings: Settings
+    manifest: dict
+
+
+def _checked(args) -> Checked:
+    """Every option checked, and OUT against them, before anything is written or started."""
     tasks = options.task_list(args.task)
-    n = options.positive_int("--n", args.n)
+    n = options.item_count(args.n)
     split, seed = options.split(args.split), options.seed(args.seed)
     quality, device = options.quality(args.quality), options.device(args.device)
     gpu_ids = options.gpu_ids(args.gpu_ids)
+    if gpu_ids is not None and device == "cpu":
+        raise UserError("--gpu-ids picks GPUs, and --device cpu uses none; drop one of them")
     shard = options.shard(args.shard)
     workers = None if args.workers in (None, "") else options.positive_int("--workers", args.workers)
     per_gpu = options.workers_per_gpu(args.workers_per_gpu, workers, device)
@@ -64,6 +79,12 @@ def _render_split(args) -> int:
                         configs=options.configs(args, tasks)[0])
     manifest = settings.manifest("rendered")
     dataset.check_output(out, manifest)
+    return Checked(tasks, n, device, gpu_ids, workers, per_gpu, shard, settings, manifest)
+
+
+def _render_split(args) -> int:
+    tasks, n, device, gpu_ids, workers, per_gpu, shard, settings, manifest = _checked(args)
+    out, split = settings.out, settings.split
     dataset.probe_writable(out)  # a read-only or full OUT is refused before Blender starts
 
     from .pipeline import plan
@@ -182,7 +203,7 @@ def cmd_status(args) -> int:
     out = options.output(args.out)
     if not out.is_dir():
         raise UserError(f"{out}: no such folder")
-    n = None if args.n is None else options.positive_int("--n", args.n)
+    n = None if args.n is None else options.item_count(args.n)
     rows = status.dataset_status(out, n)
     print(status.as_json(rows) if args.json else status.report(rows, n is not None, status.leftovers(out)))
     return 0 if rows and all(r.done for r in rows) else 1

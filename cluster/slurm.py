@@ -58,11 +58,17 @@ def register(subparsers) -> None:
                    help="write the scripts under OUT/slurm, run sbatch and print the job ids")
     s.add_argument("--script", default=None, type=Path, metavar="PATH",
                    help="without --submit: write the script to PATH instead of printing it")
+    s.add_argument("--force", action="store_true", help="with --script: replace an existing file at PATH")
     s.set_defaults(func=cmd_slurm)
 
 
 def cmd_slurm(args) -> int:
     reqs = [request(run) for run in presets.expand(args)]  # one array per split
+    if args.script is not None:  # every script checked before any is written
+        for req in reqs:
+            path = options.new_file(script_path(args.script, req.split, several=len(reqs) > 1), "--script", args.force)
+            if path.absolute().is_relative_to(req.out):
+                raise UserError(f"--script {path} is inside --out {req.out}; write it elsewhere")
     if args.submit and any(missing_by_shard(req) for req in reqs):
         refuse_if_running(reqs[0])
     for req in reqs:
@@ -134,7 +140,7 @@ def request(args) -> Request:
     """Every option checked, before anything is written or submitted."""
     tasks = options.task_list(args.task)
     configs, config_args = options.configs(args, tasks)
-    n = options.positive_int("--n", args.n)
+    n = options.item_count(args.n)
     k = options.positive_int("--array", args.array)
     if k > n:
         raise UserError(f"--array {k} is more than --n {n}: a shard would have no episodes; use --array {n} or less")
@@ -143,6 +149,10 @@ def request(args) -> Request:
     per_gpu = None if args.workers_per_gpu is None else options.positive_int("--workers-per-gpu", args.workers_per_gpu)
     if per_gpu is not None and gpus == 0:
         raise UserError("--workers-per-gpu needs GPUs; with --gpus-per-task 0 each array task runs one CPU worker")
+    if gpus == 0 and args.device not in ("auto", "cpu"):
+        raise UserError(f"--device {args.device} needs GPUs; with --gpus-per-task 0 use --device cpu (or auto)")
+    if gpus > 0 and args.device == "cpu":
+        raise UserError("--device cpu renders on no GPU; ask for --gpus-per-task 0 rather than idle GPUs")
     mem = default_mem(gpus, per_gpu) if args.mem is None else args.mem
     if not MEM_PATTERN.match(mem):
         raise UserError(f"--mem must be a size as sbatch takes it (e.g. 8G or 8000M), got {mem!r}")

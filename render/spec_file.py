@@ -33,6 +33,11 @@ def choose_scene(spec: Item | SceneSpec, spec_path: Path, panel: str | None) -> 
     return scenes[panel], panel
 
 
+def output_stem(spec_path: Path, panel: str | None = None) -> str:
+    """The stem of the files render_spec_file writes (<stem>.png and .json)."""
+    return choose_scene(read_item(Path(spec_path)), Path(spec_path), panel)[1]
+
+
 def render_spec_file(spec_path: Path, out_dir: Path, quality: str | None = None, device: str = "auto",
                      panel: str | None = None) -> int:
     """Render the scene to OUT/<stem>.png and .json; exit code 0, or 1 if an object is too small.

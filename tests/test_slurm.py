@@ -243,7 +243,8 @@ def test_resubmission_renders_only_the_cancelled_shard(slurm_cluster, reference,
     # One task, one episode per shard: shard 1 is cancelled while its episode is half rendered.
     out, dataset = tmp_path / "data", ["--task", "shape", *DATASET[2:]]
     array_job, check_job, _ = submit(slurm_cluster, out, tmp_path, dataset)
-    twice = mewl("slurm", *dataset, "--out", out, "--array", str(SHARDS), "--submit", env=slurm_cluster.env)
+    twice = mewl("slurm", *dataset, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--submit",
+                 env=slurm_cluster.env)
     assert twice.returncode == 2 and f"array job {array_job} for {out} still has shards queued or running" in twice.stderr
     deadline = time.monotonic() + JOB_TIMEOUT
     while not list(out.glob(".staging/*/train/shape/1/*.png")):
@@ -265,7 +266,8 @@ def test_resubmission_renders_only_the_cancelled_shard(slurm_cluster, reference,
     assert partial_episodes(out) == [], "a partial episode folder was left behind"
     assert_same_dataset(out, reference, ["shape"])
 
-    done = mewl("slurm", *dataset, "--out", out, "--array", str(SHARDS), "--submit", env=slurm_cluster.env)
+    done = mewl("slurm", *dataset, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--submit",
+                env=slurm_cluster.env)
     assert done.returncode == 0 and done.stdout.startswith("nothing missing"), done.stderr
     records = [json.loads(line) for line in (out / "slurm" / "submissions.jsonl").open()]
     assert [r["array_job"] for r in records if "array_job" in r] == [array_job, again]
