@@ -19,6 +19,7 @@ from scipy.stats import chisquare
 from scenes.spec import TASKS, Episode
 
 from . import options
+from .dataset import episode_index
 from .errors import UserError
 from .solvers import deprived, learned, solver_module
 
@@ -55,11 +56,22 @@ def read_json(path: Path) -> dict:
         raise UserError(f"{path}: cannot be read as JSON ({err}); `mewl verify OUT` names damaged items") from None
 
 
+def sound_files(out: Path, paths: list[Path]) -> list[Path]:
+    """The spec files of items an audit may read: a damaged or incomplete
+    item is refused in one line, never audited nor silently left out."""
+    from .verify import damaged_line, sound
+
+    bad = sound(out, [p.parent for p in paths])[1]
+    if bad:
+        raise UserError(f"{out} holds {damaged_line(bad)}; an audit reads sound items only")
+    return paths
+
+
 def benchmark_items(out: Path, benchmark: str) -> dict[tuple[str, str], list[Path]]:
     """(split, task) -> the item.json of every item folder OUT/<split>/<benchmark>-<task>/<i>/, by index."""
     found: dict[tuple[str, str], list[Path]] = {}
-    paths = [p for p in out.glob(f"*/{benchmark}-*/*/item.json")
-             if options.SPLIT_PATTERN.match(p.parts[-4]) and p.parts[-2].isdigit()]
+    paths = sound_files(out, [p for p in out.glob(f"*/{benchmark}-*/*/item.json")
+                              if options.SPLIT_PATTERN.match(p.parts[-4]) and episode_index(p.parts[-2]) is not None])
     for path in sorted(paths, key=lambda p: (p.parts[-4:-2], int(p.parts[-2]))):
         found.setdefault((path.parts[-4], path.parts[-3]), []).append(path)
     return found
@@ -91,7 +103,8 @@ def episode_paths(out: Path) -> dict[str, list[Path]]:
     """Every OUT/<split>/<task>/<i>/episode.json, by task, in (split, index) order."""
     if not out.is_dir():
         raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
-    found = [p for p in out.glob("*/*/*/episode.json") if p.parts[-3] in TASKS and p.parts[-2].isdigit()]
+    found = sound_files(out, [p for p in out.glob("*/*/*/episode.json")
+                              if p.parts[-3] in TASKS and episode_index(p.parts[-2]) is not None])
     by_task: dict[str, list[Path]] = {}
     for path in sorted(found, key=lambda p: (p.parts[-4], p.parts[-3], int(p.parts[-2]))):
         by_task.setdefault(path.parts[-3], []).append(path)

@@ -35,6 +35,12 @@ def episode_dir(out: Path, split: str, task: str, index: int) -> Path:
     return out / split / task / str(index)
 
 
+def episode_index(name: str) -> int | None:
+    """The index an episode folder's name stands for; None for a name this
+    tool never writes ('007', '+7', 'x'), which no reader may take for one."""
+    return int(name) if name.isdigit() and name.isascii() and str(int(name)) == name else None
+
+
 def is_complete(out: Path, split: str, task: str, index: int) -> bool:
     """Its record is there and every file it lists is there with its size."""
     return quick_problem(episode_dir(out, split, task, index)) is None

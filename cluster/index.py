@@ -25,7 +25,7 @@ def complete_indices(out: Path, split: str, task: str) -> list[int]:
     folder = out / split / task
     if not folder.is_dir():
         return []
-    found = sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit())
+    found = sorted(i for p in folder.iterdir() if (i := dataset.episode_index(p.name)) is not None)
     return [i for i in found if dataset.is_complete(out, split, task, i)]
 
 

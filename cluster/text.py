@@ -11,12 +11,13 @@ the specs, so the lines describe exactly what was published.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from scenes.captions import PROMPT
 from scenes.spec import TASKS
 
-from . import dataset, options
+from . import dataset, options, verify
 from .errors import UserError
 
 
@@ -59,9 +60,10 @@ def episode_text(folder: Path, split: str, task: str) -> dict:
 
 
 def episodes(out: Path, split: str, task: str) -> list[Path]:
-    """Complete episode folders in index order (staging folders are hidden and skipped)."""
+    """Episode folders in index order (staging folders are hidden and
+    skipped, and so are names this tool never writes, such as '007')."""
     folder = out / split / task
-    found = [p for p in folder.iterdir() if p.name.isdigit() and (p / "info.json").is_file()]
+    found = [p for p in folder.iterdir() if p.is_dir() and dataset.episode_index(p.name) is not None]
     return sorted(found, key=lambda p: int(p.name))
 
 
@@ -77,12 +79,18 @@ def cmd_text(args) -> int:
     pairs = splits_and_tasks(out)
     if not pairs:
         raise UserError(f"{out} holds no <split>/<task> folders of rendered episodes")
-    for split, task in pairs:
-        lines = [json.dumps(episode_text(folder, split, task)) + "\n" for folder in episodes(out, split, task)]
-        path = out / split / f"{task}.text.jsonl"
-        dataset.write_atomic(path, "".join(lines))
-        print(f"{path}: {len(lines)} episode(s)")
-    return 0
+    skipped: list[str] = []
+    with dataset.writing(out):
+        for split, task in pairs:
+            good, bad = verify.sound(out, episodes(out, split, task))
+            skipped += bad
+            lines = [json.dumps(episode_text(folder, split, task)) + "\n" for folder in good]
+            path = out / split / f"{task}.text.jsonl"
+            dataset.write_atomic(path, "".join(lines))
+            print(f"{path}: {len(lines)} episode(s)")
+    if skipped:
+        print(f"mewl text: left out {verify.damaged_line(skipped, 'episode')}", file=sys.stderr)
+    return 1 if skipped else 0
 
 
 def register(sub) -> None:

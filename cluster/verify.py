@@ -24,7 +24,8 @@ def episode_folders(out: Path) -> list[tuple[str, str, int]]:
     found = []
     for split in sorted(p for p in out.iterdir() if p.is_dir() and options.SPLIT_PATTERN.match(p.name)):
         for task in sorted(p for p in split.iterdir() if p.is_dir()):
-            found += [(split.name, task.name, int(e.name)) for e in task.iterdir() if e.is_dir() and e.name.isdigit()]
+            found += [(split.name, task.name, dataset.episode_index(e.name)) for e in task.iterdir()
+                      if e.is_dir() and dataset.episode_index(e.name) is not None]
     return sorted(found)
 
 
@@ -72,6 +73,31 @@ def register(sub) -> None:
     s = sub.add_parser("verify", help="check every episode's files against its checksums; name the damaged ones")
     s.add_argument("out")
     s.set_defaults(func=cmd_verify)
+
+
+def sound(out: Path, folders: list[Path]) -> tuple[list[Path], list[str]]:
+    """The item folders a reader of their JSON may use (record complete,
+    every JSON file's sha256 as recorded, not noted damaged by `mewl verify`),
+    and a line for each of the others."""
+    with ThreadPoolExecutor(max_workers=max(1, min(8, cpu_cores()))) as pool:
+        problems = list(pool.map(lambda f: full_problem(f, only=".json"), folders))
+    good, bad = [], []
+    for folder, problem in zip(folders, problems):
+        split, task, index = folder.parts[-3], folder.parts[-2], int(folder.name)
+        if problem is None and status.is_damaged(out, split, task, index):
+            problem = "noted damaged by mewl verify"
+        if problem is None:
+            good.append(folder)
+        else:
+            bad.append(f"{split}/{task}/{index}: {problem}")
+    return good, bad
+
+
+def damaged_line(bad: list[str], noun: str = "item") -> str:
+    """The items a reader could not use, in one line."""
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    return (f"{len(bad)} damaged or incomplete {noun}(s): {bad[0]}{more}; `mewl verify OUT` names them, "
+            "the render command renders them again")
 
 
 def refuse_damaged(path: Path) -> None:

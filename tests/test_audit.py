@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cluster.cli import main
+from cluster.record import write_record
 from cluster.solvers import deprived, learned, solver_module
 from scenes.spec import TASKS, Episode
 from scenes.universe import COLORS
@@ -56,8 +57,19 @@ def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, ca
     ep = Episode.model_validate_json(path.read_text())
     wrong = next(c for c in ep.choices if c != ep.answer)
     path.write_text(ep.model_copy(update={"answer": wrong}).model_dump_json())
+    write_record(path.parent)  # as a faulty generator would publish it
     assert main(["audit", str(tmp_path), "--workers", "1"]) == 1
     assert "oracle missed 1" in rows_of(capsys.readouterr().out)["number"]
+
+
+def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, capsys):
+    shutil.copytree(small / "train" / "number", tmp_path / "train" / "number")
+    path = tmp_path / "train" / "number" / "4" / "episode.json"
+    path.write_bytes(path.read_bytes().replace(b'"number"', b'"NUMBER"', 1))  # same size, other bytes
+    shutil.copytree(tmp_path / "train" / "number" / "5", tmp_path / "train" / "number" / "05")  # not a name mewl writes
+    assert main(["audit", str(tmp_path), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds 1 damaged or incomplete item(s): train/number/4: episode.json: sha256" in err
 
 
 def test_a_learned_baseline_may_train_on_another_dataset(small, tmp_path, capsys):

@@ -3,7 +3,6 @@ work starts, and nothing already written is touched."""
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -3,11 +3,13 @@
 JSON, the paper's captions, `mewl text` and the release preset. Pure: the
 images' ground truth comes from synthetic index images, no render."""
 import json
+import shutil
 
 import numpy as np
 import pytest
 
 from cluster.cli import main
+from cluster.record import write_record
 from cluster.text import utterance
 from render import ground_truth
 from scenes.captions import PROMPT, mewl_order, object_caption, pragmatic_caption
@@ -157,6 +159,7 @@ def write_release(out, ep):
     (folder / "info.json").write_text(json.dumps(info_json(ep)))
     for name, scene in scenes(ep):
         (folder / f"{name}.json").write_text(json.dumps(released(ep, name, scene)))
+    write_record(folder)  # last, as every writer does
 
 
 def test_mewl_text_writes_the_baselines_inputs(tmp_path, capsys):
@@ -177,6 +180,22 @@ def test_mewl_text_writes_the_baselines_inputs(tmp_path, capsys):
         assert "None" not in row["text"]
         if ep.task == "pragmatic":
             assert all("And a finger is pointing to the" in c["caption"] for c in row["contexts"])
+
+
+def test_mewl_text_leaves_out_damaged_episodes_and_says_so(tmp_path, capsys):
+    eps = [sample_item("color", 0, "train", i) for i in range(4)]
+    for ep in eps:
+        write_release(tmp_path, ep)
+    folder = tmp_path / "train" / "color"
+    caption = folder / "2" / "question.json"
+    caption.write_bytes(caption.read_bytes().replace(b"a", b"e", 1))  # same size, other bytes
+    (folder / "3" / "info.json").unlink()
+    shutil.copytree(folder / "0", folder / "000")  # not a name mewl writes: not episode 0 again
+    assert main(["text", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "left out 2 damaged or incomplete episode(s): train/color/2: question.json: sha256" in err
+    rows = [json.loads(line) for line in (tmp_path / "train" / "color.text.jsonl").read_text().splitlines()]
+    assert [r["index"] for r in rows] == [0, 1]
 
 
 def test_mewl_text_refuses_a_folder_without_episodes(tmp_path, capsys):

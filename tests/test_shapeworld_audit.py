@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from cluster.cli import main
+from cluster.record import write_record
 
 RELATIONS = "docs/shapeworld-heldout-relations.json"
 
@@ -54,6 +55,7 @@ def test_flipped_labels_fail_the_audit(sampled, tmp_path, capsys):
         if item["agreement"] and flipped < 2:  # two true made false: 58 of 120 agree
             item["agreement"], flipped = False, flipped + 1
             path.write_text(json.dumps(item))
+            write_record(path.parent)  # as a faulty generator would publish it
     assert main(["audit", "shapeworld", str(out)]) == 1
     verdict = _rows(capsys.readouterr().out)["train", "shapeworld-quantification"]["verdict"]
     assert "file-only evaluator disagrees" in verdict and "agreement not half" in verdict
@@ -84,4 +86,4 @@ def test_a_damaged_item_is_one_line_naming_it(sampled, tmp_path, capsys):
     damaged.write_text('{"task": "shapeworld-logical", "capt')  # cut short, as by a full disk
     assert main(["audit", "shapeworld", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and str(damaged) in err and "cannot be read as JSON" in err
+    assert err.count("\n") == 1 and "train/shapeworld-logical/7: item.json is" in err and "holds 1 damaged" in err

@@ -174,10 +174,10 @@ def reference(tmp_path_factory) -> Path:
     return out
 
 
-def submit(cluster, out: Path, cwd: Path, dataset: list[str] = DATASET) -> tuple[str, str, str]:
+def submit(cluster, out: Path, cwd: Path, dataset: list[str] = DATASET, *extra: str) -> tuple[str, str, str]:
     """`mewl slurm --submit`; returns (array job, completion job, stdout)."""
     args = ["slurm", *dataset, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--cpus-per-task", "1",
-            "--max-parallel", "2", "--time", "00:10:00", "--submit"]
+            "--max-parallel", "2", "--time", "00:10:00", "--submit", *extra]
     done = mewl(*args, env=cluster.env, cwd=cwd)
     assert done.returncode == 0, done.stderr
     array_job = re.search(r"submitted array job (\d+)", done.stdout).group(1)
@@ -242,10 +242,12 @@ def test_a_script_submitted_by_hand_renders_the_dataset_like_a_local_run(slurm_c
 def test_resubmission_renders_only_the_cancelled_shard(slurm_cluster, reference, tmp_path):
     # One task, one episode per shard: shard 1 is cancelled while its episode is half rendered.
     out, dataset = tmp_path / "data", ["--task", "shape", *DATASET[2:]]
-    array_job, check_job, _ = submit(slurm_cluster, out, tmp_path, dataset)
+    # Held until the second submission has been refused: two draft episodes can finish before it starts.
+    array_job, check_job, _ = submit(slurm_cluster, out, tmp_path, dataset, "--sbatch-arg=--hold")
     twice = mewl("slurm", *dataset, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--submit",
                  env=slurm_cluster.env)
     assert twice.returncode == 2 and f"array job {array_job} for {out} still has shards queued or running" in twice.stderr
+    slurm_cluster.run("scontrol", "release", array_job, check_job)
     deadline = time.monotonic() + JOB_TIMEOUT
     while not list(out.glob(".staging/*/train/shape/1/*.png")):
         assert time.monotonic() < deadline, "shard 1 never started rendering"

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from cluster.cli import main
+from cluster.record import write_record
 from cluster.bongard_audit import nearer_positive, spec_histogram
 from cluster.solvers.bongard import answer, check
 from scenes import arrangements
@@ -203,6 +204,7 @@ def test_the_audit_fails_a_problem_with_a_side_swapped(sampled, tmp_path, capsys
     item = json.loads(path.read_text())
     item["positives"][0], item["negatives"][0] = item["negatives"][0], item["positives"][0]
     path.write_text(json.dumps(item))
+    write_record(path.parent)  # as a faulty generator would publish it
     assert main(["audit", "bongard", str(out)]) == 1
     basic = next(line for line in capsys.readouterr().out.splitlines() if "bongard-basic" in line)
     assert "1 unsound problems" in basic
