@@ -38,7 +38,7 @@ def cmd_sample(args) -> int:
     settings = Settings(out=args.out, split=split, seed=seed, quality="",
                         scheme=options.split_scheme(args.split_scheme, tasks, split), configs=options.configs(args, tasks)[0])
     workers = options.workers(args.workers)
-    claim_output(args.out, settings.manifest("specs"))
+    claim_output(args.out, settings.manifest("specs"), options.benchmarks(tasks))
     failed = sample_to_disk(settings, tasks, n, workers)
     for reason in failed:
         print(f"failed: {reason}", file=sys.stderr)

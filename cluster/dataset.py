@@ -7,6 +7,7 @@ after its record of checksums (cluster.record), which is written last.
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import secrets
@@ -14,6 +15,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterable
 
 from scenes.spec import GENERATOR_VERSION
 
@@ -46,26 +48,46 @@ def is_complete(out: Path, split: str, task: str, index: int) -> bool:
     return quick_problem(episode_dir(out, split, task, index)) is None
 
 
-def claim_output(out: Path, settings: dict) -> None:
+def claim_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> None:
     """Create OUT with its manifest, or check an existing one matches.
 
-    `settings` holds what changes the data (seed, quality, kind); a folder
-    written with other settings is refused and left untouched."""
-    exists = check_output(out, settings)
+    `settings` holds what changes the data (seed, quality, kind, the
+    benchmarks' configs); a folder written with other settings is refused and
+    left untouched. `benchmarks`: those the run writes items of. A benchmark's
+    config new to OUT (ICY's grammar in a MEWL dataset) is added to the
+    manifest; another benchmark's config never stands in the way."""
+    exists = check_output(out, settings, benchmarks)
     probe_writable(out)  # also for a dataset already there: a read-only mount is one line
     if exists:
+        _add_configs(out, settings, benchmarks)
         return
     with writing(out):
         out.mkdir(parents=True, exist_ok=True)
         if not create_exclusive(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings})):
-            check_output(out, settings)  # another run created OUT first: its settings or a refusal
+            check_output(out, settings, benchmarks)  # another run created OUT first: its settings or a refusal
+            _add_configs(out, settings, benchmarks)
             return
     from .card import write_card  # the card reads status, which reads this module
 
     write_card(out)
 
 
-def check_output(out: Path, settings: dict) -> bool:
+def _add_configs(out: Path, settings: dict, benchmarks: Iterable[str]) -> None:
+    """Pin the configs of benchmarks OUT holds none of yet, under a lock (two
+    runs adding two benchmarks both land), checking again inside it."""
+    if not set(settings.get("config") or {}) - set(read_manifest(out).get("config") or {}):
+        return
+    with writing(out):
+        (out / BOOKKEEPING).mkdir(exist_ok=True)
+        with open(out / BOOKKEEPING / "manifest.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            check_output(out, settings, benchmarks)
+            have = read_manifest(out)
+            config = {**(have.get("config") or {}), **settings["config"]}
+            write_atomic(out / MANIFEST, dumps({**have, "config": config}))
+
+
+def check_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> bool:
     """claim_output's checks without writing anything: True if OUT already
     holds a dataset with these settings, False if it may be created."""
     if out.exists() and not out.is_dir():
@@ -74,17 +96,38 @@ def check_output(out: Path, settings: dict) -> bool:
     path = out / MANIFEST
     if path.is_file():
         have = read_manifest(out)
-        keys = list(wanted) + [k for k in have if k not in wanted]  # a setting only the folder has differs too
+        keys = [k for k in list(wanted) + [k for k in have if k not in wanted] if k != "config"]
         diff = [f"{k}={_short(have.get(k))} (asked {_short(wanted.get(k))})" for k in keys if have.get(k) != wanted.get(k)]
+        diff += _config_differences(out, have.get("config") or {}, wanted.get("config") or {}, set(benchmarks))
         if diff:
             raise UserError(f"{out} holds a different dataset: " + ", ".join(diff) + "; choose another --out")
         return True
     names = {p.name for p in out.iterdir() if not p.name.startswith(".")} if out.is_dir() else set()
     if MANIFEST in names:
-        return check_output(out, settings)  # another run created OUT just now
+        return check_output(out, settings, benchmarks)  # another run created OUT just now
     if names:
         raise UserError(f"{out} is not empty and has no {MANIFEST}; choose an empty or new folder")
     return False
+
+
+def _config_differences(out: Path, have: dict, wanted: dict, benchmarks: set[str]) -> list[str]:
+    """Per benchmark: a config pinned in OUT binds only runs that write its
+    items; one new to OUT may be added while OUT has no items of it."""
+    diff = []
+    for name in sorted(set(have) | set(wanted)):
+        h, w = have.get(name), wanted.get(name)
+        if h == w or (w is None and name not in benchmarks) or (h is None and not _has_items(out, name)):
+            continue
+        diff.append(f"config of {name}={_short(h)} (asked {_short(w)})")
+    return diff
+
+
+def _has_items(out: Path, benchmark: str) -> bool:
+    """A plan or a folder of any task of the benchmark, in any split."""
+    import tasks  # the registry, only where a config is new to OUT
+
+    names = [t.name for t in tasks.BENCHMARKS[benchmark].tasks] if benchmark in tasks.BENCHMARKS else []
+    return any(next(out.glob(f"{BOOKKEEPING}/plan/*/{t}.json"), None) or next(out.glob(f"*/{t}"), None) for t in names)
 
 
 def read_manifest(out: Path) -> dict:

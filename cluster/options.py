@@ -21,6 +21,11 @@ def noun(task_names) -> str:
     return "episode" if all(t in spec.TASKS for t in task_names) else "item"
 
 
+def benchmarks(task_names) -> set[str]:
+    """The benchmarks the tasks belong to."""
+    return {tasks.REGISTRY[t].benchmark for t in task_names}
+
+
 def task_list(value: str) -> list[str]:
     """A task, a benchmark (all of its tasks), all, or a comma list of those."""
     try:

@@ -78,7 +78,7 @@ def _checked(args) -> Checked:
                         scheme=options.split_scheme(args.split_scheme, tasks, split),
                         configs=options.configs(args, tasks)[0])
     manifest = settings.manifest("rendered")
-    dataset.check_output(out, manifest)
+    dataset.check_output(out, manifest, options.benchmarks(tasks))
     return Checked(tasks, n, device, gpu_ids, workers, per_gpu, shard, settings, manifest)
 
 
@@ -193,7 +193,7 @@ def _index(out: Path, split: str, tasks: list[str]) -> None:
 
 
 def _claim(out: Path, manifest: dict, split: str, tasks: list[str], n: int) -> None:
-    dataset.claim_output(out, manifest)
+    dataset.claim_output(out, manifest, options.benchmarks(tasks))
     for task in tasks:
         status.record_plan(out, split, task, n)
     card.write_card(out)

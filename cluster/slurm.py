@@ -173,7 +173,7 @@ def request(args) -> Request:
         submit_dir=Path.cwd(), scheme=options.split_scheme(args.split_scheme, tasks, options.split(args.split)),
         configs=configs, config_args=tuple(config_args), workers_per_gpu=per_gpu,
     )
-    dataset.check_output(out, render_settings(req))  # another seed or quality in OUT: refused
+    dataset.check_output(out, render_settings(req), options.benchmarks(req.tasks))  # another seed or quality in OUT: refused
     return req
 
 
@@ -231,7 +231,7 @@ def claim(req: Request) -> None:
     """Write OUT's manifest and plan before the array starts, as `mewl render`
     would: the array tasks then never race to create them, and `mewl status`
     counts the planned episodes from the start."""
-    dataset.claim_output(req.out, render_settings(req))
+    dataset.claim_output(req.out, render_settings(req), options.benchmarks(req.tasks))
     for task in req.tasks:
         status.record_plan(req.out, req.split, task, req.n)
 

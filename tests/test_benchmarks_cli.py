@@ -108,7 +108,7 @@ def test_a_distribution_is_pinned_by_content_and_another_is_refused(tmp_path):
         assert json.loads(line)["held_out_used"], "every test item uses a held-out combination"
     for other in (["--distribution", DOCS / "shapeworld-heldout-attributes.json"], []):
         r = mewl("sample", "--task", "shapeworld-relational", "--n", 4, "--split", "test", "--out", out, *other)
-        assert r.returncode == 2 and "config=" in r.stderr and r.stderr.count("\n") == 1
+        assert r.returncode == 2 and "config of shapeworld=" in r.stderr and r.stderr.count("\n") == 1
 
 
 def test_the_language_goes_whole_into_the_manifest_and_slurm_passes_options_on(tmp_path):
@@ -122,3 +122,39 @@ def test_the_language_goes_whole_into_the_manifest_and_slurm_passes_options_on(t
              "--distribution", Path("docs") / "shapeworld-heldout-relations.json")
     assert r.returncode == 0, r.stderr
     assert f"--distribution {DOCS / 'shapeworld-heldout-relations.json'}" in r.stdout  # absolute, for the nodes
+
+
+def test_a_dataset_grows_by_other_benchmarks_and_each_config_binds_only_its_own(tmp_path):
+    """`--task all` then more MEWL episodes; MEWL then ICY; a config new to
+    OUT is added to the manifest, a pinned one still refuses another."""
+    out = tmp_path / "d"
+    assert mewl("sample", "--task", "icy-naming", "--n", 2, "--out", out).returncode == 0
+    r = mewl("sample", "--task", "shape", "--n", 2, "--out", out)  # MEWL beside ICY: the grammar is not its business
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((out / "mewl-dataset.json").read_text())
+    assert list(manifest["config"]) == ["icy"]
+    r = mewl("sample", "--task", "icy-naming", "--n", 3, "--out", out, "--grammar", "perm")
+    assert r.returncode == 2 and "config of icy=" in r.stderr and r.stderr.count("\n") == 1
+    assert json.loads((out / "mewl-dataset.json").read_text()) == manifest
+
+    mewl_first = tmp_path / "m"
+    assert mewl("sample", "--task", "color", "--n", 2, "--out", mewl_first).returncode == 0
+    before = (mewl_first / "mewl-dataset.json").read_text()
+    assert "config" not in json.loads(before)
+    r = mewl("sample", "--task", "icy-naming", "--n", 2, "--out", mewl_first, "--grammar", "rot")
+    assert r.returncode == 0, r.stderr
+    after = json.loads((mewl_first / "mewl-dataset.json").read_text())
+    assert after["config"]["icy"]["spec"]["grammar"] == "rot" and {**after, "config": None} == {**json.loads(before), "config": None}
+    assert mewl("status", mewl_first).returncode == 0
+    r = mewl("sample", "--task", "icy-naming", "--n", 2, "--out", mewl_first)  # the default grammar is another one
+    assert r.returncode == 2 and "config of icy=" in r.stderr
+
+
+def test_a_config_is_not_added_where_items_were_made_without_it(tmp_path):
+    out = tmp_path / "d"
+    assert mewl("sample", "--task", "shapeworld-existential", "--n", 2, "--out", out).returncode == 0
+    before = (out / "mewl-dataset.json").read_text()
+    r = mewl("sample", "--task", "shapeworld-existential", "--n", 3, "--out", out,
+             "--distribution", DOCS / "shapeworld-heldout-attributes.json")
+    assert r.returncode == 2 and "config of shapeworld=None" in r.stderr
+    assert (out / "mewl-dataset.json").read_text() == before
