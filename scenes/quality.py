@@ -1,7 +1,9 @@
 """Render quality profiles (speed and PSNR measured by `make bench`; README, Speed)."""
 from __future__ import annotations
 
-from .spec import RenderSettings, SceneSpec
+from typing import get_args
+
+from .spec import QualityName, RenderSettings, SceneSpec
 
 PROFILES: dict[str, dict] = {
     # Tests: fast, still denoised so colours read true.
@@ -14,6 +16,7 @@ PROFILES: dict[str, dict] = {
     "paper": dict(samples=512, adaptive_threshold=0.0, adaptive_min_samples=0, denoiser="none", max_bounces=8),
 }
 QUALITIES: tuple[str, ...] = tuple(PROFILES)
+assert set(QUALITIES) <= set(get_args(QualityName)), "a new profile's name belongs in scenes.spec.QualityName"
 
 
 def render_settings(quality: str, seed: int) -> RenderSettings:

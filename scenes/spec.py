@@ -132,8 +132,13 @@ class LightSpec(Spec):
     size: float = Field(gt=0)
 
 
+# The profile a scene's settings came from (scenes.quality), "reference" for
+# the bench's 1024-sample renders, or "custom" for settings set by hand.
+QualityName = Literal["draft", "default", "paper", "reference", "custom"]
+
+
 class RenderSettings(Spec):
-    quality: str
+    quality: QualityName
     samples: int = Field(ge=1, le=MAX_SAMPLES)
     adaptive_threshold: float = Field(ge=0, le=1, description="0 disables adaptive sampling")
     adaptive_min_samples: int = Field(ge=0, le=MAX_SAMPLES)
@@ -322,7 +327,8 @@ def read_spec(path: Path, items: dict[str, type[Item]] | None = None) -> Item | 
         records = dict.fromkeys([Episode.RECORD_FILE, *(m.RECORD_FILE for m in items.values())])
         path = next((path / r for r in records if (path / r).is_file()), path / Episode.RECORD_FILE)
     try:
-        data = json.loads(path.read_text())
+        text = path.read_text()
+        data = json.loads(text)
     except FileNotFoundError:
         raise SpecError(f"cannot read {path}: no such file") from None
     except OSError as err:
@@ -337,6 +343,7 @@ def read_spec(path: Path, items: dict[str, type[Item]] | None = None) -> Item | 
     else:
         model = SceneSpec
     try:
-        return model.model_validate(data)
+        # strict: "320" is no width and true no count; JSON's arrays still fill tuples and its integers floats
+        return model.model_validate_json(text, strict=True)
     except ValidationError as err:
         raise SpecError(f"{path}: invalid {model.__name__}: {first_error(err)}") from None

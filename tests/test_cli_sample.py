@@ -154,3 +154,24 @@ def test_a_damaged_manifest_is_one_line_everywhere(tmp_path, text):
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, (args, r.stderr)
         assert dataset.MANIFEST in r.stderr, r.stderr
     assert tree_digest(out) == before
+
+
+@pytest.mark.parametrize("where, value, message", [
+    (("camera", "width"), "320", "camera.width: Input should be a valid integer"),
+    (("camera", "width"), True, "camera.width: Input should be a valid integer"),
+    (("render", "samples"), 64.0, "render.samples: Input should be a valid integer"),
+    (("render", "quality"), "ultra", "render.quality: Input should be 'draft'"),
+    (("render", "seed"), "7", "render.seed"),
+])
+def test_validate_takes_no_value_of_the_wrong_type(tmp_path, where, value, message):
+    out = tmp_path / "out"
+    assert mewl("sample", "--task", "shape", "--n", 1, "--out", out).returncode == 0
+    scene = json.loads((out / "train/shape/0/episode.json").read_text())["query"]
+    scene[where[0]][where[1]] = value
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene))
+    r = mewl("validate", path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    scene[where[0]][where[1]] = json.loads((out / "train/shape/0/episode.json").read_text())["query"][where[0]][where[1]]
+    path.write_text(json.dumps(scene))
+    assert mewl("validate", path).returncode == 0  # the same file with the value as written is valid
