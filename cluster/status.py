@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import claims, dataset, options, writers
+from .errors import UserError
 from .record import quick_problem
 
 BOOKKEEPING = dataset.BOOKKEEPING
@@ -22,12 +23,23 @@ def plan_path(out: Path, split: str, task: str) -> Path:
     return out / BOOKKEEPING / "plan" / split / f"{task}.json"
 
 
-def planned(out: Path, split: str, task: str) -> int:
-    """The largest N ever requested for this split and task (0 if none)."""
+def planned(out: Path, split: str, task: str, strict: bool = False) -> int:
+    """The largest N ever requested for this split and task (0 if none; the
+    next run rewrites a damaged plan). `strict`: a damaged plan is one line,
+    not an empty task."""
+    path = plan_path(out, split, task)
     try:
-        return int(json.loads(plan_path(out, split, task).read_text())["n"])
-    except (OSError, ValueError, KeyError, TypeError):
+        n = json.loads(path.read_text())["n"]
+        if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
+            return n
+    except FileNotFoundError:
         return 0
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if strict:
+        raise UserError(f"{path} is damaged; rerun the render (or sample) command with the --n you want, "
+                        f"which rewrites it, or give `mewl status OUT --n N`")
+    return 0
 
 
 def record_plan(out: Path, split: str, task: str, n: int) -> None:
@@ -98,7 +110,7 @@ class TaskStatus:
 def task_status(out: Path, split: str, task: str, n: int | None = None, held: set | None = None) -> TaskStatus:
     """Each episode below N (the largest requested, or the N given) by its
     state; `held`: the (split, task, index) that live writers claim now."""
-    n = planned(out, split, task) if n is None else n
+    n = planned(out, split, task, strict=True) if n is None else n
     held = {(c.split, c.task, c.index) for c in claims.all_claims(out) if c.alive} if held is None else held
     complete = 0
     failed, missing, damaged, in_progress = [], [], [], []

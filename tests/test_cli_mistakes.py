@@ -124,3 +124,16 @@ def test_inspect_names_the_path_the_user_gave(data, tmp_path):
     assert refused(mewl("inspect", lone), "lone.png: no ground truth lone.json")
     r = mewl("inspect", data / "train/shape/0", "--overlay", tmp_path / "o.png")
     assert refused(r, "not rendered") and r.stdout == "" and not (tmp_path / "o.png").exists()
+
+
+def test_a_damaged_plan_is_named_by_status_and_rewritten_by_the_next_run(tmp_path):
+    out = tmp_path / "data"
+    assert mewl("sample", "--task", "shape", "--n", 2, "--out", out, "--workers", 1).returncode == 0
+    plan = out / ".mewl" / "plan" / "train" / "shape.json"
+    plan.write_text('{"split": "train", "ta')
+    r = mewl("status", out)
+    assert refused(r, str(plan), "damaged"), r.stderr
+    assert mewl("status", out, "--n", 2).returncode == 0
+    assert mewl("sample", "--task", "shape", "--n", 2, "--out", out, "--workers", 1).returncode == 0
+    r = mewl("status", out)
+    assert r.returncode == 0 and "2/2" in r.stdout.replace(" ", ""), r.stdout
