@@ -4,6 +4,7 @@ JSON, the paper's captions, `mewl text` and the release preset. Pure: the
 images' ground truth comes from synthetic index images, no render."""
 import json
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -196,6 +197,22 @@ def test_mewl_text_leaves_out_damaged_episodes_and_says_so(tmp_path, capsys):
     assert err.count("\n") == 1 and "left out 2 damaged or incomplete episode(s): train/color/2: question.json: sha256" in err
     rows = [json.loads(line) for line in (tmp_path / "train" / "color.text.jsonl").read_text().splitlines()]
     assert [r["index"] for r in rows] == [0, 1]
+
+
+def test_mewl_text_on_a_read_only_dataset_is_one_line(tmp_path, capsys):
+    fs = tmp_path / "fs"
+    fs.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(fs)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({r.stderr.strip()})")
+    try:
+        write_release(fs, sample_item("color", 0, "train", 0))
+        subprocess.run(["mount", "-o", "remount,ro", str(fs)], check=True)
+        assert main(["text", str(fs)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "cannot write to" in err and "Read-only file system" in err, err
+    finally:
+        subprocess.run(["umount", str(fs)], capture_output=True)
 
 
 def test_mewl_text_refuses_a_folder_without_episodes(tmp_path, capsys):
