@@ -153,7 +153,7 @@ def item_overlay(item: Item, folder: Path):
 
 
 def cmd_inspect(args) -> int:
-    target = None if args.overlay is None else options.new_file(Path(args.overlay), "--overlay", args.force)
+    target = None if args.overlay is None else options.new_file(args.overlay, "--overlay", args.force)
     if target is not None:
         overlay.check_path(target)
     kind, obj, where = load(Path(args.path))

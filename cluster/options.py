@@ -156,25 +156,25 @@ def workers_per_gpu(value: str | int | None, workers: int | None, device: str) -
     return k
 
 
-def output(value: str | Path) -> Path:
-    """A dataset folder as typed: never empty (that would be the current
-    folder), never a link to nowhere."""
+def output(value: str | Path, flag: str = "--out") -> Path:
+    """A path as typed: never empty (that would be the current folder), never
+    a link to nowhere."""
     text = str(value)
     if not text.strip():
-        raise UserError("--out is empty; name the dataset folder")
+        raise UserError(f"{flag} is empty; name a {'folder' if flag == '--out' else 'file'}")
     path = Path(text).expanduser()
     if path.is_symlink() and not path.exists():
         raise UserError(f"{path} is a broken link (to {os.readlink(path)}); point it at a folder or remove it")
     return path
 
 
-def new_file(path: Path, flag: str, force: bool) -> Path:
+def new_file(path: str | Path, flag: str, force: bool) -> Path:
     """A file a command writes for the user (a script, an overlay, a render):
     never inside a dataset, whose files only its writers replace, and never
     over an existing file unless --force says so."""
     from .dataset import enclosing_dataset
 
-    path = output(path)
+    path = output(path, flag)
     home = enclosing_dataset(path.parent)
     if home is not None:
         raise UserError(f"{flag} {path} is inside the dataset {home}; write it elsewhere (a dataset's files are only "

@@ -56,7 +56,7 @@ def register(subparsers) -> None:
                    help="extra sbatch option for both jobs, e.g. --sbatch-arg=--account=lab (repeatable)")
     s.add_argument("--submit", action="store_true",
                    help="write the scripts under OUT/slurm, run sbatch and print the job ids")
-    s.add_argument("--script", default=None, type=Path, metavar="PATH",
+    s.add_argument("--script", default=None, type=lambda value: options.output(value, "--script"), metavar="PATH",
                    help="without --submit: write the script to PATH instead of printing it")
     s.add_argument("--force", action="store_true", help="with --script: replace an existing file at PATH")
     s.set_defaults(func=cmd_slurm)
@@ -149,9 +149,10 @@ def request(args) -> Request:
     per_gpu = None if args.workers_per_gpu is None else options.positive_int("--workers-per-gpu", args.workers_per_gpu)
     if per_gpu is not None and gpus == 0:
         raise UserError("--workers-per-gpu needs GPUs; with --gpus-per-task 0 each array task runs one CPU worker")
-    if gpus == 0 and args.device not in ("auto", "cpu"):
-        raise UserError(f"--device {args.device} needs GPUs; with --gpus-per-task 0 use --device cpu (or auto)")
-    if gpus > 0 and args.device == "cpu":
+    device = options.device(args.device)
+    if gpus == 0 and device not in ("auto", "cpu"):
+        raise UserError(f"--device {device} needs GPUs; with --gpus-per-task 0 use --device cpu (or auto)")
+    if gpus > 0 and device == "cpu":
         raise UserError("--device cpu renders on no GPU; ask for --gpus-per-task 0 rather than idle GPUs")
     mem = default_mem(gpus, per_gpu) if args.mem is None else args.mem
     if not MEM_PATTERN.match(mem):
