@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import fcntl
 import functools
+import json
 import os
+import shutil
 import tempfile
+from pathlib import Path
 
 from joblib import Parallel, delayed
 
@@ -15,11 +19,41 @@ os.environ["MEWL_CACHE_DIR"] = tempfile.mkdtemp(prefix="mewl-test-cache-")
 # The issue's bar: 2,000 episodes per task, every one checked.
 EPISODES_PER_TASK = 2000
 
+# Sampled episodes are shared by every test process of one session: several files ask for the
+# same (task, split, seed) or a prefix of it, and each sampling them again cost minutes of CI.
+# The folder is made by the session's first process (xdist's controller, or the only one) and
+# inherited by its workers; it lives only as long as that session, so no code change is ever
+# checked against episodes an older sampler drew.
+SAMPLES_ENV = "MEWL_TEST_SAMPLES"
+CHUNK = 50
 
-def _sample_range(task: str, split: str, seed: int, start: int, stop: int) -> list[str]:
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        config._mewl_samples = tempfile.mkdtemp(prefix="mewl-test-samples-")
+        os.environ[SAMPLES_ENV] = config._mewl_samples
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_mewl_samples", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sample_range(folder: str, task: str, split: str, seed: int, start: int, stop: int) -> list[str]:
+    """Episodes start..stop-1 as JSON, sampled by the first process to ask and read by the others."""
     from tasks import sample_item
 
-    return [sample_item(task, seed, split, i).model_dump_json() for i in range(start, stop)]
+    path = Path(folder) / f"{task}-{split}-{seed}-{start}-{stop}.json"
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            return json.loads(path.read_text())
+        batch = [sample_item(task, seed, split, i).model_dump_json() for i in range(start, stop)]
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(batch))
+        tmp.replace(path)
+        return batch
 
 
 @functools.cache
@@ -27,8 +61,11 @@ def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: 
     """n episodes (items, for a task beyond MEWL) of a task, sampled once per test session on every core."""
     from tasks import REGISTRY
 
-    step = 250
+    folder = os.environ.get(SAMPLES_ENV) or tempfile.mkdtemp(prefix="mewl-test-samples-")
+    os.environ[SAMPLES_ENV] = folder
+    # A few costly items (Bongard problems) are split over the cores rather than drawn by one.
+    step = CHUNK if n >= CHUNK * (os.cpu_count() or 1) else max(1, -(-n // (os.cpu_count() or 1)))
     batches = Parallel(n_jobs=-1)(
-        delayed(_sample_range)(task, split, seed, s, min(s + step, n)) for s in range(0, n, step)
+        delayed(_sample_range)(folder, task, split, seed, s, min(s + step, n)) for s in range(0, n, step)
     )
     return tuple(REGISTRY[task].model.model_validate_json(j) for batch in batches for j in batch)
