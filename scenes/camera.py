@@ -66,7 +66,13 @@ def pixel_rays(cam: CameraSpec, us, vs) -> np.ndarray:
 
 def directions(cam: CameraSpec) -> dict[str, tuple[float, float, float]]:
     """CLEVR's six unit directions: camera axes projected onto the ground."""
-    r = rotation_matrix(cam.rotation)
+    return dict(_directions(tuple(float(a) for a in cam.rotation)))
+
+
+@lru_cache(maxsize=256)
+def _directions(euler_xyz: tuple[float, float, float]) -> dict[str, tuple[float, float, float]]:
+    # Cached like the rotation: relation tables and Bongard concepts ask for it per object pair.
+    r = _rotation(euler_xyz)
     behind = r @ np.array([0.0, 0.0, -1.0])
     left = r @ np.array([-1.0, 0.0, 0.0])
     behind[2] = 0.0

@@ -24,7 +24,9 @@ def offsets(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec) -> dict[str, float]:
 
 
 def holds(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec, rel: str) -> bool:
-    return offsets(cam, a, b)[rel] > 0.0
+    # offsets(cam, a, b)[rel] > 0, computed for the one direction asked (the same arithmetic).
+    diff = np.array([a.position[0] - b.position[0], a.position[1] - b.position[1], 0.0])
+    return float(diff @ np.asarray(directions(cam)[rel])) > 0.0
 
 
 def true_relations(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec) -> set[str]:

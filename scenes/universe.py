@@ -35,6 +35,8 @@ ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "material": MATERIALS,
     "size": SIZES,
 }
+_ATTRIBUTE_OF: dict[str, str] = {v: name for name, values in ATTRIBUTES.items() for v in values}
+assert len(_ATTRIBUTE_OF) == sum(map(len, ATTRIBUTES.values())), "a value names two attributes"
 # MEWL's object tuple order.
 TUPLE_ORDER: tuple[str, ...] = ("shape", "color", "material", "size")
 
@@ -68,10 +70,7 @@ def object_tuple(values) -> ObjectTuple:
 
 def attribute_of(value: str) -> str:
     """The attribute type a value belongs to (values are unique across types)."""
-    for name, values in ATTRIBUTES.items():
-        if value in values:
-            return name
-    raise KeyError(value)
+    return _ATTRIBUTE_OF[value]
 
 
 def describe(obj: ObjectTuple) -> str:
