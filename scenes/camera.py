@@ -24,9 +24,14 @@ def _rotation(euler_xyz: tuple[float, float, float]) -> np.ndarray:
     return r
 
 
+def _key(euler_xyz) -> tuple[float, float, float]:
+    """A camera rotation as a hashable cache key."""
+    return tuple(float(a) for a in euler_xyz)
+
+
 def rotation_matrix(euler_xyz) -> np.ndarray:
     """World-from-camera rotation (cached: samplers project a lot)."""
-    return _rotation(tuple(float(a) for a in euler_xyz))
+    return _rotation(_key(euler_xyz))
 
 
 def focal_px(cam: CameraSpec) -> float:
@@ -66,7 +71,7 @@ def pixel_rays(cam: CameraSpec, us, vs) -> np.ndarray:
 
 def directions(cam: CameraSpec) -> dict[str, tuple[float, float, float]]:
     """CLEVR's six unit directions: camera axes projected onto the ground."""
-    return dict(_directions(tuple(float(a) for a in cam.rotation)))
+    return dict(_directions(_key(cam.rotation)))
 
 
 @lru_cache(maxsize=256)

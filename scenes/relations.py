@@ -16,17 +16,19 @@ from .universe import DIRECTIONS
 RELATION_MARGIN = 0.4
 
 
+def _ground_offset(a: ObjectSpec, b: ObjectSpec) -> np.ndarray:
+    return np.array([a.position[0] - b.position[0], a.position[1] - b.position[1], 0.0])
+
+
 def offsets(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec) -> dict[str, float]:
     """Signed distance of a from b along each ground direction."""
-    dirs = directions(cam)
-    diff = np.array([a.position[0] - b.position[0], a.position[1] - b.position[1], 0.0])
+    dirs, diff = directions(cam), _ground_offset(a, b)
     return {d: float(diff @ np.asarray(dirs[d])) for d in DIRECTIONS}
 
 
 def holds(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec, rel: str) -> bool:
-    # offsets(cam, a, b)[rel] > 0, computed for the one direction asked (the same arithmetic).
-    diff = np.array([a.position[0] - b.position[0], a.position[1] - b.position[1], 0.0])
-    return float(diff @ np.asarray(directions(cam)[rel])) > 0.0
+    """offsets(cam, a, b)[rel] > 0, computing only the direction asked."""
+    return float(_ground_offset(a, b) @ np.asarray(directions(cam)[rel])) > 0.0
 
 
 def true_relations(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec) -> set[str]:

@@ -61,10 +61,10 @@ def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: 
     """n episodes (items, for a task beyond MEWL) of a task, sampled once per test session on every core."""
     from tasks import REGISTRY
 
-    folder = os.environ.get(SAMPLES_ENV) or tempfile.mkdtemp(prefix="mewl-test-samples-")
-    os.environ[SAMPLES_ENV] = folder
+    folder = os.environ[SAMPLES_ENV]  # set by pytest_configure, inherited by xdist's workers
     # A few costly items (Bongard problems) are split over the cores rather than drawn by one.
-    step = CHUNK if n >= CHUNK * (os.cpu_count() or 1) else max(1, -(-n // (os.cpu_count() or 1)))
+    cores = os.cpu_count() or 1
+    step = CHUNK if n >= CHUNK * cores else max(1, -(-n // cores))
     batches = Parallel(n_jobs=-1)(
         delayed(_sample_range)(folder, task, split, seed, s, min(s + step, n)) for s in range(0, n, step)
     )
