@@ -1,0 +1,109 @@
+"""Every task of every benchmark gives the bytes it gave before the house was
+rearranged (issue 27), recorded at main 78c5b37 before any code moved.
+
+Sampled: every task, three items each at seed 2026 (iid, train), and the
+configured forms (ShapeWorld's held-out relations in test, ICY's ROT
+language, MALeViC's unseen scheme in test). Rendered: one item of every task
+at draft quality, where each JSON file and each PNG is pinned. A PNG's bytes
+hold on the machine kind they were recorded on (Cycles' CPU kernels and
+OpenImageDenoise pick code paths by the CPU); elsewhere the JSON files,
+masks included, are still compared and the PNGs are reported as unchecked.
+A change that alters one byte fails here: if it is meant, it is a new
+generator version and these digests are recorded again in the same commit.
+
+    python -m tests.test_pinned_output    # prints today's digests
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.pinned_digests import CPU, RENDERED, SAMPLED
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = "2026"
+# (name, extra arguments): each run writes its own folder.
+SAMPLE_RUNS = {
+    "iid": ["--task", "all", "--n", "3", "--split", "train"],
+    "shapeworld-heldout": ["--task", "shapeworld", "--n", "3", "--split", "test",
+                           "--distribution", str(ROOT / "docs" / "shapeworld-heldout-relations.json")],
+    "icy-rot": ["--task", "icy", "--n", "3", "--split", "test", "--grammar", "rot:vocab_size=6,word_length=3"],
+    "malevic-unseen": ["--task", "malevic", "--n", "3", "--split", "test", "--split-scheme", "malevic-unseen"],
+}
+
+
+def cpu_fingerprint() -> str:
+    """What a PNG's bytes depend on besides the spec: the CPU's model and flags, and bpy."""
+    from importlib import metadata
+
+    text = ""
+    try:
+        info = Path("/proc/cpuinfo").read_text().splitlines()
+        text = "\n".join(sorted({line for line in info if line.startswith(("model name", "flags"))}))
+    except OSError:
+        text = platform.processor()
+    return hashlib.sha256(f"{text}\nbpy {metadata.version('bpy')}".encode()).hexdigest()[:16]
+
+
+def digests(out: Path) -> dict[str, str]:
+    """Per folder under OUT's splits (a task's items, an index file, the manifest and the
+    card): sha256 over (relative path, sha256 of the file) of its JSON files, and of its PNGs."""
+    found: dict[str, hashlib._Hash] = {}
+    for p in sorted(out.rglob("*")):
+        rel = p.relative_to(out)
+        if not p.is_file() or any(part.startswith(".") for part in rel.parts) or rel.parts[0] == "slurm":
+            continue
+        group = "/".join(rel.parts[:2]) if len(rel.parts) > 2 else str(rel)
+        kind = "png" if p.suffix == ".png" else "files"
+        h = found.setdefault(f"{group} {kind}", hashlib.sha256())
+        h.update(str(rel).encode())
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return {k: h.hexdigest() for k, h in sorted(found.items())}
+
+
+def sample_all(root: Path) -> dict[str, dict[str, str]]:
+    from cluster.cli import main
+
+    result = {}
+    for name, argv in SAMPLE_RUNS.items():
+        out = root / name
+        assert main(["sample", *argv, "--seed", SEED, "--out", str(out), "--workers", "2"]) == 0
+        result[name] = digests(out)
+    return result
+
+
+def render_all(root: Path) -> dict[str, str]:
+    from cluster.cli import main
+
+    out = root / "rendered"
+    assert main(["render", "--task", "all", "--n", "1", "--seed", SEED, "--quality", "draft", "--device", "cpu",
+                 "--out", str(out)]) == 0
+    return digests(out)
+
+
+def test_sampled_items_of_every_task_are_byte_identical(tmp_path):
+    assert sample_all(tmp_path) == SAMPLED
+
+
+@pytest.mark.render
+def test_rendered_items_of_every_task_are_byte_identical(tmp_path):
+    found = render_all(tmp_path)
+    assert {k: v for k, v in found.items() if not k.endswith(" png")} == {
+        k: v for k, v in RENDERED.items() if not k.endswith(" png")}
+    if cpu_fingerprint() != CPU:
+        pytest.skip(f"JSON files identical; PNGs unchecked: pinned on CPU {CPU}, this is {cpu_fingerprint()}")
+    assert found == RENDERED
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        record = {"CPU": cpu_fingerprint(), "SAMPLED": sample_all(Path(tmp) / "s"),
+                  "RENDERED": render_all(Path(tmp) / "r") if "--no-render" not in sys.argv else {}}
+    print(json.dumps(record, indent=1))
