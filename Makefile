@@ -45,7 +45,7 @@ release: setup
 		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),) $(if $(DRY_RUN),--dry-run,)
 
 bench: setup
-	$(VENV)/bin/python -m cluster.bench --device $(DEVICE) $(if $(QUICK),--quick,)
+	$(VENV)/bin/python -m cluster.bench --device $(DEVICE) --pipeline-task shape,number,pragmatic,relation $(if $(QUICK),--quick,)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,2 +1,4 @@
-"""Planning, worker pools, SLURM arrays, resume, status: the only package
-that knows about scenes, tasks and render together."""
+"""The farm: planning a run, claims and writers, the pool of Blender workers, one
+item start to finish, progress, SLURM arrays and calibration. It hands specs to
+render/ and publishes through the store; it knows benchmarks only through
+tasks.catalog."""

@@ -1,19 +1,20 @@
 """`python -m cluster.bench [--quick]` (what `make bench [QUICK=1]` runs).
 
-(a) sampling: episodes per second per task in one process, and the wall time
-    of every task x 1000 episodes through `mewl sample` with 2 processes;
+(a) sampling: items per second of each task of --task in one process, and the
+    wall time of those tasks x 100 items through `mewl sample` with 2 processes;
 (b) the renderer's own bench (render.bench.run: paper vs default on three
     scenes against 1024-spp references, memory over 200 renders in one worker);
 (c) the pipeline: images per second of `mewl render`'s pool against the
-    renderer alone on the same specs, and 2 workers against 1, in three
-    rounds (one with --quick) whose median ratios are reported;
+    renderer alone on the same specs (item 0 of each --pipeline-task), and 2
+    workers against 1, in three rounds (one with --quick) whose median ratios
+    are reported;
 (d) GPU throughput, where an NVIDIA GPU is visible: images per second on one
     GPU at the default profile with 1-4 workers sharing it (cluster.calibrate,
     whose choice `mewl render` then uses), the device recorded in the ground
     truth and each worker's warm-up time; without a GPU it says so.
 Prints a report and writes it as JSON to bench-out/bench.json. The whole run
 took about 12 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
-200 episodes per task, one pipeline round) about 4.
+20 items per task, one pipeline round) about 4.
 """
 from __future__ import annotations
 
@@ -29,16 +30,15 @@ from pathlib import Path
 
 from render.worker import DEVICES
 from scenes.quality import QUALITIES
-from scenes.spec import TASKS
-from tasks import sample_item
+from store.reader import read
+from tasks import catalog
+from tasks.catalog import resolve, sample_item
 
-from .pipeline import RenderPool, Settings, cpu_cores, worker_options
-from .render_cmd import _once
+from .pipeline import RenderPool, Settings, cpu_cores, say_once, worker_options
 from .sample import sample_to_disk
 
 PARTS = ("sampling", "render", "pipeline", "gpu")
 SPLIT = "bench"
-PIPELINE_JOBS = [("shape", 0), ("number", 0), ("pragmatic", 0), ("relation", 0)]
 
 
 def _load() -> float:
@@ -46,8 +46,7 @@ def _load() -> float:
 
 
 # -- (a) sampling -------------------------------------------------------------
-def sampling(scratch: Path, seconds: float, n: int, processes: int) -> dict:
-    tasks = list(TASKS)
+def sampling(scratch: Path, tasks: list[str], seconds: float, n: int, processes: int) -> dict:
     rates = {}
     for task in tasks:
         start, count = time.perf_counter(), 0
@@ -57,7 +56,7 @@ def sampling(scratch: Path, seconds: float, n: int, processes: int) -> dict:
         rates[task] = count / (time.perf_counter() - start)
     out = scratch / "sampled"
     start = time.perf_counter()
-    failed = sample_to_disk(out, tasks, n, SPLIT, 0, processes)
+    failed = sample_to_disk(Settings(out=out, split=SPLIT, seed=0, quality=""), tasks, n, processes)
     wall = time.perf_counter() - start
     shutil.rmtree(out, ignore_errors=True)
     return {
@@ -77,14 +76,9 @@ def renderer_bench(out: Path, quick: bool, device: str) -> dict:
 
 # -- (c) the pipeline ---------------------------------------------------------
 def published_specs(out: Path) -> list:
-    """Every scene of the episodes a pipeline run published, as rendered."""
-    from scenes.spec import Episode
-
-    specs = []
-    for path in sorted(out.glob(f"{SPLIT}/*/*/episode.json")):
-        ep = Episode.model_validate_json(path.read_text())
-        specs += [p.scene for p in ep.context_panels] + [ep.query]
-    return specs
+    """Every scene of the items a pipeline run published, as rendered."""
+    return [scene for items in read(out).items.values() for stored in items
+            for scene in stored.item().scenes().values()]
 
 
 def renderer_alone(scratch: Path, specs: list, device: str) -> dict:
@@ -122,7 +116,7 @@ def pipeline(out: Path, jobs, quality: str, device: str, workers: int) -> dict:
             "images_per_second": images / wall, "renders_per_second": renders / wall, "load_average": _load()}
 
 
-def pipeline_bench(scratch: Path, quality: str, device: str, rounds: int) -> dict:
+def pipeline_bench(scratch: Path, jobs: list[tuple[str, int]], quality: str, device: str, rounds: int) -> dict:
     """Rounds of: the pipeline with 1 worker, the renderer alone on exactly
     the scenes it published, the pipeline with 2 workers. One such run lasts
     about 20 s on 2 cores and moves by several percent from run to run, so
@@ -130,10 +124,10 @@ def pipeline_bench(scratch: Path, quality: str, device: str, rounds: int) -> dic
     time) and their median is reported."""
     rows, specs = [], None
     for r in range(rounds):
-        one = pipeline(scratch / f"pipeline-1-{r}", PIPELINE_JOBS, quality, device, 1)
+        one = pipeline(scratch / f"pipeline-1-{r}", jobs, quality, device, 1)
         specs = specs or published_specs(scratch / f"pipeline-1-{r}")
         alone = renderer_alone(scratch, specs, device)
-        two = pipeline(scratch / f"pipeline-2-{r}", PIPELINE_JOBS, quality, device, 2)
+        two = pipeline(scratch / f"pipeline-2-{r}", jobs, quality, device, 2)
         rows.append({
             "renderer_alone": alone, "pipeline_1_worker": one, "pipeline_2_workers": two,
             # the machinery's cost per render; redrawn panels are counted apart
@@ -143,7 +137,7 @@ def pipeline_bench(scratch: Path, quality: str, device: str, rounds: int) -> dic
         })
     median = lambda key: statistics.median(row[key] for row in rows)
     return {
-        "quality": quality, "device": device, "cores": cpu_cores(), "episodes": PIPELINE_JOBS, "rounds": rows,
+        "quality": quality, "device": device, "cores": cpu_cores(), "episodes": jobs, "rounds": rows,
         **{key: median(key) for key in ("overhead_percent", "overhead_with_redraws_percent", "two_vs_one_workers")},
     }
 
@@ -167,6 +161,12 @@ def gpu_throughput(device: str, quick: bool) -> dict:
 
 
 # -- report -------------------------------------------------------------------
+def preset_images() -> dict[str, int]:
+    """The images each named run (`--preset`) renders: its items of every split times their images."""
+    return {p.name: sum(n * catalog.task(t).images for n in p.splits.values() for t in resolve(p.task))
+            for b in catalog.BENCHMARKS for p in b.presets}
+
+
 def format_report(r: dict) -> str:
     lines = []
     s = r.get("sampling")
@@ -204,9 +204,10 @@ def format_report(r: dict) -> str:
                          f"(ground truth says device {g['device_in_ground_truth']!r}), {g['images']} images per row:")
             for k, v in sorted(g["images_per_second"].items()):
                 lines.append(f"    {k} worker(s) sharing the GPU: {v:.2f} images/s")
+            hours = "; ".join(f"{name}'s {n:,} images in {n / g['best_images_per_second'] / 3600:.1f} h"
+                              for name, n in preset_images().items())
             lines.append(f"    best {g['best_images_per_second']:.2f} images/s per GPU; `mewl render` will run "
-                         f"{g['workers_per_gpu']} worker(s) per GPU (MEWL's 264,600 images in "
-                         f"{264600 / g['best_images_per_second'] / 3600:.1f} h on one GPU)")
+                         f"{g['workers_per_gpu']} worker(s) per GPU ({hours} on one GPU)")
     return "\n".join(lines)
 
 
@@ -218,8 +219,12 @@ def main(argv=None) -> int:
                     help="as mewl render --device, for (b), (c) and (d); cpu measures the CPU on a GPU machine")
     ap.add_argument("--out", default="bench-out", type=Path)
     ap.add_argument("--only", default=",".join(PARTS), help="comma list of parts to run")
+    ap.add_argument("--task", default="all", help="(a): the tasks sampled (a task, a benchmark, all or a comma list)")
+    ap.add_argument("--pipeline-task", default=None,
+                    help="(c): the tasks of which item 0 is rendered (default: the first task of every benchmark; "
+                         "the Makefile names MEWL's shape, number, pragmatic and relation)")
     a = ap.parse_args(argv)
-    logging.getLogger("render").addFilter(_once())  # every worker says "no GPU found"
+    logging.getLogger("render").addFilter(say_once())  # every worker says "no GPU found"
     parts = set(a.only.split(","))
     if parts - set(PARTS):
         ap.error(f"--only: unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; expected some of {','.join(PARTS)}")
@@ -228,13 +233,15 @@ def main(argv=None) -> int:
     report: dict = {"quick": a.quick}
     try:
         if "sampling" in parts:
-            report["sampling"] = sampling(scratch, 1.0 if a.quick else 3.0, 200 if a.quick else 1000, 2)
+            report["sampling"] = sampling(scratch, resolve(a.task), 1.0 if a.quick else 3.0, 20 if a.quick else 100, 2)
             print(format_report({"sampling": report["sampling"]}), flush=True)
         if "render" in parts:
             report["render"] = renderer_bench(a.out / "render", quick=a.quick, device=a.device)
             report["render_json"] = str(a.out / "render" / "bench.json")
         if "pipeline" in parts:
-            report["pipeline"] = pipeline_bench(scratch, a.quality, a.device, rounds=1 if a.quick else 3)
+            names = resolve(a.pipeline_task) if a.pipeline_task else [b.tasks[0].name for b in catalog.BENCHMARKS]
+            jobs = [(t, 0) for t in names]
+            report["pipeline"] = pipeline_bench(scratch, jobs, a.quality, a.device, rounds=1 if a.quick else 3)
         if "gpu" in parts:
             report["gpu"] = gpu_throughput(a.device, a.quick)
     finally:

@@ -28,8 +28,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from . import hardware, options
-from .errors import UserError
+from . import hardware
 
 CANDIDATES = (1, 2, 3, 4)
 WITHIN = 0.95  # fewer workers are kept while they render at least this share of the best rate
@@ -77,13 +76,11 @@ def choose(rates: dict[int, float]) -> int:
 
 def candidates(gpus: int, memory_bytes: int | None = None) -> tuple[int, ...]:
     """CANDIDATES that fit the memory this process may use, each Blender taking
-    slurm_script's MEM_PER_WORKER_MB (at least one worker is always tried)."""
-    from .slurm_script import MEM_PARENT_MB, MEM_PER_WORKER_MB
-
+    hardware.MEM_PER_WORKER_MB (at least one worker is always tried)."""
     limit = hardware.memory_limit() if memory_bytes is None else memory_bytes
     if limit is None:
         return CANDIDATES
-    fit = [k for k in CANDIDATES if (MEM_PARENT_MB + MEM_PER_WORKER_MB * k * max(1, gpus)) * 2**20 <= limit]
+    fit = [k for k in CANDIDATES if (hardware.MEM_PARENT_MB + hardware.MEM_PER_WORKER_MB * k * max(1, gpus)) * 2**20 <= limit]
     return tuple(fit) or (1,)
 
 
@@ -216,44 +213,3 @@ def workers_per_device(device: str, gpu_ids: list[int] | None, quality: str) -> 
                        report=lambda k, r: print(f"render:   {k} worker(s): {r:.2f} images/s", file=sys.stderr))
     entry = remember(device, gpu, quality, rates, IMAGES)
     return entry["workers"], "measured just now"
-
-
-# -- `mewl calibrate` -------------------------------------------------------------
-def cmd_calibrate(args) -> int:
-    device, quality = options.device(args.device), options.quality(args.quality)
-    gpu_ids = options.gpu_ids(args.gpu_ids)
-    images = options.positive_int("--images", args.images)
-    ks = tuple(sorted({options.positive_int("--candidates", k) for k in str(args.candidates).split(",")}))
-    if gpu_ids is None and device != "cpu":
-        count = hardware.nvidia_gpus()
-        gpu_ids = list(range(count)) if count else None
-    if gpu_ids is None and device != "cpu":
-        if device != "auto":
-            raise UserError(f"--device {device}: no NVIDIA GPU visible (nvidia-smi, CUDA_VISIBLE_DEVICES); "
-                            "use --device cpu to measure CPU workers")
-        device = "cpu"
-    gpu = bool(gpu_ids)
-    print(f"calibrate: {key(device, gpu, quality)}: {images} images per candidate", file=sys.stderr)
-    from render import DeviceError
-
-    try:
-        rates, used = measure(device, gpu_ids[0] if gpu else None, quality, ks, images,
-                              report=lambda k, r: print(f"calibrate: {k} worker(s) on one {'GPU' if gpu else 'CPU'}: "
-                                                        f"{r:.2f} images/s", file=sys.stderr))
-    except DeviceError as err:
-        raise UserError(str(err)) from None
-    entry = remember(device, gpu, quality, rates, images)
-    print(json.dumps({"key": key(device, gpu, quality), "device_used": used, **entry}, indent=1))
-    print(f"calibrate: {entry['workers']} worker(s) per {'GPU' if gpu else 'CPU'} from now on (kept in {cache_path()})",
-          file=sys.stderr)
-    return 0
-
-
-def register(sub) -> None:
-    s = sub.add_parser("calibrate", help="measure how many Blender workers keep one GPU (or the CPU) busy, and remember it")
-    s.add_argument("--device", default="auto", help=f"one of {', '.join(options.DEVICES)}")
-    s.add_argument("--gpu-ids", default=None, help="the GPU to measure on (the first id is used)")
-    s.add_argument("--quality", default="default", help="draft, default or paper")
-    s.add_argument("--candidates", default=",".join(map(str, CANDIDATES)), help="worker counts to try (default 1,2,3,4)")
-    s.add_argument("--images", default=str(IMAGES), help=f"images rendered per candidate (default {IMAGES})")
-    s.set_defaults(func=cmd_calibrate)

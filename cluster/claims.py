@@ -17,8 +17,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .dataset import BOOKKEEPING
-from .writers import STALE_AFTER, Writer, is_alive
+from store.layout import BOOKKEEPING, DAMAGED, STAGING
+
+from .writers import STALE_AFTER, Writer, is_alive, staging_folders
 
 CLAIMS = "claims"
 ATTEMPTS = 5  # claim, meet a live holder or take over a dead one: more only under heavy contention
@@ -129,3 +130,26 @@ def all_claims(out: Path) -> list[Claim]:
         found.append(Claim(path.parent.parent.name, path.parent.name, int(path.stem),
                            str(who.get("writer", "?")), is_alive(who, seen[1])))
     return found
+
+
+def held(out: Path) -> frozenset[tuple[str, str, int]]:
+    """(split, task, index) of every item a live writer claims now."""
+    return frozenset((c.split, c.task, c.index) for c in all_claims(out) if c.alive)
+
+
+def leftovers(out: Path) -> list[str]:
+    """Lines about what dead writers left and what was set aside."""
+    folders = staging_folders(out)
+    stale = [f for f, alive in folders if not alive]
+    live = [f for f, alive in folders if alive]
+    dead_claims = [c for c in all_claims(out) if not c.alive]
+    aside = list((out / DAMAGED).glob("*/*/*"))
+    lines = []
+    if live:
+        lines.append(f"{len(live)} writer(s) at work now: " + ", ".join(f.name for f in live))
+    if stale or dead_claims:
+        lines.append(f"{len(stale)} staging folder(s) and {len(dead_claims)} episode claim(s) of dead writers "
+                     f"in {STAGING}/ and {BOOKKEEPING}/claims/: the next render removes or takes them over")
+    if aside:
+        lines.append(f"{len(aside)} damaged episode folder(s) set aside in {DAMAGED}/ (kept for you to look at)")
+    return lines

@@ -8,6 +8,10 @@ import subprocess
 from pathlib import Path
 
 MAX_SCENES = 200  # scenes per Blender before it is replaced (memory growth)
+# Memory: a worker's Blender measured 390 MB RSS at most over 14 default-quality renders
+# (CPU, 2 cores) and `mewl render` itself 52 MB; 2 GB per worker leaves room for a GPU
+# driver's host-side context and growth over a worker's 200 scenes, 1 GB for the parent.
+MEM_PER_WORKER_MB, MEM_PARENT_MB = 2048, 1024
 
 
 def cpu_cores() -> int:

@@ -1,7 +1,7 @@
 """The local render farm: warm Blender workers, one episode at a time each.
 
 Each worker thread owns one `render.Worker` (a Blender child process) and
-takes episodes from a shared schedule; cluster.episode_job does the episode
+takes episodes from a shared schedule; cluster.item_job does the item
 (claim, sample, render, record, publish). An episode that another live writer
 of the same OUT holds waits: it is tried again every RECHECK seconds once
 nothing else is left, so a run ends only when every episode it was given is
@@ -11,6 +11,7 @@ samples and waits on pipes, Blender does the work in its own process.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import queue
 import signal
@@ -20,12 +21,12 @@ from collections import deque
 
 from render import Worker
 
-from .episode_job import Aborted, Outcome, at_quality, render_episode
+from .item_job import Aborted, Outcome, at_quality, render_item
 from .hardware import cpu_cores, nvidia_gpus, worker_options
 from .planning import Settings, plan
 from .writers import Writer
 
-__all__ = ["Outcome", "RenderPool", "Settings", "at_quality", "cpu_cores", "nvidia_gpus", "plan", "worker_options"]
+__all__ = ["Outcome", "RenderPool", "Settings", "at_quality", "cpu_cores", "nvidia_gpus", "plan", "say_once", "worker_options"]
 
 STOP_GRACE = 10.0  # seconds a stopped Blender gets before it is killed
 RECHECK = 2.0  # seconds between looks at an episode another writer holds
@@ -154,7 +155,7 @@ class RenderPool:
                     break
                 (task, index), since = taken
                 try:
-                    outcome = render_episode(worker, writer, settings, task, index, self.stop,
+                    outcome = render_item(worker, writer, settings, task, index, self.stop,
                                              on_image=lambda: results.put(("image", (task, index))), since=since)
                 except Aborted:
                     break
@@ -197,6 +198,19 @@ class RenderPool:
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+
+def say_once():
+    """Each worker says "no GPU found"; once is enough."""
+    seen: set[str] = set()
+
+    def first_time(record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        new = text not in seen
+        seen.add(text)
+        return new
+
+    return first_time
 
 
 def _signal(pid: int | None, sig: int) -> None:

@@ -1,12 +1,11 @@
-"""What a run has to do: the episodes of its shard that are not complete."""
+"""What a run has to do: the items of its shard that are not complete."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-import tasks
-
-from . import dataset, status
+from store import bookkeeping, layout
+from tasks import catalog
 
 
 @dataclass(frozen=True)
@@ -17,12 +16,12 @@ class Settings:
     split: str
     seed: int
     quality: str
-    scheme: str = "iid"  # how splits differ (tasks.registry); iid for MEWL
+    scheme: str = "iid"  # how splits differ (tasks.benchmark.Scheme)
     configs: tuple[tuple[str, object], ...] = ()  # (benchmark, its dataset-wide config) where one was given
 
     def config_of(self, task: str) -> object | None:
         """What the task's benchmark was configured with (None: its defaults)."""
-        return dict(self.configs).get(tasks.REGISTRY[task].benchmark)
+        return dict(self.configs).get(catalog.task(task).benchmark)
 
     def manifest(self, kind: str) -> dict:
         """What OUT's manifest pins: a run with other values is refused. The
@@ -31,7 +30,7 @@ class Settings:
         if self.scheme != "iid":
             pinned["split_scheme"] = self.scheme
         if self.configs:
-            pinned["config"] = {name: tasks.BENCHMARKS[name].config.manifest(value, self.seed) for name, value in self.configs}
+            pinned["config"] = {name: catalog.benchmarks()[name].config.manifest(value, self.seed) for name, value in self.configs}
         return pinned
 
 
@@ -44,7 +43,7 @@ def plan(settings: Settings, tasks: list[str], n: int, shard: tuple[int, int] = 
     todo, complete = [], 0
     for i in range(first, n, every):
         for task in tasks:
-            if dataset.is_complete(settings.out, settings.split, task, i) and not status.is_damaged(settings.out, settings.split, task, i):
+            if layout.is_complete(settings.out, settings.split, task, i) and not bookkeeping.is_damaged(settings.out, settings.split, task, i):
                 complete += 1
             else:
                 todo.append((task, i))

@@ -10,8 +10,9 @@ import shutil
 import sys
 import time
 
-from .episode_job import Outcome
-from .options import noun
+from tasks.catalog import noun
+
+from .item_job import Outcome
 
 
 

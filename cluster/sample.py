@@ -11,10 +11,12 @@ import time
 
 from joblib import Parallel, delayed
 
-from tasks import ItemError, sample_item
+from store import bookkeeping, card, index, layout
+from store.files import writing
+from tasks.benchmark import ItemError
+from tasks.catalog import sample_item
 
-from . import card, dataset, index, status
-from .episode_job import Outcome, claimed, write_release_files
+from .item_job import Outcome, claimed, write_release_files
 from .planning import Settings
 from .writers import Writer, clean_stale
 
@@ -34,12 +36,12 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
                 return Outcome(task, i, False, 0, 0, (str(err),))
             tmp = writer.staging(split, task, i)
             write_release_files(tmp, item)
-            dataset.publish(tmp, out, split, task, i)
+            layout.publish(tmp, out, split, task, i)
             return Outcome(task, i, True, 0, 0)
         return write
 
-    todo = [i for i in indices if not dataset.is_complete(out, split, task, i) or status.is_damaged(out, split, task, i)]
-    with dataset.writing(out), Writer(out) as writer:
+    todo = [i for i in indices if not layout.is_complete(out, split, task, i) or bookkeeping.is_damaged(out, split, task, i)]
+    with writing(out), Writer(out) as writer:
         while todo:
             held = [i for i in todo if claimed(writer, settings, task, i, produce(writer, i)).held_by is not None]
             if held:
@@ -51,10 +53,10 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
 def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -> list[str]:
     """Write every missing item; returns the failures' reasons."""
     out, split = settings.out, settings.split
-    with dataset.writing(out):
+    with writing(out):
         clean_stale(out)  # dead writers' staging folders
     for task in tasks:
-        status.record_plan(out, split, task, n)
+        bookkeeping.record_plan(out, split, task, n)
     jobs = [(t, list(range(start, min(start + 50, n)))) for t in tasks for start in range(0, n, 50)]
     results = Parallel(n_jobs=workers)(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
     for task in tasks:

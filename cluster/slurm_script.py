@@ -11,24 +11,22 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import options
-from .errors import UserError
+from store.errors import UserError
+from store.status import ranges as index_ranges
+
+from .calibrate import CANDIDATES
+from .hardware import MEM_PARENT_MB, MEM_PER_WORKER_MB
 
 RENDER_JOB = "mewl-render"
 COMPLETE_JOB = "mewl-complete"
 # Default requests per array task, which runs --workers-per-gpu Blender workers per GPU (one on
-# CPU nodes); without it as many as `mewl calibrate` may choose (cluster.calibrate.CANDIDATES).
-# Memory: a worker's Blender measured 390 MB RSS at most over 14 default-quality renders
-# (CPU, 2 cores) and `mewl render` itself 52 MB; 2 GB per worker leaves room for a GPU
-# driver's host-side context and growth over a worker's 200 scenes, 1 GB for the parent.
-MEM_PER_WORKER_MB, MEM_PARENT_MB = 2048, 1024
+# CPU nodes); without it as many as `mewl calibrate` may choose (cluster.calibrate.CANDIDATES),
+# each with the memory cluster.hardware budgets for a worker.
 # CPUs: a GPU worker still builds scenes, writes PNGs and reads the index pass on the CPU.
 CPUS_PER_GPU, CPUS_WITHOUT_GPU = 4, 8
 
 
 def default_mem(gpus_per_task: int, workers_per_gpu: int | None = None) -> str:
-    from .calibrate import CANDIDATES
-
     per_gpu = (workers_per_gpu or max(CANDIDATES)) if gpus_per_task else 1
     mb = MEM_PARENT_MB + MEM_PER_WORKER_MB * max(1, gpus_per_task) * per_gpu
     return f"{mb // 1024}G" if mb % 1024 == 0 else f"{mb}M"
@@ -75,7 +73,7 @@ class Request:
 
 def ranges(shards: list[int]) -> str:
     """[0, 1, 2, 5, 7, 8] -> '0-2,5,7-8', sbatch's --array syntax."""
-    return options.ranges(shards, sep=",")
+    return index_ranges(shards, sep=",")
 
 
 def array_spec(shards: list[int], max_parallel: int | None) -> str:

@@ -20,7 +20,8 @@ import threading
 import time
 from pathlib import Path
 
-STAGING = ".staging"
+from store.layout import STAGING
+
 WRITER_FILE = "writer.json"
 HEARTBEAT = 30.0  # seconds between touches of a live writer's files
 STALE_AFTER = 300.0  # a writer on another host unheard of this long is dead (10 missed heartbeats; tolerates clock skew)

@@ -9,7 +9,7 @@ package does not.
             ...          # nothing was written: place the scene again
 """
 from .result import RenderResult
-from .spec_file import SpecError, output_stem, render_spec_file
+from .spec_file import render_scene
 from .worker import DeviceError, NoSpaceError, RenderError, Worker
 
-__all__ = ["DeviceError", "NoSpaceError", "RenderError", "RenderResult", "SpecError", "Worker", "output_stem", "render_spec_file"]
+__all__ = ["DeviceError", "NoSpaceError", "RenderError", "RenderResult", "Worker", "render_scene"]

@@ -1,7 +1,7 @@
 """The warm Blender scene of one worker (imports bpy; runs only in the child).
 
 The stage (ground, world, camera, compositor) and the assets (meshes and
-materials) are built once; each spec adds its lights, objects and hand,
+materials) are built once (render.blender_stage); each spec adds its lights, objects and hand,
 renders, reads the object-index pass of that render and removes them again.
 """
 from __future__ import annotations
@@ -23,32 +23,8 @@ import assets
 from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS, SHAPES
 
-from . import ground_truth
+from . import blender_stage, ground_truth
 from .devices import configure, gpu_denoiser
-
-GROUND_SIZE = 200.0
-INDEX_PASS = "index"
-
-
-def _material(name: str, inputs: dict) -> bpy.types.Material:
-    mat = bpy.data.materials.new(name)
-    mat.use_nodes = True
-    bsdf = mat.node_tree.nodes["Principled BSDF"]
-    for key, value in inputs.items():
-        bsdf.inputs[key].default_value = value
-    mat.use_fake_user = True
-    return mat
-
-
-def _mesh(name: str, data: assets.Mesh) -> bpy.types.Mesh:
-    me = bpy.data.meshes.new(name)
-    me.from_pydata(data.vertices.tolist(), [], [list(f) for f in data.faces])
-    me.validate()
-    me.shade_smooth()
-    me.normals_split_custom_set_from_vertices(data.normals.tolist())
-    me.materials.append(None)
-    me.use_fake_user = True
-    return me
 
 
 def _cycles_seconds(info: dict, key: str) -> float | None:
@@ -89,13 +65,14 @@ class BlenderScene:
         if self.denoiser != "OPENIMAGEDENOISE":
             self.device += f" (denoiser {self.denoiser.lower()})"
         self.scratch = Path(tempfile.mkdtemp(prefix="mewl-render-"))
-        self._settings()
-        self._stage()
-        self._compositor()
-        self.meshes = {s: _mesh(s, assets.shape_mesh(s)) for s in SHAPES}
-        self.meshes["hand"] = _mesh("hand", assets.hand_mesh())
-        self.materials = {(m, c): _material(f"{m}-{c}", assets.object_material(m, c)) for m in MATERIALS for c in COLORS}
-        self.materials["hand"] = _material("hand", assets.hand_material())
+        blender_stage.settings(self.scene)
+        blender_stage.stage(self.scene)
+        self.index_path = blender_stage.compositor(self.scene, self.scratch)
+        self.meshes = {s: blender_stage.mesh(s, assets.shape_mesh(s)) for s in SHAPES}
+        self.meshes["hand"] = blender_stage.mesh("hand", assets.hand_mesh())
+        self.materials = {(m, c): blender_stage.material(f"{m}-{c}", assets.object_material(m, c))
+                          for m in MATERIALS for c in COLORS}
+        self.materials["hand"] = blender_stage.material("hand", assets.hand_material())
         self.added: list = []
         # A GPU compiles (OptiX) or loads its kernels at the first render: done here, untimed.
         if warm_up is None:
@@ -122,81 +99,6 @@ class BlenderScene:
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
-
-    # -- built once ---------------------------------------------------------
-    def _settings(self) -> None:
-        sc, r = self.scene, self.scene.render
-        r.engine = "CYCLES"
-        r.resolution_percentage = 100
-        r.film_transparent = False
-        r.dither_intensity = 0.0  # dithering would add noise the seed does not fix
-        r.image_settings.file_format = "PNG"
-        r.image_settings.color_mode = "RGB"
-        r.image_settings.color_depth = "8"
-        for key in dir(r):
-            if key.startswith("use_stamp"):
-                setattr(r, key, False)
-        sc.view_settings.view_transform = "Standard"
-        sc.view_settings.look = "None"
-        sc.cycles.use_animated_seed = False
-        sc.cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
-        # One denoiser pass instead of three: about 1 s less per image on 2 CPU
-        # cores for 0.5-1 dB (measured on render.bench's scenes, still > 42 dB).
-        sc.cycles.denoising_prefilter = "FAST"
-        # Sampling strategies only (unbiased: the converged image is the same), measured with the bench's
-        # scenes on 2 CPU cores: a light tree over three area lights and the sky cost more per sample than it
-        # saves (default profile 1.42 -> 1.24 s/image, paper 41 -> 27 s, PSNR against 1024 samples unchanged).
-        sc.cycles.use_light_tree = False
-        sc.view_layers[0].use_pass_object_index = True
-
-    def _stage(self) -> None:
-        sc = self.scene
-        world = bpy.data.worlds.new("world")
-        world.use_nodes = True
-        nodes, links = world.node_tree.nodes, world.node_tree.links
-        bg = nodes["Background"]
-        bg.inputs["Strength"].default_value = assets.WORLD["strength"]
-        # A sky brighter overhead than at the horizon: metal mirrors a gradient, not a flat tone.
-        coords, xyz, ramp = (nodes.new(t) for t in ("ShaderNodeTexCoord", "ShaderNodeSeparateXYZ", "ShaderNodeValToRGB"))
-        links.new(coords.outputs["Generated"], xyz.inputs[0])
-        links.new(xyz.outputs["Z"], ramp.inputs["Fac"])
-        ramp.color_ramp.elements[0].color = (*assets.WORLD["horizon"], 1.0)
-        ramp.color_ramp.elements[1].color = (*assets.WORLD["zenith"], 1.0)
-        links.new(ramp.outputs["Color"], bg.inputs["Color"])
-        # The sky's importance map is rebuilt at every render (Cycles' sync): at the automatic 1024 px it
-        # was 0.40 s of a 2.0 s default image; a smooth gradient needs no more than 64 px (PSNR unchanged).
-        world.cycles.sampling_method = "MANUAL"
-        world.cycles.sample_map_resolution = 64
-        sc.world = world
-        half = GROUND_SIZE / 2
-        me = bpy.data.meshes.new("ground")
-        me.from_pydata([(-half, -half, 0), (half, -half, 0), (half, half, 0), (-half, half, 0)], [], [(0, 1, 2, 3)])
-        me.materials.append(_material("ground", assets.GROUND))
-        ground = bpy.data.objects.new("ground", me)
-        sc.collection.objects.link(ground)
-        cam = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
-        cam.data.sensor_fit = "AUTO"
-        cam.data.clip_end = GROUND_SIZE
-        sc.collection.objects.link(cam)
-        sc.camera = cam
-
-    def _compositor(self) -> None:
-        tree = bpy.data.node_groups.new("compositor", "CompositorNodeTree")
-        self.scene.compositing_node_group = tree
-        layers = tree.nodes.new("CompositorNodeRLayers")
-        out = tree.nodes.new("NodeGroupOutput")
-        tree.interface.new_socket("Image", in_out="OUTPUT", socket_type="NodeSocketColor")
-        tree.links.new(layers.outputs["Image"], out.inputs[0])
-        files = tree.nodes.new("CompositorNodeOutputFile")
-        files.format.media_type = "IMAGE"
-        files.format.file_format = "OPEN_EXR"
-        files.format.color_depth = "32"
-        files.format.exr_codec = "NONE"
-        files.file_output_items.new("FLOAT", INDEX_PASS)
-        files.directory = str(self.scratch) + os.sep
-        files.file_name = "pass_"
-        tree.links.new(layers.outputs["Object Index"], files.inputs[INDEX_PASS])
-        self.index_path = self.scratch / f"pass_{INDEX_PASS}.exr"
 
     # -- per spec -----------------------------------------------------------
     def _apply(self, spec: SceneSpec) -> None:

@@ -14,9 +14,8 @@ from assets.hand import FINGERTIP_HEIGHT
 
 from scenes import hand as hand_geometry
 from scenes.camera import directions, intrinsics, project, rotation_matrix
-from scenes.captions import named_relationships
 from scenes.image_truth import CameraPose, HandObject, ImageObject, ImageTruth
-from scenes.relations import relationships
+from scenes.relations import named_relationships, relationships
 from scenes.spec import GENERATOR_VERSION, SceneSpec
 from scenes.universe import HAND_TUPLE, describe
 from scenes.visibility import MIN_VISIBLE_PIXELS
@@ -85,9 +84,9 @@ def _placed(cam, centre, yaw: float, index: np.ndarray, label: int) -> dict:
 
 
 def build(spec: SceneSpec, index: np.ndarray, *, image_filename: str, device: str, blender_version: str) -> dict:
-    """Every MEWL/CLEVR field plus masks, boxes, counts, camera, lights and
+    """Every CLEVR field plus masks, boxes, counts, camera, lights and
     settings. Words are not known here: names stay null and the caption empty
-    until the episode's release files label them (scenes.mewl_release)."""
+    until the item labels them (tasks.item.Item.label_image)."""
     cam = spec.camera
     entities: list[ImageObject | HandObject] = [
         ImageObject(name=None, shape=o.shape, size=o.size, material=o.material, color=o.color,

@@ -76,7 +76,7 @@ def directions(cam: CameraSpec) -> dict[str, tuple[float, float, float]]:
 
 @lru_cache(maxsize=256)
 def _directions(euler_xyz: tuple[float, float, float]) -> dict[str, tuple[float, float, float]]:
-    # Cached like the rotation: relation tables and Bongard concepts ask for it per object pair.
+    # Cached like the rotation: relation tables and concept programs ask for it per object pair.
     r = _rotation(euler_xyz)
     behind = r @ np.array([0.0, 0.0, -1.0])
     left = r @ np.array([-1.0, 0.0, 0.0])

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .spec import HandSpec, ObjectSpec
+from .parts import HandSpec, ObjectSpec
 
 # (centre in hand frame, half extents) of the two parts, scene units; they
 # bound assets.hand's mesh (split at x = 0.35), and tests check that they do.

@@ -41,7 +41,7 @@ def _fits(obj: ObjectSpec, others: Sequence[ObjectSpec], hand: HandSpec | None =
 def scatter(
     rng: np.random.Generator, props: Sequence[ObjectTuple], half_extents: Sequence[float | None] | None = None,
 ) -> tuple[ObjectSpec, ...] | None:
-    """Objects dropped one by one on the stage; `half_extents` gives continuous sizes (MALeViC)."""
+    """Objects dropped one by one on the stage; `half_extents` gives continuous sizes."""
     placed: list[ObjectSpec] = []
     for (shape, color, material, size), extent in zip(props, half_extents or [None] * len(props)):
         for _ in range(POSITION_TRIES):
@@ -60,7 +60,7 @@ def scatter(
 
 def stand_at(rng: np.random.Generator, props: Sequence[ObjectTuple],
              positions: Sequence[tuple[float, float]]) -> tuple[ObjectSpec, ...] | None:
-    """Objects at given ground points (an arrangement, Bongard's freeform), each at a drawn yaw."""
+    """Objects at given ground points (an arrangement made by placement actions), each at a drawn yaw."""
     placed: list[ObjectSpec] = []
     for (shape, color, material, size), (x, y) in zip(props, positions):
         obj = ObjectSpec(shape=shape, color=color, material=material, size=size,

@@ -5,15 +5,18 @@
 from __future__ import annotations
 
 import itertools
+from typing import Sequence
 
 import numpy as np
 
 from .camera import directions
-from .spec import CameraSpec, ObjectSpec
+from .spec import CameraSpec, ObjectSpec, SceneSpec
 from .universe import DIRECTIONS
 
 # A stated or tested relation must not be a near-tie along either axis.
 RELATION_MARGIN = 0.4
+# CLEVR's threshold for its relationship table keyed by names (an image's `relationships`).
+CLEVR_EPS = 0.2
 
 
 def _ground_offset(a: ObjectSpec, b: ObjectSpec) -> np.ndarray:
@@ -67,8 +70,28 @@ def separated_in(table: dict[str, np.ndarray], i: int, j: int, margin: float = R
 
 
 def all_separated(table: dict[str, np.ndarray], margin: float = RELATION_MARGIN) -> bool:
-    """Every pair of objects separated along both axes: MEWL's rule for
-    relation and bootstrap scenes, which its captioner (CLEVR's 0.2
-    threshold) relies on to order every pair."""
+    """Every pair of objects separated along both axes: a scene where every
+    stated relation holds clearly, and CLEVR's 0.2 threshold orders every pair."""
     n = table["left"].shape[0]
     return all(separated_in(table, i, j, margin) for i, j in itertools.combinations(range(n), 2))
+
+
+def related(scene: SceneSpec, eps: float = CLEVR_EPS) -> dict[str, np.ndarray]:
+    """table[rel][i, j]: object j lies more than eps in direction rel from object i."""
+    dirs = directions(scene.camera)
+    pos = np.array([o.position for o in scene.objects], dtype=float).reshape(-1, 2)
+    diff = pos[None, :, :] - pos[:, None, :]  # diff[i, j] = pos[j] - pos[i]
+    return {d: diff @ np.asarray(dirs[d][:2]) > eps for d in DIRECTIONS}
+
+
+def named_relationships(scene: SceneSpec, names: Sequence[str | None], eps: float = CLEVR_EPS) -> dict[str, dict[str, list[str]]]:
+    """The per-image table keyed by names: {rel: {name: [names of the objects rel of it]}}, named
+    objects only (an object without a word has no key), as the generator this format comes from."""
+    table = related(scene, eps)
+    out: dict[str, dict[str, list[str]]] = {}
+    for rel in ("behind", "front", "left", "right"):  # the format's own key order
+        out[rel] = {
+            a: [b for j, b in enumerate(names) if b is not None and j != i and table[rel][i, j]]
+            for i, a in enumerate(names) if a is not None
+        }
+    return out

@@ -1,4 +1,4 @@
-"""The universe, declared once: TASKS.md's table in MEWL's tuple order."""
+"""The universe, declared once: the table of docs/tasks.md in MEWL's tuple order."""
 from __future__ import annotations
 
 import itertools

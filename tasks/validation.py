@@ -1,18 +1,20 @@
-"""Rules every episode obeys, checked on the finished Episode."""
+"""Rules every item's scenes obey, checked on the finished item, and the error a broken rule raises."""
 from __future__ import annotations
 
 import math
 
 from scenes import hand as hand_geometry
 from scenes.placement import MIN_GAP
-from scenes.spec import Episode, SceneSpec
+from scenes.spec import SceneSpec
 
-from .episode import InvalidEpisode
+
+class InvalidItem(AssertionError):
+    """An item breaks a rule of its task (a sampler bug, never a user error)."""
 
 
 def require(condition: bool, message: str) -> None:
     if not condition:
-        raise InvalidEpisode(message)
+        raise InvalidItem(message)
 
 
 def object_multiset(scene: SceneSpec) -> tuple:
@@ -29,16 +31,3 @@ def check_scene_geometry(scene: SceneSpec, where: str) -> None:
         require(scene.hand.target < len(objs), f"{where}: hand points at a missing object")
         require(all(hand_geometry.clear_of(scene.hand, o, MIN_GAP - 1e-9) for o in objs), f"{where}: hand touches an object")
         require(hand_geometry.points_at(scene.hand, objs), f"{where}: the finger does not reach its target first")
-
-
-def check_common(ep: Episode) -> None:
-    names = [p.name for p in ep.context_panels]
-    require(len(names) == 6, f"an episode has 6 context panels, not {len(names)}")
-    require(len(set(names)) == 6, f"panel names are not unique: {names}")
-    require(len(set(ep.choices)) == 5, f"choices are not distinct: {ep.choices}")
-    require(ep.choices.count(ep.answer) == 1, "the answer is not exactly one of the choices")
-    for p in ep.context_panels:
-        check_scene_geometry(p.scene, f"panel {p.name!r}")
-    check_scene_geometry(ep.query, "query")
-    query = object_multiset(ep.query)
-    require(all(object_multiset(p.scene) != query for p in ep.context_panels), "the query copies a context scene")

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from joblib import Parallel, delayed
 
-from scenes.spec import Episode, Item
+from tasks.item import Item
+from tasks.mewl.episode import Episode
 
 # Measured workers per device (cluster.calibrate) are kept per user; tests, and the
 # commands they start, must neither read a developer's measurements nor leave theirs.
@@ -42,7 +43,7 @@ def pytest_unconfigure(config):
 
 def _sample_range(folder: str, task: str, split: str, seed: int, start: int, stop: int) -> list[str]:
     """Episodes start..stop-1 as JSON, sampled by the first process to ask and read by the others."""
-    from tasks import sample_item
+    from tasks.catalog import sample_item
 
     path = Path(folder) / f"{task}-{split}-{seed}-{start}-{stop}.json"
     with open(path.with_suffix(".lock"), "w") as lock:
@@ -59,7 +60,7 @@ def _sample_range(folder: str, task: str, split: str, seed: int, start: int, sto
 @functools.cache
 def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: int = 0) -> tuple[Episode | Item, ...]:
     """n episodes (items, for a task beyond MEWL) of a task, sampled once per test session on every core."""
-    from tasks import REGISTRY
+    from tasks import catalog
 
     folder = os.environ[SAMPLES_ENV]  # set by pytest_configure, inherited by xdist's workers
     # A few costly items (Bongard problems) are split over the cores rather than drawn by one.
@@ -68,4 +69,4 @@ def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: 
     batches = Parallel(n_jobs=-1)(
         delayed(_sample_range)(folder, task, split, seed, s, min(s + step, n)) for s in range(0, n, step)
     )
-    return tuple(REGISTRY[task].model.model_validate_json(j) for batch in batches for j in batch)
+    return tuple(catalog.task(task).model.model_validate_json(j) for batch in batches for j in batch)

@@ -10,10 +10,11 @@ import shutil
 import numpy as np
 import pytest
 
-from cluster.cli import main
-from cluster.record import write_record
-from cluster.solvers import deprived, learned, solver_module
-from scenes.spec import TASKS, Episode
+from cli.main import main
+from store.record import write_record
+from tasks.mewl.audit import rates
+from tasks.mewl.solvers import SOLVERS, deprived, learned
+from tasks.mewl.episode import TASKS, Episode
 from scenes.universe import COLORS
 from tests.chance import Z_999
 from tests.conftest import episodes
@@ -30,7 +31,17 @@ def small(tmp_path_factory):
 
 
 def rows_of(printed: str) -> dict[str, str]:
-    return {line.split()[0]: line for line in printed.splitlines() if line.split() and line.split()[0] in TASKS}
+    """task -> its row (split, task, n, oracle, ...)."""
+    return {line.split()[1]: line for line in printed.splitlines() if len(line.split()) > 1 and line.split()[1] in TASKS}
+
+
+def subset(small, out, tasks):
+    """A dataset of some of small's task folders (the manifest with them)."""
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(small / "mewl-dataset.json", out)
+    for task in tasks:
+        shutil.copytree(small / "train" / task, out / "train" / task)
+    return out
 
 
 def test_audit_prints_one_row_per_task_with_the_oracle_at_100(small, capsys):
@@ -38,21 +49,20 @@ def test_audit_prints_one_row_per_task_with_the_oracle_at_100(small, capsys):
     rows = rows_of(capsys.readouterr().out)
     assert sorted(rows) == sorted(TASKS)
     for task, line in rows.items():
-        assert line.split()[1:3] == ["30", "100.0"], f"{task}: {line}"
+        assert line.split()[2:4] == ["30", "100.0"], f"{task}: {line}"
 
 
 def test_audit_passes_tasks_without_shortcuts_and_prints_markdown(small, tmp_path, capsys):
-    for task in OWN:
-        shutil.copytree(small / "train" / task, tmp_path / "train" / task)
-    assert main(["audit", "solvers", str(tmp_path), "--workers", "1", "--markdown"]) == 0
+    subset(small, tmp_path, OWN)
+    assert main(["audit", "mewl", str(tmp_path), "--workers", "1", "--markdown"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("| task | n | oracle | text-only | query-only | query-only learned |")
-    body = [line for line in lines if line.startswith("| ") and line.split()[1] in OWN]
+    assert lines[0].startswith("| split | task | n | oracle | text-only | query-only | query-only learned |")
+    body = [line for line in lines if line.startswith("| ") and line.split()[3] in OWN]
     assert len(body) == len(OWN) and all(line.endswith("| ok |") for line in body)
 
 
 def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, capsys):
-    shutil.copytree(small / "train" / "number", tmp_path / "train" / "number")
+    subset(small, tmp_path, ["number"])
     path = tmp_path / "train" / "number" / "7" / "episode.json"
     ep = Episode.model_validate_json(path.read_text())
     wrong = next(c for c in ep.choices if c != ep.answer)
@@ -63,7 +73,7 @@ def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, ca
 
 
 def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, capsys):
-    shutil.copytree(small / "train" / "number", tmp_path / "train" / "number")
+    subset(small, tmp_path, ["number"])
     path = tmp_path / "train" / "number" / "4" / "episode.json"
     path.write_bytes(path.read_bytes().replace(b'"number"', b'"NUMBER"', 1))  # same size, other bytes
     shutil.copytree(tmp_path / "train" / "number" / "5", tmp_path / "train" / "number" / "05")  # not a name mewl writes
@@ -74,14 +84,14 @@ def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, capsys):
 
 def test_a_learned_baseline_may_train_on_another_dataset(small, tmp_path, capsys):
     assert main(["sample", "--task", "color", "--n", "30", "--out", str(tmp_path), "--seed", "6", "--workers", "1"]) == 0
-    shutil.copytree(small / "train" / "color", tmp_path / "other" / "train" / "color")
+    subset(small, tmp_path / "other", ["color"])
     assert main(["audit", str(tmp_path / "other"), "--train", str(tmp_path), "--workers", "1"]) == 0
     assert "color" in rows_of(capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("argv, message", [
     (["audit", "/nonexistent/data"], "is not a folder"),
-    (["audit", "bogus", "/nonexistent/data"], "unknown audit 'bogus'; expected one of solvers"),
+    (["audit", "bogus", "/nonexistent/data"], "unknown audit 'bogus'; expected one of mewl, malevic"),
     (["audit", "a", "b", "c"], "unrecognized arguments: c"),
 ])
 def test_user_errors_are_one_line(argv, message, capsys):
@@ -92,20 +102,16 @@ def test_user_errors_are_one_line(argv, message, capsys):
 
 def test_an_empty_folder_is_a_user_error(tmp_path, capsys):
     assert main(["audit", str(tmp_path)]) == 2
-    assert "holds no episodes" in capsys.readouterr().err
-
-
-def query_only_chance(task: str) -> float:
-    module = solver_module(task)
-    return getattr(module, "QUERY_ONLY_CHANCE", module.CHANCE)
+    assert "is not a dataset of this tool" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("task", OWN)
 def test_query_only_exact_solvers_are_at_chance(task):
     eps = episodes(task, 1000, "train", 3)
     rng = np.random.default_rng(0)
-    rate = np.mean([deprived.exact_guess(task, deprived.QUERY_ONLY, ep, rng) == ep.answer for ep in eps])
-    chance = query_only_chance(task)
+    query_only = SOLVERS[task].deprived[deprived.QUERY_ONLY]
+    rate = np.mean([query_only.guess(deprived.view(ep, deprived.QUERY_ONLY), rng) == ep.answer for ep in eps])
+    chance = query_only.floor
     noise = Z_999 * math.sqrt(chance * (1 - chance) / len(eps))
     print(f"{task}: query-only exact {rate:.3f} (chance {chance:.3f})")
     assert abs(rate - chance) <= noise
@@ -128,7 +134,7 @@ def test_deprived_solvers_see_nothing_of_what_they_are_denied():
 def test_learned_query_only_baselines_are_at_chance(task):
     train, test = episodes(task, 1000, "train", 3), episodes(task, 1000, "train", 4)
     rate = learned.hits(task, deprived.QUERY_ONLY, list(train), list(test)).mean()
-    chance = solver_module(task).CHANCE
+    chance = SOLVERS[task].chance
     print(f"{task}: query-only learned {rate:.3f} (chance {chance:.3f})")
     assert rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / len(test))
 
@@ -136,16 +142,14 @@ def test_learned_query_only_baselines_are_at_chance(task):
 # The redesigned tasks (issue 10): their deprived baselines learn on the
 # 1,000 seed-1 episodes their own tests sample and are tested on the first
 # 1,000 of the seed-0 episodes test_tasks.py samples (both cached per session).
-REDESIGNED = [(t, d) for t in ("relation", "bootstrap", "pragmatic") for d in deprived.DEPRIVED[t]]
+REDESIGNED = [(t, d) for t in ("relation", "bootstrap", "pragmatic") for d in SOLVERS[t].deprived]
 
 
 @pytest.mark.parametrize("task,deprivation", REDESIGNED)
 def test_learned_deprived_baselines_of_the_redesigned_tasks_are_at_chance(task, deprivation):
-    from cluster.audit_table import chance_of
-
     train, test = episodes(task, 1000, "train", 1), episodes(task, 1000)
     rate = learned.hits(task, deprivation, list(train), list(test)).mean()
-    chance = chance_of(solver_module(task), f"{deprivation} learned")
+    chance = SOLVERS[task].deprived[deprivation].floor
     print(f"{task}: {deprivation} learned {rate:.3f} (chance {chance:.3f})")
     assert rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / len(test))
 
@@ -166,9 +170,8 @@ def test_the_learned_baseline_finds_a_planted_shortcut():
 def test_each_baseline_is_judged_against_its_own_chance():
     """Pragmatic without the query's hand is at 1/2 by construction, the basic
     tasks' query-only at 1/5: the verdict holds each baseline to its own bar."""
-    from cluster.audit_table import chance_of
-
-    pragmatic, shape = solver_module("pragmatic"), solver_module("shape")
-    assert chance_of(pragmatic, "no_hand exact") == chance_of(pragmatic, "no_hand learned") == 1 / 2
-    assert chance_of(pragmatic, "text-only") == chance_of(pragmatic, "query_only exact") == 1 / 5
-    assert chance_of(shape, "text-only") == 1 / 3 and chance_of(shape, "query_only learned") == 1 / 5
+    pragmatic = rates("pragmatic", list(episodes("pragmatic", 20)), None)["bars"]
+    assert pragmatic == {"text-only": 1 / 5, "query-only": 1 / 5, "query-only learned": 1 / 5,
+                         "no-hand": 1 / 2, "no-hand learned": 1 / 2}
+    shape = rates("shape", list(episodes("shape", 20)), None)["bars"]
+    assert shape == {"text-only": 1 / 3, "query-only": 1 / 5, "query-only learned": 1 / 5}

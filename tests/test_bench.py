@@ -71,4 +71,4 @@ def test_a_measured_gpu_is_reported_per_worker_count_with_the_hours_for_mewl():
     text = cluster_bench.format_report({"gpu": g})
     assert "on one NVIDIA H100 80GB HBM3 (ground truth says device 'optix (denoiser optix)')" in text
     assert "    2 worker(s) sharing the GPU: 36.00 images/s" in text
-    assert "`mewl render` will run 3 worker(s) per GPU (MEWL's 264,600 images in 1.8 h on one GPU)" in text
+    assert "`mewl render` will run 3 worker(s) per GPU (mewl-release's 264,600 images in 1.8 h on one GPU)" in text

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import tasks
-from tasks.seeds import item_rng, task_code
+from tasks import catalog
+from tasks.seeds import item_rng
 
-MEWL = [sys.executable, "-m", "cluster"]
+MEWL = [sys.executable, "-m", "cli"]
 
 
 def mewl(*args):
@@ -22,7 +22,7 @@ def mewl(*args):
 def test_mewl_tasks_lists_every_task_once_with_its_benchmark():
     r = mewl("tasks")
     assert r.returncode == 0
-    for bench in tasks.BENCHMARKS.values():
+    for bench in catalog.BENCHMARKS:
         assert f"{bench.name}: " in r.stdout
         for t in bench.tasks:
             assert sum(line.split()[0] == t.name for line in r.stdout.splitlines() if line.startswith("  ")) == 1
@@ -30,19 +30,20 @@ def test_mewl_tasks_lists_every_task_once_with_its_benchmark():
 
 def test_task_names_resolve_as_documented():
     mewl_nine = ["shape", "color", "material", "object", "composite", "relation", "bootstrap", "number", "pragmatic"]
-    assert tasks.resolve("mewl") == mewl_nine
-    assert tasks.resolve("malevic") == [t.name for t in tasks.BENCHMARKS["malevic"].tasks]
-    assert tasks.resolve("all") == list(tasks.ALL_TASKS) and set(mewl_nine) < set(tasks.ALL_TASKS)
-    assert tasks.resolve("pragmatic,malevic-pos,pragmatic") == ["pragmatic", "malevic-pos"]
-    assert all(t in mewl_nine or t.startswith(f"{tasks.REGISTRY[t].benchmark}-") for t in tasks.ALL_TASKS)
+    assert catalog.resolve("mewl") == mewl_nine
+    assert catalog.resolve("malevic") == [t.name for t in catalog.benchmarks()["malevic"].tasks]
+    assert catalog.resolve("all") == list(catalog.tasks()) and set(mewl_nine) < set(catalog.tasks())
+    assert catalog.resolve("pragmatic,malevic-pos,pragmatic") == ["pragmatic", "malevic-pos"]
+    assert all(t in mewl_nine or t.startswith(f"{catalog.task(t).benchmark}-") for t in catalog.tasks())
 
 
 def test_a_new_task_never_moves_another_task_s_seeds():
     """MEWL's nine keep their index in the seed; others are coded by name."""
-    assert [task_code(t) for t in tasks.resolve("mewl")] == list(range(9))
-    codes = {task_code(t) for t in tasks.ALL_TASKS}
-    assert len(codes) == len(tasks.ALL_TASKS)
-    assert item_rng(1, "train", "malevic-pos", 3).integers(2**62) != item_rng(1, "train", "malevic-pos1", 3).integers(2**62)
+    assert [catalog.task(t).code for t in catalog.resolve("mewl")] == list(range(9))
+    codes = {t.code for t in catalog.tasks().values()}
+    assert len(codes) == len(tuple(catalog.tasks()))
+    pos, pos1 = catalog.task("malevic-pos").code, catalog.task("malevic-pos1").code
+    assert item_rng(1, "train", pos, 3).integers(2**62) != item_rng(1, "train", pos1, 3).integers(2**62)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -1,6 +1,6 @@
 """Bongard end to end: one draft-rendered problem per family, checked from its files alone.
 
-The file-only checker (cluster/solvers/bongard.py) rebuilds all fourteen
+The file-only checker (tasks/bongard/solver.py) rebuilds all fourteen
 panels from the renderer's `<name>.json` and must find the problem fair and
 every image on its side; a solver reading only the images' ground truth
 answers both test images right; and the pixels show every object the ground
@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 from pycocotools import mask as mask_utils
 
-from cluster.solvers.bongard import SIDE, answer, check_folder
+from tasks.bongard.solver import SIDE, answer, check_folder
 
 pytestmark = pytest.mark.render
 
@@ -26,7 +26,7 @@ NAMES = [f"{side}_{i}" for side in ("pos", "neg") for i in range(SIDE)]
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("bongard")
-    r = subprocess.run([sys.executable, "-m", "cluster.cli", "render", "--task", "bongard", "--n", "1", "--out", out,
+    r = subprocess.run([sys.executable, "-m", "cli", "render", "--task", "bongard", "--n", "1", "--out", out,
                         "--quality", "draft", "--device", "cpu", "--workers", "1"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return sorted(out.glob("train/bongard-*/0"))
@@ -54,8 +54,8 @@ def test_the_pixels_show_every_object_where_the_truth_says(rendered):
 
 
 def test_the_audit_reads_rendered_problems_and_their_pixels(rendered, capsys):
-    from cluster.cli import main
+    from cli.main import main
 
-    assert main(["audit", "bongard", str(rendered[0].parents[2])]) == 0
+    assert main(["audit", "bongard", str(rendered[0].parents[2]), "--markdown"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train")]
     assert len(rows) == 3 and all("| 1.000 | 1.000 |" in r and "| pixels | ok |" in r for r in rows), rows

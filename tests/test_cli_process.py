@@ -24,9 +24,9 @@ def test_version_names_the_generator_and_its_blender():
 
 
 def test_python_dash_m_cluster_is_mewl():
-    done = subprocess.run([sys.executable, "-m", "cluster", "schema"], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "cli", "schema"], capture_output=True, text=True)
     assert done.returncode == 0 and '"title": "Episode"' in done.stdout
-    done = subprocess.run([sys.executable, "-m", "cluster", "nonsense"], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "cli", "nonsense"], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("mewl: error: ") and done.stderr.count("\n") == 1
 
 
@@ -67,11 +67,12 @@ def test_piping_into_head_prints_the_first_line_and_nothing_else(episode_folder,
 
 def test_a_broken_pipe_of_our_own_is_still_a_bug(monkeypatch, capfd):
     """Only the reader of stdout going away is quiet; a worker's pipe breaking is not."""
-    from cluster import cli
+    from cli import main as cli
+    from cli import specs
 
     def worker_pipe_breaks(args):
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr(cli, "cmd_schema", worker_pipe_breaks)
+    monkeypatch.setattr(specs, "cmd_schema", worker_pipe_breaks)
     with pytest.raises(BrokenPipeError):
         cli.main(["schema"])

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cluster import dataset
+from store import layout, manifest
 
-MEWL = [sys.executable, "-m", "cluster.cli"]
+MEWL = [sys.executable, "-m", "cli"]
 
 
 def mewl(*args, cwd=None):
@@ -29,11 +29,14 @@ def test_sample_writes_mewl_layout_and_is_byte_identical_twice(tmp_path):
         assert r.returncode == 0, r.stderr
     assert tree_digest(a) == tree_digest(b)
     info = json.loads((a / "train/shape/2/info.json").read_text())
-    assert info["question"]["choices"].index(info["question"]["answer"]) >= 0
-    assert len(info["context_panels"]) == 6 and all("name" in p and "objects" in p for p in info["context_panels"])
     episode = json.loads((a / "train/shape/2/episode.json").read_text())
+    question = info["question"]
+    assert question["choices"] == episode["choices"] and question["choices"].count(question["answer"]) == 1
+    assert question["answer"] == episode["answer"] and len(set(question["choices"])) == 5
+    assert [p["name"] for p in info["context_panels"]] == [p["name"] for p in episode["context_panels"]]
+    assert all(p["objects"] for p in info["context_panels"])
     assert episode["index"] == 2 and episode["root_seed"] == 5
-    assert not dataset.partial_episodes(a)
+    assert not layout.partial_items(a)
     assert sorted(p.name for p in (a / "train/shape").glob("*")) == ["0", "1", "2"]
 
 
@@ -114,7 +117,7 @@ def test_samplers_started_at_once_on_a_new_folder_with_other_seeds_do_not_mix(tm
     results = [(p.wait(), p.stderr.read()) for p in procs]
     assert sorted(rc for rc, _ in results) == [0, 2, 2, 2], results
     assert all("holds a different dataset" in err and err.count("\n") == 1 for rc, err in results if rc == 2)
-    seed = json.loads((out / dataset.MANIFEST).read_text())["seed"]
+    seed = json.loads((out / layout.MANIFEST).read_text())["seed"]
     seeds = {json.loads(p.read_text())["root_seed"] for p in out.glob("train/shape/*/episode.json")}
     assert seeds == {seed} and len(list(out.glob("train/shape/*/episode.json"))) == 3
 
@@ -122,13 +125,13 @@ def test_samplers_started_at_once_on_a_new_folder_with_other_seeds_do_not_mix(tm
 def test_claiming_a_new_folder_is_exclusive_under_threads(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
-    from cluster.errors import UserError
+    from store.errors import UserError
 
     out = tmp_path / "out"
 
     def claim(seed):
         try:
-            dataset.claim_output(out, {"seed": seed, "kind": "specs"})
+            manifest.claim_output(out, {"seed": seed, "kind": "specs"})
             return seed
         except UserError as err:
             assert "holds a different dataset" in str(err)
@@ -137,7 +140,7 @@ def test_claiming_a_new_folder_is_exclusive_under_threads(tmp_path):
     for _ in range(5):
         with ThreadPoolExecutor(8) as pool:
             won = [s for s in pool.map(claim, range(8)) if s is not None]
-        assert len(won) == 1 and json.loads((out / dataset.MANIFEST).read_text())["seed"] == won[0]
+        assert len(won) == 1 and json.loads((out / layout.MANIFEST).read_text())["seed"] == won[0]
         assert not list(out.glob(".*.tmp"))
         for p in sorted(out.rglob("*"), reverse=True):
             p.unlink() if p.is_file() else p.rmdir()
@@ -147,12 +150,12 @@ def test_claiming_a_new_folder_is_exclusive_under_threads(tmp_path):
 def test_a_damaged_manifest_is_one_line_everywhere(tmp_path, text):
     out = tmp_path / "out"
     assert mewl("sample", "--task", "shape", "--n", 1, "--out", out).returncode == 0
-    (out / dataset.MANIFEST).write_text(text)
+    (out / layout.MANIFEST).write_text(text)
     before = tree_digest(out)
     for args in (["sample", "--task", "shape", "--n", 2, "--out", out], ["status", out], ["verify", out]):
         r = mewl(*args)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, (args, r.stderr)
-        assert dataset.MANIFEST in r.stderr, r.stderr
+        assert layout.MANIFEST in r.stderr, r.stderr
     assert tree_digest(out) == before
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cluster.solvers import icy as checker
+from tasks.icy import solver as checker
 from tasks.icy.language import LanguageSpec, language_json
 from tests.test_tasks_icy import SPECS, items, truth_of
 
@@ -62,7 +62,7 @@ def test_rendered_items_show_their_objects_and_the_file_only_checker_agrees(tmp_
     truth names its one visible object, and the checker, reading the files
     alone, finds every message where the language puts it."""
     out = tmp_path / "data"
-    r = subprocess.run([sys.executable, "-m", "cluster.cli", "render", "--task", "icy", "--n", "1",
+    r = subprocess.run([sys.executable, "-m", "cli", "render", "--task", "icy", "--n", "1",
                         "--split", "test", "--out", str(out), "--quality", "draft", "--device", "cpu",
                         "--seed", "5", "--workers", "1"], capture_output=True, text=True, cwd=REPO, timeout=600)
     assert r.returncode == 0, r.stderr
@@ -83,7 +83,7 @@ def test_rendered_items_show_their_objects_and_the_file_only_checker_agrees(tmp_
 
 
 def test_an_icy_episode_file_is_read_as_its_own_model_not_as_mewls(tmp_path):
-    from tasks import read_item
+    from tasks.catalog import read_item
     from tasks.icy.episodes import IcyEpisode
 
     ep = items("icy-episodes", "train", 1)[0]

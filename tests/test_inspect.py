@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cluster import cli
-from cluster.overlay import POINTED, SCALE, place_labels
-from cluster.record import write_record
+from cli import main as cli
+from cli.overlay import POINTED, SCALE, place_labels
+from store.record import write_record
 from render import ground_truth
 from scenes.universe import describe
-from tasks import sample_item
-from scenes.mewl_release import info_json
+from tasks.catalog import sample_item
+from tasks.mewl.episode import info_json
 
 
 def run(capsys, *args) -> tuple[int, str, str]:

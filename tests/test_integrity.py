@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from cluster import claims, dataset, writers
-from cluster.record import RECORD, full_problem, read_record
+from cluster import claims, writers
+from store import layout
+from store.record import RECORD, full_problem, read_record
 
-MEWL = [sys.executable, "-m", "cluster.cli"]
+MEWL = [sys.executable, "-m", "cli"]
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -82,11 +83,11 @@ def test_verify_names_each_damaged_episode_and_a_rerun_restores_every_byte(refer
     for i in range(5):
         for command in ("validate", "inspect"):
             r = mewl(command, out / f"train/shape/{i}")
-            assert r.returncode == 2 and r.stderr.count("\n") == 1 and "damaged episode" in r.stderr, r.stderr
+            assert r.returncode == 2 and r.stderr.count("\n") == 1 and "damaged item" in r.stderr, r.stderr
     # the rerun sets the damaged folders aside (nothing user-made is lost) and writes them again
     assert sample(out).returncode == 0
     assert files(out) == files(reference)
-    aside = sorted((out / dataset.DAMAGED / "train/shape").iterdir())
+    aside = sorted((out / layout.DAMAGED / "train/shape").iterdir())
     assert len(aside) == 5 and (aside[3] / "notes.txt").read_text() == "mine"
     assert mewl("verify", out).returncode == 0
     r = mewl("status", out)

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from cluster import claims, writers
-from cluster.record import full_problem
+from store.record import full_problem
 
 pytestmark = pytest.mark.e2e
 
-MEWL = [sys.executable, "-m", "cluster.cli"]
+MEWL = [sys.executable, "-m", "cli"]
 REPO = Path(__file__).resolve().parents[1]
 TASKS, N = "shape,number", 2
 

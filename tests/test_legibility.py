@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cluster import legibility
-from cluster.errors import UserError
+from cli.audit import images
+from render import legibility
 from render.ground_truth import rle
 from scenes.universe import COLOR_RGB, COLORS, MATERIALS
+from store.record import write_record
 
 CELL = 16  # 256 pixels per painted object, above the audit's minimum
 PAIRS = [(m, c) for m in MATERIALS for c in COLORS]  # 24: a 6 x 4 grid per image
@@ -28,7 +29,10 @@ def _paint(rng, material: str, rgb) -> np.ndarray:
 
 
 def _write(out, looks=COLOR_RGB, hand=True, small=True):
+    """A dataset of painted images, each item with its record of checksums, as the reader expects."""
     rng = np.random.default_rng(0)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "mewl-dataset.json").write_text(json.dumps({"generator": "painted by the test", "seed": 0}))
     for episode in range(EPISODES):
         folder = out / "train" / "color" / str(episode)
         folder.mkdir(parents=True)
@@ -48,11 +52,13 @@ def _write(out, looks=COLOR_RGB, hand=True, small=True):
         Image.fromarray(img.astype(np.uint8)).save(folder / "panel.png")
         (folder / "panel.json").write_text(json.dumps({"objects": objects}))
         (folder / "info.json").write_text(json.dumps({"objects": [["cube", "red", "rubber", "large"]]}))
+        (folder / "episode.json").write_text("{}")
+        write_record(folder)
     return out
 
 
 def test_objects_are_read_from_masks_and_split_by_episode(tmp_path):
-    objs = legibility.collect(_write(tmp_path))
+    objs = legibility.collect(images(_write(tmp_path)))
     assert len(objs.color) == EPISODES * len(PAIRS)  # no hand, no tiny object, no info.json
     per_episode = objs.train.reshape(EPISODES, len(PAIRS))
     assert (per_episode == per_episode[:, :1]).all()  # a whole episode is on one side
@@ -63,7 +69,7 @@ def test_objects_are_read_from_masks_and_split_by_episode(tmp_path):
 
 
 def test_distinct_looks_meet_every_target(tmp_path, capsys):
-    from cluster.cli import main
+    from cli.main import main
 
     assert main(["audit", "legibility", str(_write(tmp_path))]) == 0  # what users type
     text = capsys.readouterr().out
@@ -73,21 +79,26 @@ def test_distinct_looks_meet_every_target(tmp_path, capsys):
 
 def test_two_colours_that_look_alike_fail_the_audit(tmp_path, capsys):
     looks = {**COLOR_RGB, "brown": COLOR_RGB["red"]}  # brown painted as red
-    assert legibility.main(_write(tmp_path, looks=looks)) == 1
+    assert legibility.main(images(_write(tmp_path, looks=looks))) == 1
     text = capsys.readouterr().out
     assert "color of rubber" in text and "BELOW TARGET" in text
-    results = legibility.audit(legibility.collect(tmp_path))
+    results = legibility.audit(legibility.collect(images(tmp_path)))
     rubber = next(r for r in results if r.name == "color of rubber")
     red, brown = rubber.labels.index("red"), rubber.labels.index("brown")
     assert rubber.confusion[brown, red] + rubber.confusion[red, brown] > 0
 
 
 def test_empty_or_missing_output_is_a_user_error(tmp_path, capsys):
-    from cluster.cli import main
+    from cli.main import main
 
     assert main(["audit", "legibility", str(tmp_path / "missing")]) == 2
-    assert capsys.readouterr().err.count("\n") == 1
-    with pytest.raises(UserError, match="no rendered objects"):
-        legibility.main(tmp_path)
-    with pytest.raises(UserError, match="not a directory"):
-        legibility.main(tmp_path / "missing")
+    assert "is not a folder" in capsys.readouterr().err
+    _write(tmp_path)
+    for png in tmp_path.glob("train/color/*/panel.png"):
+        png.unlink()
+        write_record(png.parent)  # an item without images: nothing to read
+    assert main(["audit", "legibility", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no rendered objects" in err
+    with pytest.raises(legibility.NoObjects):
+        legibility.collect([])

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 from pycocotools import mask as mask_utils
 
-from cluster.solvers import malevic as solver
+from tasks.malevic import solver as solver
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +26,7 @@ N = 2
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("malevic") / "d"
-    r = subprocess.run([sys.executable, "-m", "cluster", "render", "--task", "malevic", "--n", str(N), "--out", str(out),
+    r = subprocess.run([sys.executable, "-m", "cli", "render", "--task", "malevic", "--n", str(N), "--out", str(out),
                         "--quality", "draft", "--device", "cpu", "--seed", "4", "--workers", "1"],
                        capture_output=True, text=True, cwd=REPO, timeout=900)
     assert r.returncode == 0, r.stderr
@@ -72,14 +72,14 @@ def test_the_index_lists_every_complete_item_and_rebuilds_to_the_same_bytes(rend
     before = {p: p.read_bytes() for p in (rendered / "train").glob("*.jsonl")}
     for p in before:
         p.unlink()
-    r = subprocess.run([sys.executable, "-m", "cluster", "index", str(rendered)], capture_output=True, text=True, cwd=REPO)
+    r = subprocess.run([sys.executable, "-m", "cli", "index", str(rendered)], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0 and r.stdout.count("item(s)") == len(TASKS)
     assert {p: p.read_bytes() for p in before} == before
 
 
 def test_validate_verify_and_status_read_malevic_items(rendered):
     def mewl(*args):
-        return subprocess.run([sys.executable, "-m", "cluster", *args], capture_output=True, text=True, cwd=REPO)
+        return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, cwd=REPO)
 
     r = mewl("validate", str(rendered / "train" / "malevic-setpos" / "1"))
     assert r.returncode == 0 and "valid malevic-setpos item 1" in r.stdout
@@ -91,9 +91,9 @@ def test_validate_verify_and_status_read_malevic_items(rendered):
 
 
 def test_the_malevic_audit_reads_the_rendered_files(rendered):
-    r = subprocess.run([sys.executable, "-m", "cluster", "audit", "malevic", str(rendered)],
+    r = subprocess.run([sys.executable, "-m", "cli", "audit", "malevic", str(rendered), "--markdown"],
                        capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0, r.stdout + r.stderr
     rows = [line.split(" | ") for line in r.stdout.splitlines()[2:]]
-    assert sorted(row[0].strip("| ") for row in rows) == sorted(TASKS)
-    assert all(row[2] == "1.000" and row[-1].strip(" |") == "ok" for row in rows)  # the oracle gets every label
+    assert sorted(row[1] for row in rows) == sorted(TASKS) and {row[0].strip("| ") for row in rows} == {"train"}
+    assert all(row[3] == "1.000" and row[-1].strip(" |") == "ok" for row in rows)  # the oracle gets every label

@@ -9,16 +9,16 @@ import subprocess
 import numpy as np
 import pytest
 
-from cluster.cli import main
-from cluster.record import write_record
-from cluster.text import utterance
+from cli.main import main
+from store.record import write_record
+from tasks.mewl.text import utterance
 from render import ground_truth
-from scenes.captions import PROMPT, mewl_order, object_caption, pragmatic_caption
+from tasks.mewl.captions import PROMPT, mewl_order, object_caption, pragmatic_caption
 from scenes.image_truth import ImageTruth
-from scenes.spec import TASKS
+from tasks.mewl.episode import TASKS
 from scenes.universe import HAND_TUPLE, UNIVERSE, UNIVERSE_INDEX
-from tasks import sample_item
-from scenes.mewl_release import InfoJson, image_json, info_json
+from tasks.catalog import sample_item
+from tasks.mewl.episode import InfoJson, image_json, info_json
 
 ARROW = list(HAND_TUPLE)
 
@@ -155,6 +155,11 @@ def test_mewl_captioner_orders_every_spatial_scene():
 
 
 def write_release(out, ep):
+    """An episode's released files as a render writes them, in a dataset folder with its manifest."""
+    manifest = out / "mewl-dataset.json"
+    if not manifest.exists():
+        out.mkdir(parents=True, exist_ok=True)
+        manifest.write_text(json.dumps({"generator": ep.generator, "seed": ep.root_seed, "kind": "rendered"}))
     folder = out / ep.split / ep.task / str(ep.index)
     folder.mkdir(parents=True)
     (folder / "info.json").write_text(json.dumps(info_json(ep)))
@@ -217,7 +222,12 @@ def test_mewl_text_on_a_read_only_dataset_is_one_line(tmp_path, capsys):
 
 def test_mewl_text_refuses_a_folder_without_episodes(tmp_path, capsys):
     assert main(["text", str(tmp_path)]) == 2
-    assert "no <split>/<task> folders" in capsys.readouterr().err
+    assert "is not a dataset of this tool" in capsys.readouterr().err
+    assert main(["sample", "--task", "malevic-pos", "--n", "2", "--out", str(tmp_path), "--workers", "1"]) == 0
+    capsys.readouterr()
+    assert main(["text", str(tmp_path)]) == 2  # a dataset, and no item of a benchmark with text inputs
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no <split>/<task> folders of items with text inputs (mewl)" in err
 
 
 def test_release_preset_plans_the_papers_sizes(tmp_path, capsys):

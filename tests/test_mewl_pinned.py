@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from cluster.cli import main
+from cli.main import main
 
 # sha256 over (relative path, sha256 of the file) of train/<task>/**, 40 episodes, seed 7.
 PINNED = {

@@ -67,7 +67,7 @@ def digests(out: Path) -> dict[str, str]:
 
 
 def sample_all(root: Path) -> dict[str, dict[str, str]]:
-    from cluster.cli import main
+    from cli.main import main
 
     result = {}
     for name, argv in SAMPLE_RUNS.items():
@@ -78,7 +78,7 @@ def sample_all(root: Path) -> dict[str, dict[str, str]]:
 
 
 def render_all(root: Path) -> dict[str, str]:
-    from cluster.cli import main
+    from cli.main import main
 
     out = root / "rendered"
     assert main(["render", "--task", "all", "--n", "1", "--seed", SEED, "--quality", "draft", "--device", "cpu",

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from cluster import cli, dataset, status
+from cli import main as cli
+from store import bookkeeping, layout, manifest
 from cluster.pipeline import Settings, at_quality, plan, worker_options
-from cluster.record import write_record
-from tasks import sample_item
+from store.record import write_record
+from tasks.catalog import sample_item
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -28,7 +29,7 @@ def run(capsys, *args) -> tuple[int, str, str]:
 
 def fake_episode(out: Path, split: str, task: str, i: int) -> None:
     """A published episode as far as bookkeeping sees: files and their record."""
-    folder = dataset.episode_dir(out, split, task, i)
+    folder = layout.item_dir(out, split, task, i)
     folder.mkdir(parents=True)
     (folder / "info.json").write_text("{}")
     write_record(folder)
@@ -58,7 +59,7 @@ def test_bad_options_are_one_line_and_write_nothing(tmp_path, capsys, args, mess
 
 def test_other_settings_are_refused_and_nothing_changes(tmp_path, capsys):
     out = tmp_path / "out"
-    dataset.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
+    manifest.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
     fake_episode(out, "train", "shape", 0)
     before = tree_digest(out)
     for args, what in ((["--seed", "1"], "seed=0"), (["--quality", "default"], "quality='draft'")):
@@ -66,7 +67,7 @@ def test_other_settings_are_refused_and_nothing_changes(tmp_path, capsys):
         assert code == 2 and stderr.count("\n") == 1 and what in stderr, stderr
     # a folder of specs (mewl sample) is not a rendered dataset either
     specs = tmp_path / "specs"
-    dataset.claim_output(specs, {"seed": 0, "kind": "specs"})
+    manifest.claim_output(specs, {"seed": 0, "kind": "specs"})
     code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 1, "--out", specs)
     assert code == 2 and "kind='specs'" in stderr
     assert tree_digest(out) == before
@@ -74,17 +75,17 @@ def test_other_settings_are_refused_and_nothing_changes(tmp_path, capsys):
 
 def test_a_complete_dataset_has_nothing_to_do(tmp_path, capsys):
     out = tmp_path / "out"
-    dataset.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
+    manifest.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
     for i in range(2):
         fake_episode(out, "train", "shape", i)
     code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 2, "--out", out, "--quality", "draft")
     assert code == 0 and "nothing to do" in stderr
-    assert status.planned(out, "train", "shape") == 2
+    assert bookkeeping.planned(out, "train", "shape") == 2
     # a smaller N after a larger one is allowed; the plan keeps the larger
-    status.record_plan(out, "train", "shape", 5)
+    bookkeeping.record_plan(out, "train", "shape", 5)
     code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 1, "--out", out, "--quality", "draft")
     assert code == 0 and "nothing to do, 1 episode(s) already complete" in stderr
-    assert status.planned(out, "train", "shape") == 5
+    assert bookkeeping.planned(out, "train", "shape") == 5
 
 
 def test_plan_skips_complete_episodes_and_takes_every_kth_for_a_shard(tmp_path):
@@ -127,12 +128,12 @@ def test_the_episode_records_the_quality_it_is_rendered_at():
 
 def test_status_counts_complete_failed_and_missing(tmp_path, capsys):
     out = tmp_path / "out"
-    dataset.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
-    status.record_plan(out, "train", "shape", 4)
-    status.record_plan(out, "train", "shape", 2)  # a smaller N never shrinks the plan
+    manifest.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
+    bookkeeping.record_plan(out, "train", "shape", 4)
+    bookkeeping.record_plan(out, "train", "shape", 2)  # a smaller N never shrinks the plan
     fake_episode(out, "train", "shape", 0)
     fake_episode(out, "train", "shape", 2)
-    status.record_failure(out, "train", "shape", 3, ["retry 0: too small", "gave up after 5 redraws"])
+    bookkeeping.record_failure(out, "train", "shape", 3, ["retry 0: too small", "gave up after 5 redraws"])
     code, stdout, _ = run(capsys, "status", out)
     assert code == 1
     assert "train      shape             4         2       1        1        0        0" in stdout
@@ -159,7 +160,7 @@ def test_status_of_a_folder_that_is_no_dataset_is_one_line(tmp_path, capsys):
 def test_progress_moves_per_image_and_never_back_on_a_redraw():
     import io
 
-    from cluster.episode_job import Outcome
+    from cluster.item_job import Outcome
     from cluster.progress import Progress
 
     p = Progress([("shape", 0), ("shape", 1)], 0, {"shape": 7}, stream=io.StringIO(), interval=0)
@@ -179,7 +180,7 @@ def test_progress_counts_each_task_s_own_images():
     """A one-image task beside MEWL's seven: the bar's total is the sum, an item counts its own."""
     import io
 
-    from cluster.episode_job import Outcome
+    from cluster.item_job import Outcome
     from cluster.progress import Progress
 
     p = Progress([("shape", 0), ("single", 0), ("single", 1)], 0, {"shape": 7, "single": 1}, stream=io.StringIO(), interval=0)
@@ -192,7 +193,7 @@ def test_progress_counts_each_task_s_own_images():
 
 
 def test_status_and_progress_call_items_beyond_mewl_items():
-    from cluster.status import TaskStatus, report
+    from store.status import TaskStatus, report
 
     mewl = report([TaskStatus("train", "shape", 2, 2, [], [], [], [])])
     other = report([TaskStatus("train", "shape", 2, 2, [], [], [], []),

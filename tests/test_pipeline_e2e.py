@@ -16,11 +16,11 @@ import pytest
 
 from PIL import Image
 
-from cluster import dataset
+from store import layout
 
 pytestmark = pytest.mark.e2e
 
-MEWL = [sys.executable, "-m", "cluster.cli"]
+MEWL = [sys.executable, "-m", "cli"]
 REPO = Path(__file__).resolve().parents[1]
 # The reference covers every task (63 images, about a minute on 2 idle
 # cores); MEWL_E2E_TASKS=number,pragmatic makes it quicker. The kill -9
@@ -63,7 +63,7 @@ def reference(tmp_path_factory) -> Path:
 
 
 def task_names() -> list[str]:
-    from scenes.spec import TASKS as ALL
+    from tasks.mewl.episode import TASKS as ALL
 
     return list(ALL) if TASKS == "mewl" else TASKS.split(",")
 
@@ -138,7 +138,7 @@ def test_resume_after_kill_9_gives_the_same_dataset(reference, tmp_path):
     r = subprocess.run(render_args(out, RESUME_TASKS), capture_output=True, text=True, cwd=REPO, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "removed 1 staging folder(s) of dead writers" in r.stderr
-    assert not dataset.partial_episodes(out) and not list(out.glob(".staging/*"))
+    assert not layout.partial_items(out) and not list(out.glob(".staging/*"))
 
     def files(root: Path) -> set[str]:
         return {str(p.relative_to(root)) for t in RESUME_TASKS.split(",") for p in (root / "train" / t).rglob("*") if p.is_file()}
@@ -171,7 +171,7 @@ def test_sigterm_stops_cleanly_leaving_only_complete_episodes(tmp_path):
     assert proc.returncode == 143, stderr
     assert time.monotonic() - start < 20
     assert "terminated" in stderr and "Traceback" not in stderr
-    assert not dataset.partial_episodes(out)
+    assert not layout.partial_items(out)
     assert all(is_whole(f) for f in episode_folders(out))
     time.sleep(0.5)
     assert not [pid for pid in blenders if Path(f"/proc/{pid}").exists() and not _zombie(pid)]

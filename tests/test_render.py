@@ -7,7 +7,8 @@ import pytest
 from PIL import Image
 from pycocotools import mask as mask_utils
 
-from render import DeviceError, SpecError, Worker, render_spec_file
+from cli.main import main
+from render import DeviceError, Worker
 from scenes.camera import directions, project
 from scenes.placement import place_scene
 from scenes.quality import render_settings, with_quality
@@ -137,9 +138,10 @@ def test_finger_ray_reaches_the_target_first(rendered, scene):
 
 def test_same_spec_same_png_across_processes(rendered, scene, tmp_path):
     _, png, _ = rendered
-    spec_file = tmp_path / "again.json"
+    spec_file = tmp_path / "spec" / "again.json"
+    spec_file.parent.mkdir()
     spec_file.write_text(scene.model_dump_json())
-    assert render_spec_file(spec_file, tmp_path, quality=None, device="cpu") == 0
+    assert main(["render-spec", str(spec_file), "--out", str(tmp_path), "--device", "cpu"]) == 0
     assert (tmp_path / "again.png").read_bytes() == png.read_bytes()
     assert json.loads((tmp_path / "again.json").read_text())["spec_hash"] == scene.spec_hash()
 
@@ -181,14 +183,14 @@ def test_unavailable_gpu_is_a_clear_error():
         Worker(device="vulkan")
 
 
-def test_bad_spec_file_is_a_one_line_error(tmp_path):
+def test_bad_spec_file_is_a_one_line_error(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text('{"objects": []}')
-    with pytest.raises(SpecError) as e:
-        render_spec_file(bad, tmp_path, quality="draft", device="cpu")
-    assert "\n" not in str(e.value) and "bad.json" in str(e.value)
-    with pytest.raises(SpecError, match="cannot read"):
-        render_spec_file(tmp_path / "missing.json", tmp_path, quality="draft", device="cpu")
+    assert main(["render-spec", str(bad), "--out", str(tmp_path), "--quality", "draft", "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.json" in err
+    assert main(["render-spec", str(tmp_path / "missing.json"), "--out", str(tmp_path), "--device", "cpu"]) == 2
+    assert "cannot read" in capsys.readouterr().err
 
 
 def test_a_warm_up_render_changes_no_byte_of_what_follows(scene, tmp_path):

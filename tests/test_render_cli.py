@@ -9,13 +9,13 @@ import pytest
 from PIL import Image
 
 from scenes.quality import with_quality
-from tasks import sample_item
+from tasks.catalog import sample_item
 
 pytestmark = pytest.mark.render
 
 
 def mewl(*args):
-    return subprocess.run([sys.executable, "-m", "cluster.cli", *map(str, args)], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], capture_output=True, text=True)
 
 
 def test_render_spec_writes_image_and_ground_truth(tmp_path):

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from cluster.cli import main
-from cluster.record import write_record
+from cli.main import main
+from store.record import write_record
 
 RELATIONS = "docs/shapeworld-heldout-relations.json"
 
@@ -36,7 +36,7 @@ def _rows(text: str) -> dict[tuple[str, str], list[str]]:
 
 
 def test_the_audit_passes_sampled_items_and_prints_a_row_per_split_and_task(sampled, capsys):
-    assert main(["audit", "shapeworld", str(sampled)]) == 0
+    assert main(["audit", "shapeworld", str(sampled), "--markdown"]) == 0
     rows = _rows(capsys.readouterr().out)
     assert len(rows) == 8
     for (split, task), row in rows.items():
@@ -56,7 +56,7 @@ def test_flipped_labels_fail_the_audit(sampled, tmp_path, capsys):
             item["agreement"], flipped = False, flipped + 1
             path.write_text(json.dumps(item))
             write_record(path.parent)  # as a faulty generator would publish it
-    assert main(["audit", "shapeworld", str(out)]) == 1
+    assert main(["audit", "shapeworld", str(out), "--markdown"]) == 1
     verdict = _rows(capsys.readouterr().out)["train", "shapeworld-quantification"]["verdict"]
     assert "file-only evaluator disagrees" in verdict and "agreement not half" in verdict
 
@@ -69,7 +69,7 @@ def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sam
     # a train item among the test items: no held-out combination
     shutil.rmtree(out / "test/shapeworld-existential/2")
     shutil.copytree(sampled / "train/shapeworld-existential/2", out / "test/shapeworld-existential/2")
-    assert main(["audit", "shapeworld", str(out)]) == 1
+    assert main(["audit", "shapeworld", str(out), "--markdown"]) == 1
     rows = _rows(capsys.readouterr().out)
     assert "1 train items with a held-out combination" in rows["train", "shapeworld-relational"]["verdict"]
     assert "1 test items without a held-out combination" in rows["test", "shapeworld-existential"]["verdict"]
@@ -77,13 +77,13 @@ def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sam
 
 def test_a_folder_without_shapeworld_items_is_one_line(tmp_path, capsys):
     assert main(["audit", "shapeworld", str(tmp_path)]) == 2
-    assert "holds no ShapeWorld items" in capsys.readouterr().err
+    assert "is not a dataset of this tool" in capsys.readouterr().err
 
 
 def test_a_damaged_item_is_one_line_naming_it(sampled, tmp_path, capsys):
     out = _copy(sampled, tmp_path)
     damaged = out / "train/shapeworld-logical/7/item.json"
     damaged.write_text('{"task": "shapeworld-logical", "capt')  # cut short, as by a full disk
-    assert main(["audit", "shapeworld", str(out)]) == 2
+    assert main(["audit", "shapeworld", str(out), "--markdown"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "train/shapeworld-logical/7: item.json is" in err and "holds 1 damaged" in err

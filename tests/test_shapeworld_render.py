@@ -1,7 +1,7 @@
 """ShapeWorld end to end: rendered items, re-evaluated from their files alone.
 
 A real draft render of one item per task; the file-only evaluator
-(cluster/solvers/shapeworld.py) reads item.json and the renderer's image.json
+(tasks/shapeworld/solver.py) reads item.json and the renderer's image.json
 and must reach every stored agreement, and the near miss the other way."""
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ import sys
 
 import pytest
 
-from cluster.solvers.shapeworld import agrees, check_folder
+from tasks.shapeworld.solver import agrees, check_folder
 
 pytestmark = pytest.mark.render
 
 
 def test_the_file_only_evaluator_agrees_with_rendered_items(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "cluster.cli", "render", "--task", "shapeworld", "--n", "1",
+    r = subprocess.run([sys.executable, "-m", "cli", "render", "--task", "shapeworld", "--n", "1",
                         "--out", tmp_path, "--quality", "draft", "--device", "cpu", "--workers", "1"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from cluster import dataset
-from cluster.dataset import partial_episodes
-from cluster.record import write_record
+from store import layout, manifest
+from store.record import write_record
 
 from tests.slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 
@@ -46,7 +45,7 @@ def written_script(stdout: str) -> Path:
 
 def claimed(out: Path) -> Path:
     """OUT as `mewl render` (or a first `mewl slurm --submit`) leaves it for the default settings."""
-    dataset.claim_output(out, {"seed": 0, "quality": "default", "kind": "rendered"})
+    manifest.claim_output(out, {"seed": 0, "quality": "default", "kind": "rendered"})
     return out
 
 
@@ -265,7 +264,7 @@ def test_resubmission_renders_only_the_cancelled_shard(slurm_cluster, reference,
     assert "#SBATCH --array=1%2\n" in written_script(stdout).read_text()
     assert slurm_cluster.wait(again, JOB_TIMEOUT) == {f"{again}_1": "COMPLETED"}
     assert_complete(slurm_cluster, out, check_again, N)
-    assert partial_episodes(out) == [], "a partial episode folder was left behind"
+    assert layout.partial_items(out) == [], "a partial episode folder was left behind"
     assert_same_dataset(out, reference, ["shape"])
 
     done = mewl("slurm", *dataset, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--submit",

@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from cluster import cli
-from scenes.spec import TASKS, Episode, SceneSpec
-from tasks import sample_item
+from cli import main as cli
+from scenes.spec import SceneSpec
+from tasks.mewl.episode import TASKS, Episode
+from tasks.catalog import sample_item
 
 
 @pytest.fixture(scope="module")

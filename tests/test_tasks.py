@@ -9,10 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-from scenes.spec import TASKS, Episode
-from tasks import BENCHMARKS, REGISTRY, sample_item
+from cli.main import main
+from store import reader
+from tasks import catalog
+from tasks.catalog import sample_item
+from tasks.mewl.episode import TASKS, Episode
+from tasks.mewl.solvers import SOLVERS
 from tests.conftest import episodes
-from cluster.solvers import solver_module
 
 ALL = list(TASKS)
 
@@ -35,15 +38,15 @@ def test_every_episode_is_valid_after_a_json_round_trip(task):
     for ep in episodes(task):
         again = Episode.model_validate_json(ep.model_dump_json())
         assert again == ep
-        REGISTRY[task].validate(again)
+        catalog.task(task).validate(again)
 
 
 @pytest.mark.parametrize("task", ALL)
 def test_an_independent_solver_answers_every_episode(task):
-    solver = solver_module(task)
+    solve = SOLVERS[task].solve
     for ep in episodes(task):
         blind = ep.model_copy(update={"lexicon": {}})
-        assert solver.solve(blind) == ep.answer, f"episode {ep.index}"
+        assert solve(blind) == ep.answer, f"episode {ep.index}"
 
 
 @pytest.mark.parametrize("task", ALL)
@@ -55,7 +58,7 @@ def test_answer_position_is_uniform(task):
 def test_concepts_are_uniform(task):
     observations: dict[str, tuple[list, tuple]] = {}
     for ep in episodes(task):
-        for name, (values, support) in solver_module(task).balance(ep).items():
+        for name, (values, support) in SOLVERS[task].balance(ep).items():
             observations.setdefault(name, ([], support))[0].extend(values)
     assert observations, "balance() reports nothing"
     for name, (values, support) in observations.items():
@@ -64,11 +67,11 @@ def test_concepts_are_uniform(task):
 
 @pytest.mark.parametrize("task", ALL)
 def test_text_only_guesser_stays_at_chance(task):
-    module = solver_module(task)
+    solvers = SOLVERS[task]
     rng = np.random.default_rng(7)
     eps = episodes(task)
-    hits = sum(module.text_only_guess(ep.model_copy(update={"lexicon": {}}), rng) == ep.answer for ep in eps)
-    chance = module.CHANCE
+    hits = sum(solvers.text_only(ep.model_copy(update={"lexicon": {}}), rng) == ep.answer for ep in eps)
+    chance = solvers.chance
     bound = chance + 4 * math.sqrt(chance * (1 - chance) / len(eps))
     print(f"{task}: text-only accuracy {hits / len(eps):.3f} (analytic chance {chance:.3f})")
     assert hits / len(eps) <= bound
@@ -85,14 +88,25 @@ def test_same_seed_same_bytes_and_splits_never_overlap(task):
     assert {ep.answer for ep in episodes(task, 200)} != {ep.answer for ep in episodes(task, 200, "test")}
 
 
-def test_every_task_has_a_sampler_and_a_validator():
-    assert tuple(t.name for t in BENCHMARKS["mewl"].tasks) == TASKS
-    assert all(REGISTRY[t].benchmark == "mewl" for t in TASKS)
-    assert all(t.sample and t.validate for t in REGISTRY.values())
+def test_every_task_draws_items_its_validator_accepts_and_its_file_only_solver_answers(tmp_path):
+    """Every registered task of every benchmark: `mewl sample` draws its items (each validated as it is
+    drawn), each of the task's model and image count, and the task's solver, reading only the released
+    files, gives every item's solution."""
+    assert tuple(t.name for t in catalog.benchmarks()["mewl"].tasks) == TASKS
+    assert main(["sample", "--task", "all", "--n", "2", "--seed", "3", "--out", str(tmp_path), "--workers", "2"]) == 0
+    found = reader.read(tmp_path)
+    assert not found.damaged and {task for _, task in found.items} == set(catalog.tasks())
+    for (_, name), items in found.items.items():
+        task = catalog.task(name)
+        for stored in items:
+            item = stored.item()
+            assert isinstance(item, task.model) and len(item.scenes()) == task.images
+            assert task.solver.solve(stored) == item.solution(), stored.key
 
 
 def test_specs_and_tasks_import_without_bpy():
-    code = "import sys, scenes, tasks, scenes.mewl_release; assert 'bpy' not in sys.modules, 'bpy loaded'"
+    code = ("import sys, scenes, tasks.catalog, store.reader, cluster.planning; "
+            "assert 'bpy' not in sys.modules, 'bpy loaded'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -15,15 +15,16 @@ import shutil
 import numpy as np
 import pytest
 
-from cluster.cli import main
-from cluster.record import write_record
-from cluster.bongard_audit import nearer_positive, spec_histogram
-from cluster.solvers.bongard import answer, check
-from scenes import arrangements
-from scenes.concept_library import library, separators, unfair
-from scenes.concepts import Concept, Panel, holds
+from cli.main import main
+from store.record import write_record
+from tasks.bongard.audit import nearer_positive, spec_histogram
+from tasks.bongard.solver import answer, check
+from tasks.bongard import arrangements
+from tasks.bongard.concept_library import library, separators, unfair
+from tasks.bongard.concepts import Concept, Panel, holds
 from scenes.image_truth import geometric_truth
-from tasks import InvalidEpisode, REGISTRY
+from tasks import catalog
+from tasks.validation import InvalidItem
 from tasks.bongard.problem import POSITIVES
 from tests.chance import assert_at_chance
 from tests.conftest import episodes
@@ -161,10 +162,10 @@ def test_freeform_negatives_perturb_one_action():
 @pytest.mark.parametrize("task", FAMILIES)
 def test_the_validator_rejects_a_swapped_side(task):
     item = episodes(task, PROBLEMS)[0]
-    REGISTRY[task].validate(item)
+    catalog.task(task).validate(item)
     swapped = item.model_copy(update={"positives": item.negatives, "negatives": item.positives})
-    with pytest.raises(InvalidEpisode):
-        REGISTRY[task].validate(swapped)
+    with pytest.raises(InvalidItem):
+        catalog.task(task).validate(swapped)
 
 
 @pytest.mark.parametrize("task", FAMILIES)
@@ -192,7 +193,7 @@ def sampled(tmp_path_factory):
 
 
 def test_the_audit_passes_sampled_problems(sampled, capsys):
-    assert main(["audit", "bongard", str(sampled)]) == 0
+    assert main(["audit", "bongard", str(sampled), "--markdown"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train")]
     assert len(lines) == 3 and all("| 1.000 | 1.000 | 2 of 4 |" in line and "| specs | ok |" in line for line in lines)
 
@@ -205,11 +206,11 @@ def test_the_audit_fails_a_problem_with_a_side_swapped(sampled, tmp_path, capsys
     item["positives"][0], item["negatives"][0] = item["negatives"][0], item["positives"][0]
     path.write_text(json.dumps(item))
     write_record(path.parent)  # as a faulty generator would publish it
-    assert main(["audit", "bongard", str(out)]) == 1
+    assert main(["audit", "bongard", str(out), "--markdown"]) == 1
     basic = next(line for line in capsys.readouterr().out.splitlines() if "bongard-basic" in line)
     assert "1 unsound problems" in basic
 
 
 def test_an_audit_of_a_folder_without_problems_is_one_line(tmp_path, capsys):
     assert main(["audit", "bongard", str(tmp_path)]) == 2
-    assert "holds no Bongard problems" in capsys.readouterr().err
+    assert "is not a dataset of this tool" in capsys.readouterr().err

@@ -7,13 +7,14 @@ from collections import Counter
 
 import pytest
 
-from cluster.solvers.bootstrap import (
+from tasks.mewl.solvers.bootstrap import (
     CHANCE, NO_LANGUAGE_CHANCE, QUERY_ONLY_CHANCE, no_language_guess, query_only_guess, text_only_guess,
 )
 from scenes.relations import offsets, well_separated
 from scenes.universe import OPPOSITE
-from tasks import InvalidEpisode, REGISTRY
-from tasks.bootstrap import consistent_lexicons
+from tasks import catalog
+from tasks.validation import InvalidItem
+from tasks.mewl.bootstrap import consistent_lexicons
 from tests.chance import accuracy, assert_at_chance
 from tests.conftest import episodes
 
@@ -118,8 +119,8 @@ def test_validator_rejects_a_swapped_lexicon():
     w = list(ep.lexicon)
     lexicon = dict(ep.lexicon)
     lexicon[w[0]], lexicon[w[1]] = lexicon[w[1]], lexicon[w[0]]
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["bootstrap"].validate(ep.model_copy(update={"lexicon": lexicon}))
+    with pytest.raises(InvalidItem):
+        catalog.task("bootstrap").validate(ep.model_copy(update={"lexicon": lexicon}))
 
 
 def test_validator_rejects_a_false_context_statement():
@@ -128,8 +129,8 @@ def test_validator_rejects_a_false_context_statement():
     wa, rel, wb = panels[0].utterance.split()
     flipped = f"{wa} {OPPOSITE[rel]} {wb}"
     panels[0] = panels[0].model_copy(update={"name": flipped, "utterance": flipped})
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["bootstrap"].validate(ep.model_copy(update={"context_panels": tuple(panels)}))
+    with pytest.raises(InvalidItem):
+        catalog.task("bootstrap").validate(ep.model_copy(update={"context_panels": tuple(panels)}))
 
 
 def test_validator_rejects_a_second_true_choice():
@@ -139,5 +140,5 @@ def test_validator_rejects_a_second_true_choice():
     choices = tuple(twin if i == (ep.answer_index + 1) % 5 else c for i, c in enumerate(ep.choices))
     if twin in ep.choices:
         pytest.skip("twin already present")
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["bootstrap"].validate(ep.model_copy(update={"choices": choices}))
+    with pytest.raises(InvalidItem):
+        catalog.task("bootstrap").validate(ep.model_copy(update={"choices": choices}))

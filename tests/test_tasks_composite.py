@@ -1,4 +1,4 @@
-"""composite: the rules of TASKS.md over many seeds, and broken episodes rejected."""
+"""composite: the rules of docs/tasks.md over many seeds, and broken episodes rejected."""
 from __future__ import annotations
 
 import itertools
@@ -6,8 +6,8 @@ import itertools
 import pytest
 
 from scenes.universe import ATTRIBUTES, attribute_of
-from tasks import composite as task
-from tasks.episode import InvalidEpisode
+from tasks.mewl import composite as task
+from tasks.validation import InvalidItem
 from tests.conftest import episodes
 
 N = 300
@@ -83,15 +83,15 @@ def test_validator_rejects_a_word_whose_objects_share_a_second_value():
     scene = ep.context_panels[0].scene
     obj = scene.objects[0].model_copy(update={"size": other.size})
     broken = with_panel(ep, 0, scene=scene.model_copy(update={"objects": (obj,)}))
-    with pytest.raises(InvalidEpisode, match="2 word-value mappings"):
+    with pytest.raises(InvalidItem, match="2 word-value mappings"):
         task.validate(broken)
 
 
 def test_validator_rejects_broken_syntax_and_wrong_answers():
     ep = episodes("composite", N)[1]
     a, b = ep.context_panels[0].utterance.split()
-    with pytest.raises(InvalidEpisode, match="syntax"):
+    with pytest.raises(InvalidItem, match="syntax"):
         task.validate(with_panel(ep, 0, name=f"{b} {a}", utterance=f"{b} {a}"))
     wrong = next(c for c in ep.choices if c != ep.answer)
-    with pytest.raises(InvalidEpisode):
+    with pytest.raises(InvalidItem):
         task.validate(ep.model_copy(update={"answer": wrong}))

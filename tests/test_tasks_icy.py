@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from cluster.errors import UserError
-from cluster.icy_metrics import cmd_icy_metrics, language_arrays, metrics_of
+from tasks.benchmark import UsageError
+from tasks.icy.command import cmd_icy_metrics, language_arrays, metrics_of
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER, UNIVERSE
-from tasks import sample_item
-from tasks.episode import InvalidEpisode
+from tasks.catalog import sample_item
+from tasks.validation import InvalidItem
 from tasks.icy import grammars
 from tasks.icy.derive import derive_concat, derive_shufdet, words_of
 from tasks.icy.episodes import validate as validate_episode
@@ -136,7 +136,7 @@ def test_icy_metrics_prints_a_languages_scores_and_refuses_other_files(tmp_path,
     printed = capsys.readouterr().out.split()  # the item's root seed and spec rebuild its language
     assert printed[:3] == ["grammar", "hol:", "topsim"] and abs(float(printed[3])) < 0.1
     path.write_text("{}")
-    with pytest.raises(UserError, match="not an ICY language"):
+    with pytest.raises(UsageError, match="not an ICY language"):
         cmd_icy_metrics(type("Args", (), {"language": path}))
 
 
@@ -237,15 +237,15 @@ def test_hol_answers_cannot_be_derived_from_the_context():
 
 def test_validators_reject_a_wrong_message_and_a_held_out_pair_outside_test():
     naming = items("icy-naming", "train", 1)[0]
-    with pytest.raises(InvalidEpisode, match="is not named"):
+    with pytest.raises(InvalidItem, match="is not named"):
         validate_naming(naming.model_copy(update={"message": "a" * 16}))
-    with pytest.raises(InvalidEpisode, match="split"):
+    with pytest.raises(InvalidItem, match="split"):
         validate_naming(naming.model_copy(update={"split": "test"}))
     ep = items("icy-episodes", "train", 1)[0]
     wrong = next(c for c in ep.choices if c != ep.answer)
-    with pytest.raises(InvalidEpisode, match="answer"):
+    with pytest.raises(InvalidItem, match="answer"):
         validate_episode(ep.model_copy(update={"answer": wrong}))
-    with pytest.raises(InvalidEpisode, match="split"):
+    with pytest.raises(InvalidItem, match="split"):
         validate_episode(ep.model_copy(update={"split": "test"}))
 
 

@@ -9,15 +9,17 @@ import json
 import numpy as np
 import pytest
 
-from cluster.solvers import malevic as solver
+from tasks.malevic import solver as solver
 from scenes.draws import OutOfDraws
 from scenes.universe import COLORS, SHAPES
-from tasks import REGISTRY, BENCHMARKS, InvalidEpisode, sample_item
+from tasks.catalog import sample_item
+from tasks import catalog
+from tasks.validation import InvalidItem
 from tasks.malevic.item import K_SHARP, K_SPREAD, SIZE_LEVELS, MalevicItem, sentence
 from tasks.malevic.rules import TASK_RULES
 from tasks.malevic import check_split
 from tasks.malevic.sample import HELD_OUT, UNSEEN, draw_sentence
-from tasks.registry import MAX_RETRIES, Draw
+from tasks.benchmark import MAX_RETRIES, Draw
 from tasks.seeds import item_rng
 from tests.chance import Z_999, assert_at_chance
 from tests.test_tasks import assert_uniform
@@ -34,7 +36,7 @@ def statements(task: str, n: int = STATEMENTS, split: str = "train", scheme: str
     for index in range(n):
         for retry in range(MAX_RETRIES):
             try:
-                adjective, label, st = draw_sentence(item_rng(0, split, task, index, retry),
+                adjective, label, st = draw_sentence(item_rng(0, split, catalog.task(task).code, index, retry),
                                                      Draw(task, split, index, 0, retry, scheme), rules)
                 break
             except OutOfDraws:
@@ -60,10 +62,10 @@ def released(item: MalevicItem) -> dict:
 
 
 def test_the_benchmark_registers_six_tasks_with_both_schemes():
-    assert tuple(t.name for t in BENCHMARKS["malevic"].tasks) == TASKS
-    assert all([s.name for s in REGISTRY[t].schemes] == ["iid", UNSEEN] and REGISTRY[t].model is MalevicItem
-               and REGISTRY[t].images == 1 for t in TASKS)
-    assert REGISTRY[TASKS[0]].scheme(UNSEEN).splits == ("train", "val", "test")
+    assert tuple(t.name for t in catalog.benchmarks()["malevic"].tasks) == TASKS
+    assert all([s.name for s in catalog.task(t).schemes] == ["iid", UNSEEN] and catalog.task(t).model is MalevicItem
+               and catalog.task(t).images == 1 for t in TASKS)
+    assert catalog.task(TASKS[0]).scheme(UNSEEN).splits == ("train", "val", "test")
     assert SIZE_LEVELS == (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 
 
@@ -72,7 +74,7 @@ def test_a_checker_reading_only_the_files_recomputes_every_label(task):
     for item in items(task):
         again = MalevicItem.model_validate_json(item.release_files()["item.json"])
         assert again == item
-        REGISTRY[task].validate(again)
+        catalog.task(task).validate(again)
         target, reference = solver.described(item.sentence, truth_of(item))
         assert (target, tuple(reference)) == (item.target, item.reference)
         assert solver.solve(released(item), truth_of(item)) == item.label
@@ -150,22 +152,22 @@ def test_the_unseen_scheme_holds_pairs_out_of_training(task):
 
 def test_the_validator_rejects_a_broken_item():
     item = items("malevic-setpos")[2]
-    validate = REGISTRY["malevic-setpos"].validate
-    with pytest.raises(InvalidEpisode, match="label"):
+    validate = catalog.task("malevic-setpos").validate
+    with pytest.raises(InvalidItem, match="label"):
         validate(item.model_copy(update={"label": not item.label}))
     objects = list(item.scene.objects)
     grown = 9 if objects[item.target].half_extent != SIZE_LEVELS[9] else 0
     objects[item.target] = objects[item.target].model_copy(update={"half_extent": SIZE_LEVELS[grown]})
-    with pytest.raises(InvalidEpisode, match="half-extents"):
+    with pytest.raises(InvalidItem, match="half-extents"):
         validate(item.model_copy(update={"scene": item.scene.model_copy(update={"objects": tuple(objects)})}))
-    with pytest.raises(InvalidEpisode, match="T is not"):
+    with pytest.raises(InvalidItem, match="T is not"):
         validate(item.model_copy(update={"k": item.k + 0.01}))
-    with pytest.raises(InvalidEpisode, match="visible fractions"):
+    with pytest.raises(InvalidItem, match="visible fractions"):
         validate(item.model_copy(update={"visible_fraction": (0.5,) * len(objects)}))
     other = next(i for i in item.reference if i != item.target)
     objects = list(item.scene.objects)
     objects[other] = objects[other].model_copy(update={"color": objects[item.target].color})
-    with pytest.raises(InvalidEpisode, match="uniquely identified"):
+    with pytest.raises(InvalidItem, match="uniquely identified"):
         validate(item.model_copy(update={"scene": item.scene.model_copy(update={"objects": tuple(objects)})}))
 
 

@@ -1,10 +1,10 @@
-"""number: the rules of TASKS.md over many seeds, and broken episodes rejected."""
+"""number: the rules of docs/tasks.md over many seeds, and broken episodes rejected."""
 from __future__ import annotations
 
 import pytest
 
-from tasks import number as task
-from tasks.episode import InvalidEpisode
+from tasks.mewl import number as task
+from tasks.validation import InvalidItem
 from tests.conftest import episodes
 
 N = 300
@@ -46,16 +46,16 @@ def test_validator_rejects_swapped_words_and_wrong_answers():
     a, b, *rest = ep.context_panels
     swapped = (a.model_copy(update={"name": b.name, "utterance": b.utterance}),
                b.model_copy(update={"name": a.name, "utterance": a.utterance}), *rest)
-    with pytest.raises(InvalidEpisode, match="mappings"):
+    with pytest.raises(InvalidItem, match="mappings"):
         task.validate(ep.model_copy(update={"context_panels": swapped}))
-    with pytest.raises(InvalidEpisode):
+    with pytest.raises(InvalidItem):
         task.validate(ep.model_copy(update={"context_panels": (a, a, *rest)}))
     one_less = ep.query.model_copy(update={"objects": ep.query.objects[1:]}) if count(ep.query) > 1 else None
     if one_less is not None:
-        with pytest.raises(InvalidEpisode):
+        with pytest.raises(InvalidItem):
             task.validate(ep.model_copy(update={"query": one_less}))
     wrong = next(c for c in ep.choices if c != ep.answer)
-    with pytest.raises(InvalidEpisode):
+    with pytest.raises(InvalidItem):
         task.validate(ep.model_copy(update={"answer": wrong}))
 
 

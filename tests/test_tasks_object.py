@@ -1,12 +1,12 @@
-"""object: the rules of TASKS.md over many seeds, and broken episodes rejected."""
+"""object: the rules of docs/tasks.md over many seeds, and broken episodes rejected."""
 from __future__ import annotations
 
 import pytest
 
 from scenes.placement import place_scene
-from scenes.spec import Panel
-from tasks import object as task
-from tasks.episode import InvalidEpisode
+from tasks.item import Panel
+from tasks.mewl import object as task
+from tasks.validation import InvalidItem
 from tests.conftest import episodes
 
 N = 300
@@ -86,7 +86,7 @@ def rebuilt(ep, context):
 def test_validator_rejects_a_context_that_leaves_two_words_ambiguous():
     ep = episodes("object", N)[0]
     task.validate(rebuilt(ep, VALID))
-    with pytest.raises(InvalidEpisode, match="2 word-object bijections"):
+    with pytest.raises(InvalidItem, match="2 word-object bijections"):
         task.validate(rebuilt(ep, TIED))
 
 
@@ -95,10 +95,10 @@ def test_validator_rejects_swapped_utterances_duplicates_and_wrong_answers():
     a, b, *rest = ep.context_panels
     swapped = (a.model_copy(update={"name": b.name, "utterance": b.utterance}),
                b.model_copy(update={"name": a.name, "utterance": a.utterance}), *rest)
-    with pytest.raises(InvalidEpisode):
+    with pytest.raises(InvalidItem):
         task.validate(ep.model_copy(update={"context_panels": swapped}))
-    with pytest.raises(InvalidEpisode):
+    with pytest.raises(InvalidItem):
         task.validate(ep.model_copy(update={"context_panels": (a, a, *rest)}))
     wrong = next(c for c in ep.choices if c != ep.answer)
-    with pytest.raises(InvalidEpisode):
+    with pytest.raises(InvalidItem):
         task.validate(ep.model_copy(update={"answer": wrong}))

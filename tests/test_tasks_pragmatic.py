@@ -7,12 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from cluster.solvers import pragmatic as solver
+from tasks.mewl.solvers import pragmatic as solver
 from scenes import hand as hand_geometry
 from scenes.pointing import pointing_hand
 from scenes.universe import TUPLE_ORDER, attribute_of
-from tasks import InvalidEpisode, REGISTRY
-from tasks.pragmatic import distinguishing_values
+from tasks import catalog
+from tasks.validation import InvalidItem
+from tasks.mewl.pragmatic import distinguishing_values
 from tests.conftest import episodes
 
 N = 300
@@ -62,8 +63,8 @@ def test_validator_rejects_a_wrong_meaning():
     w = list(ep.lexicon)
     lexicon = dict(ep.lexicon)
     lexicon[w[0]], lexicon[w[1]] = lexicon[w[1]], lexicon[w[0]]
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["pragmatic"].validate(ep.model_copy(update={"lexicon": lexicon}))
+    with pytest.raises(InvalidItem):
+        catalog.task("pragmatic").validate(ep.model_copy(update={"lexicon": lexicon}))
 
 
 def test_validator_rejects_a_hand_pointing_elsewhere():
@@ -71,8 +72,8 @@ def test_validator_rejects_a_hand_pointing_elsewhere():
     scene = ep.query
     other = (scene.hand.target + 1) % 3
     moved = scene.model_copy(update={"hand": scene.hand.model_copy(update={"target": other})})
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["pragmatic"].validate(ep.model_copy(update={"query": moved}))
+    with pytest.raises(InvalidItem):
+        catalog.task("pragmatic").validate(ep.model_copy(update={"query": moved}))
 
 
 def test_validator_rejects_an_ambiguous_panel():
@@ -86,11 +87,11 @@ def test_validator_rejects_an_ambiguous_panel():
     new_color = "gray" if target.color != "gray" else "red"
     objs = [o if i == t else o.model_copy(update={"color": new_color}) for i, o in enumerate(objs)]
     panels = (p.model_copy(update={"scene": p.scene.model_copy(update={"objects": tuple(objs)})}), *ep.context_panels[1:])
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["pragmatic"].validate(ep.model_copy(update={"context_panels": panels}))
+    with pytest.raises(InvalidItem):
+        catalog.task("pragmatic").validate(ep.model_copy(update={"context_panels": panels}))
 
 
-# The hand is needed: the deprived solvers of cluster/solvers/pragmatic.py on
+# The hand is needed: the deprived solvers of tasks/mewl/solvers/pragmatic.py on
 # episodes of a seed the rest of the suite does not use.
 DEPRIVED_N = 1000
 Z_999 = 3.29  # two-sided 99.9 % normal quantile
@@ -157,5 +158,5 @@ def test_validator_rejects_a_query_the_hand_is_not_needed_for():
     word = next(w for w, v in ep.lexicon.items() if v in solver.standing_out(ep.query)[background])
     spare = next(w for w in ep.lexicon if w not in ep.choices)
     choices = tuple(spare if c == word else c for c in ep.choices)
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["pragmatic"].validate(ep.model_copy(update={"choices": choices}))
+    with pytest.raises(InvalidItem):
+        catalog.task("pragmatic").validate(ep.model_copy(update={"choices": choices}))

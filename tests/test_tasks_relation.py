@@ -7,13 +7,14 @@ import itertools
 
 import pytest
 
-from cluster.solvers.relation import (
+from tasks.mewl.solvers.relation import (
     CHANCE, NO_QUERY_CHANCE, QUERY_ONLY_CHANCE, no_query_guess, query_only_guess, text_only_guess,
 )
 from scenes.relations import offsets, true_relations, well_separated
 from scenes.universe import DIRECTIONS, OPPOSITE, ORTHOGONAL
-from tasks import InvalidEpisode, REGISTRY
-from tasks.relation import balanced_choices, layouts, lexicons, lone_truth, parse
+from tasks import catalog
+from tasks.validation import InvalidItem
+from tasks.mewl.relation import balanced_choices, layouts, lexicons, lone_truth, parse
 from tests.chance import accuracy, assert_at_chance
 from tests.conftest import episodes
 
@@ -167,8 +168,8 @@ def test_validator_rejects_a_swapped_lexicon():
     words = list(ep.lexicon)
     lexicon = dict(ep.lexicon)
     lexicon[words[0]], lexicon[words[1]] = lexicon[words[1]], lexicon[words[0]]
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["relation"].validate(_break(ep, lexicon=lexicon))
+    with pytest.raises(InvalidItem):
+        catalog.task("relation").validate(_break(ep, lexicon=lexicon))
 
 
 def test_validator_rejects_an_ambiguous_context():
@@ -179,8 +180,8 @@ def test_validator_rejects_an_ambiguous_context():
     word = panels[0].utterance.split()[2]
     k = next(i for i, p in enumerate(panels) if i > 0 and p.utterance.split()[2] == word)
     panels[k] = panels[0].model_copy(update={"name": panels[0].name + " #9"})
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["relation"].validate(_break(ep, context_panels=tuple(panels)))
+    with pytest.raises(InvalidItem):
+        catalog.task("relation").validate(_break(ep, context_panels=tuple(panels)))
 
 
 def test_validator_rejects_a_second_true_choice():
@@ -194,5 +195,5 @@ def test_validator_rejects_a_second_true_choice():
     twin = f"{objs[b].color} {objs[b].shape} {opposite} {objs[a].color} {objs[a].shape}"
     assert twin not in ep.choices
     choices = tuple(twin if i == (ep.answer_index + 1) % 5 else c for i, c in enumerate(ep.choices))
-    with pytest.raises(InvalidEpisode):
-        REGISTRY["relation"].validate(_break(ep, choices=choices))
+    with pytest.raises(InvalidItem):
+        catalog.task("relation").validate(_break(ep, choices=choices))

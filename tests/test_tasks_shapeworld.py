@@ -10,13 +10,15 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from cluster.solvers.shapeworld import agrees
+from tasks.shapeworld.solver import agrees
 from scenes.camera import directions
 from scenes.relations import offset_table, relationships
 from scenes.spec import ObjectSpec
 from scenes.stage import base_camera
 from scenes.universe import DIRECTIONS, OPPOSITE
-from tasks import InvalidEpisode, REGISTRY, sample_item
+from tasks.catalog import sample_item
+from tasks import catalog
+from tasks.validation import InvalidItem
 from tasks.shapeworld import Distribution, load_distribution
 from tasks.shapeworld.distribution import TEST_SPLIT
 from tasks.shapeworld.evaluate import World, holds, presupposed
@@ -27,7 +29,7 @@ from tasks.shapeworld.sampler import Thing
 from tests.chance import assert_at_chance
 from tests.conftest import EPISODES_PER_TASK, episodes
 
-TASKS = [t for t in REGISTRY if t.startswith("shapeworld-")]
+TASKS = [t for t in catalog.tasks() if t.startswith("shapeworld-")]
 HELD_OUT_FILES = ("docs/shapeworld-heldout-attributes.json", "docs/shapeworld-heldout-relations.json")
 D = Description
 
@@ -219,17 +221,17 @@ def test_the_validator_rejects_a_definite_description_without_one_referent():
     miss = item.near_miss.logical_form.model_copy(update={"subject_determiner": "the"})
     broken = item.model_copy(update={"logical_form": form, "caption": say(form),
                                      "near_miss": Caption(caption=say(miss), logical_form=miss)})
-    with pytest.raises(InvalidEpisode, match="definite description"):
-        REGISTRY[item.task].validate(broken)
+    with pytest.raises(InvalidItem, match="definite description"):
+        catalog.task(item.task).validate(broken)
 
 
 def test_the_validator_rejects_a_flipped_label_and_a_far_miss():
     item = episodes("shapeworld-quantification")[0]
-    validate = REGISTRY[item.task].validate
-    with pytest.raises(InvalidEpisode, match="evaluator"):
+    validate = catalog.task(item.task).validate
+    with pytest.raises(InvalidItem, match="evaluator"):
         validate(item.model_copy(update={"agreement": not item.agreement}))
     far = item.near_miss.model_copy(update={"caption": item.caption, "logical_form": item.logical_form})
-    with pytest.raises(InvalidEpisode, match="near miss"):
+    with pytest.raises(InvalidItem, match="near miss"):
         validate(item.model_copy(update={"near_miss": far}))
 
 

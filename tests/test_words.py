@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from scenes.draws import OutOfDraws
-from scenes.spec import RESERVED_NAMES, TASKS
-from tasks.words import RESERVED, CoinageError, coinable, english_words, pseudo_words
+from tasks.mewl.episode import RESERVED_NAMES, TASKS
+from tasks.mewl.words import RESERVED, CoinageError, coinable, english_words, pseudo_words
 from tests.conftest import episodes
 
 
@@ -33,7 +33,7 @@ def test_coining_is_bounded_and_says_why():
 
 
 def test_a_sampler_out_of_draws_is_redrawn_a_bounded_number_of_times_then_reported():
-    from tasks.registry import MAX_RETRIES, ItemError, Task, draw_item
+    from tasks.benchmark import MAX_RETRIES, ItemError, Solver, Task, draw_item
 
     seen = []
 
@@ -41,7 +41,7 @@ def test_a_sampler_out_of_draws_is_redrawn_a_bounded_number_of_times_then_report
         seen.append(draw.retry)
         pseudo_words(rng, 200, syllables=1)  # always runs out
 
-    task = Task("shape", "mewl", "", sample, lambda item: None, model=object, images=1)
+    task = Task("shape", "mewl", "", sample, lambda item: None, model=object, images=1, solver=Solver(lambda s: None, 1))
     with pytest.raises(ItemError, match=f"ran out of draws in {MAX_RETRIES} redraws .*coined"):
         draw_item(task, 0, "train", 3, first_retry=2)
     assert seen == list(range(2, 2 + MAX_RETRIES))

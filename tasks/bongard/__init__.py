@@ -2,19 +2,32 @@
 
 A problem shows six scenes that satisfy a concept and six near misses that
 violate it, and asks for two test scenes; a concept is a program over objects,
-attributes, counts and relations (scenes/concepts.py), and every problem is
-proven fair by enumerating the concept library (scenes/concept_library.py).
+attributes, counts and relations (concepts.py), and every problem is
+proven fair by enumerating the concept library (concept_library.py).
 """
 from __future__ import annotations
 
-from ..registry import Benchmark, Task
+from ..benchmark import Benchmark, Solver, Task, release_card
+from ..stored import StoredItem
+from . import solver
+from .audit import AUDIT, truths
 from .problem import BongardItem, validate
 from .sample import sample
 
 
+def _solve(stored: StoredItem) -> list[bool] | None:
+    """Whether each test image is a positive, by a simplest separator of the context's images (of its
+    specs where the problem is not rendered); None where no library concept separates them."""
+    item = stored.record()
+    return solver.answer(item, truths(stored, item))
+
+
+SOLVER = Solver(_solve, 0.5)  # the positive test image is shown first in half the problems
+
+
 def _task(name: str, summary: str) -> Task:
     return Task(name=f"bongard-{name}", benchmark="bongard", summary=summary, sample=sample, validate=validate,
-                model=BongardItem, images=14)
+                model=BongardItem, images=14, solver=SOLVER)
 
 
 BONGARD = Benchmark(
@@ -24,10 +37,11 @@ BONGARD = Benchmark(
         _task("abstract", "20 attribute-, set- and relation-level concepts: 'all objects share a material'"),
         _task("freeform", "arrangements made by placement actions: a row, a ring, a triangle, a chain turning left"),
     ),
-    release="Each item folder holds `pos_0.png` .. `pos_6.png` (Bongard-LOGO's positive side, the test image "
+    card=release_card("Each item folder holds `pos_0.png` .. `pos_6.png` (Bongard-LOGO's positive side, the test image "
             "last), `neg_0.png` .. `neg_6.png` (the negative side), a `<name>.json` per image (the per-image "
             "ground truth) and `item.json`: the concept's program, its words, its complexity, the near miss "
-            "that made each negative and the order of the two test images (docs/bongard.md).",
+            "that made each negative and the order of the two test images (docs/bongard.md)."),
+    audit=AUDIT,
 )
 
 __all__ = ["BONGARD", "BongardItem"]

@@ -14,13 +14,13 @@ import math
 
 import numpy as np
 
-from scenes import arrangements
-from scenes.concepts import Concept, holds
 from scenes.draws import redraw
 from scenes.placement import PlacementError, place_scene
 from scenes.universe import COLORS, MATERIALS, SHAPES
 
 from ..seeds import draw_seed
+from . import arrangements
+from .concepts import Concept, holds
 from .problem import panel
 
 STEP = (1.3, 1.6)  # scene units between consecutive objects: small objects, clear of each other

@@ -12,13 +12,14 @@ from typing import Literal
 
 from pydantic import Field
 
-from scenes.concept_library import library, unfair
-from scenes.concepts import ABSTRACT_TEMPLATES, BASIC_TEMPLATES, FREEFORM_TEMPLATES, Concept, Panel, holds
 from scenes.relations import RELATION_MARGIN, offset_table, relationships
-from scenes.spec import Item, SceneSpec
+from scenes.spec import SceneSpec
 from scenes.universe import ATTRIBUTES, attribute_of
 
-from ..episode import InvalidEpisode
+from ..item import Item
+from ..validation import InvalidItem
+from .concept_library import library, unfair
+from .concepts import ABSTRACT_TEMPLATES, BASIC_TEMPLATES, FREEFORM_TEMPLATES, Concept, Panel, holds
 
 TaskName = Literal["bongard-basic", "bongard-abstract", "bongard-freeform"]
 SIDE = 7  # six context scenes and the test scene on each side
@@ -92,7 +93,7 @@ class BongardItem(Item):
     task: TaskName
     concept: Concept = Field(description="the program every positive satisfies and every negative violates")
     description: str = Field(description="the concept in words")
-    complexity: int = Field(ge=1, description="the concept's complexity in the library (scenes/concepts.py)")
+    complexity: int = Field(ge=1, description="the concept's complexity in the library (concepts.py)")
     positives: tuple[SceneSpec, ...] = Field(min_length=SIDE, max_length=SIDE, description="pos_0..pos_6; "
                                                                                             "pos_6 is a test")
     negatives: tuple[SceneSpec, ...] = Field(min_length=SIDE, max_length=SIDE, description="neg_0..neg_6; "
@@ -108,6 +109,10 @@ class BongardItem(Item):
         return self.model_copy(update={"positives": tuple(scenes[n] for n in POSITIVES),
                                        "negatives": tuple(scenes[n] for n in NEGATIVES)})
 
+    def solution(self) -> list[bool]:
+        """Whether each test image, in the order shown, is a positive."""
+        return [name.startswith("pos") for name in self.test_order]
+
     def index_entry(self) -> dict:
         return {"task": self.task, "split": self.split, "index": self.index, "concept": self.concept.kind,
                 "description": self.description, "complexity": self.complexity, "test_order": list(self.test_order)}
@@ -115,7 +120,7 @@ class BongardItem(Item):
 
 def require(condition: bool, message: str) -> None:
     if not condition:
-        raise InvalidEpisode(message)
+        raise InvalidItem(message)
 
 
 def validate(item: BongardItem) -> None:

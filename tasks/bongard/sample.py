@@ -11,7 +11,7 @@
    carries the concept; a
    positional concept's negative is the same objects placed so it fails.
 4. Placement (every pair apart along the axis a positional concept reads);
-   then the library proof (scenes.concept_library.unfair); a problem that
+   then the library proof (concept_library.unfair); a problem that
    fails it is drawn again, a bounded number of times.
 """
 from __future__ import annotations
@@ -20,15 +20,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from scenes.concept_library import unfair
-from scenes.concepts import Concept, Panel, holds
 from scenes.draws import OutOfDraws, redraw
 from scenes.placement import PlacementError, place_scene
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
-from ..registry import Draw
+from ..benchmark import Draw
 from ..seeds import balanced_label, draw_seed
 from . import freeform
+from .concept_library import unfair
+from .concepts import Concept, Panel, holds
 from .problem import NEGATIVES, POSITIVES, SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
 
 PROBLEM_DRAWS = 30  # whole sets of fourteen scenes per concept
@@ -165,7 +165,7 @@ def sample(rng: np.random.Generator, d: Draw) -> BongardItem:
     else:
         raise OutOfDraws(f"no fair problem for '{c.words()}' in {PROBLEM_DRAWS} draws")
     pos_specs, neg_specs, misses = drawn
-    first = balanced_label(d.root_seed, d.split, d.task, d.index)  # the positive test shown first
+    first = balanced_label(d.root_seed, d.split, d.code, d.index)  # the positive test shown first
     order = (POSITIVES[-1], NEGATIVES[-1]) if first else (NEGATIVES[-1], POSITIVES[-1])
     return BongardItem(task=d.task, split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry,
                        concept=c, description=c.words(), complexity=c.complexity, positives=tuple(pos_specs),

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from ..registry import Benchmark, Config, Task
-from . import episodes, naming
+from scenes.image_truth import geometric_truth
+from scenes.spec import SceneSpec
+
+from ..benchmark import Benchmark, Config, Solver, Task, release_card
+from ..stored import StoredItem
+from . import episodes, naming, solver
+from .command import METRICS
 from .language import LanguageSpec, language, language_json
 
 CONFIG = LanguageSpec  # Draw.config of every ICY task; None means LanguageSpec()
@@ -44,11 +49,32 @@ LANGUAGE = Config(
     manifest=lambda spec, seed: {"spec": spec.model_dump(mode="json"), "language": language_json(seed, spec)},
 )
 
+def _truth(stored: StoredItem, name: str, scene: dict) -> dict:
+    """An image's ground truth; for a sampled item the fields its scene spec gives."""
+    truth = stored.truth(name)
+    return truth if truth is not None else geometric_truth(SceneSpec.model_validate(scene))
+
+
+def _solve(stored: StoredItem) -> str | None:
+    """icy-naming: the message of the object the image shows, by the table of the item's language (rebuilt
+    from its spec and seed, as written to the manifest). icy-episodes: the choice whose words the panels
+    teach, where the grammar lets a learner read words off panels (CONCAT; else None)."""
+    item = stored.record()
+    language = language_json(item["root_seed"], LanguageSpec.model_validate(item["language"]))
+    if item["task"] == "icy-naming":
+        obj = _truth(stored, naming.IMAGE, item["scene"])["objects"][0]
+        return solver.table(language)[tuple(obj[a] for a in language["attributes"])]
+    truths = {p["name"]: _truth(stored, p["name"], p["scene"]) for p in item["context_panels"]}
+    truths[episodes.QUESTION] = _truth(stored, episodes.QUESTION, item["query"])
+    return solver.solve_concat(item, truths, language)
+
+
 ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositional to people or only to networks", (
     Task("icy-naming", "icy", "one object per image and its message; held-out color-shape pairs only in test",
-         naming.sample, naming.validate, naming.Naming, images=1),
+         naming.sample, naming.validate, naming.Naming, images=1,
+         solver=Solver(_solve, 1 / 144)),  # an open answer: a guess names one of the 144 objects
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
-         episodes.sample, episodes.validate, episodes.IcyEpisode, images=7),
-), release=RELEASE, config=LANGUAGE)
+         episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5)),
+), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,))
 
 __all__ = ["CONFIG", "ICY", "LanguageSpec", "language", "language_json"]

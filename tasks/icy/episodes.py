@@ -26,11 +26,12 @@ from pydantic import Field, model_validator
 
 from scenes.draws import redraw
 from scenes.placement import place_scene
-from scenes.spec import RESERVED_NAMES, Panel, SceneSpec, check_panels_and_answer
+from scenes.spec import SceneSpec
 from scenes.universe import COLORS, SHAPES, UNIVERSE, ObjectTuple, describe
 
-from ..episode import choices_with_answer
-from ..registry import Draw
+from ..benchmark import Draw
+from ..item import Panel, check_panels_and_answer
+from ..sampling import choices_with_answer
 from ..seeds import draw_seed
 from ..validation import check_scene_geometry, require
 from .derive import DERIVATIONS
@@ -40,8 +41,9 @@ from .naming import TEST_SPLIT, shown_in
 
 QUESTION = "question"
 N_PANELS = 6
-# A panel's file stem is its message, which must not be another file's (c_w = 1 allows "item").
-TAKEN = (*RESERVED_NAMES, QUESTION, Path(IcyItem.RECORD_FILE).stem)
+# A panel's file stem is its message, which must not be another file's (c_w = 1 allows "item"), nor
+# one of the files of MEWL's layout that an episode folder of this shape reads like (info, episode).
+TAKEN = ("info", QUESTION, "episode", Path(IcyItem.RECORD_FILE).stem)
 
 
 class IcyEpisode(IcyItem):
@@ -67,6 +69,9 @@ class IcyEpisode(IcyItem):
     def label_image(self, name: str, truth: dict) -> dict:
         truth["objects"][0]["name"] = None if name == QUESTION else name  # a panel's name is its message
         return truth
+
+    def solution(self) -> str:
+        return self.answer
 
     def index_entry(self) -> dict:
         return {"task": self.task, "split": self.split, "index": self.index,

@@ -5,8 +5,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from scenes.spec import Item
-
+from ..item import Item
 from .language import LanguageSpec
 
 

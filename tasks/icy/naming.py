@@ -16,7 +16,7 @@ from scenes.placement import place_scene
 from scenes.spec import SceneSpec
 from scenes.universe import UNIVERSE, ObjectTuple, describe
 
-from ..registry import Draw
+from ..benchmark import Draw
 from ..seeds import draw_seed
 from ..validation import check_scene_geometry, require
 from .item import IcyItem
@@ -49,6 +49,9 @@ class Naming(IcyItem):
     def label_image(self, name: str, truth: dict) -> dict:
         truth["objects"][0]["name"] = self.message  # MEWL's field: the object's word
         return truth
+
+    def solution(self) -> str:
+        return self.message
 
     def index_entry(self) -> dict:
         return {"task": self.task, "split": self.split, "index": self.index, "object": describe(self.object),

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..registry import IID_SCHEME, Benchmark, Scheme, Task
+from ..benchmark import IID_SCHEME, Benchmark, Scheme, Solver, Task, release_card
+from ..stored import StoredItem
+from . import solver
+from .audit import AUDIT, truth
 from .item import MalevicItem
 from .rules import TASK_RULES
 from .sample import SCHEME_SPLITS, UNSEEN, check_split, sample
@@ -33,14 +36,22 @@ RELEASE = ("Items of MALeViC's tasks (Pasquali et al., 2021) in 3D: each folder 
            "per line. See docs/malevic.md.")
 
 
+def _solve(stored: StoredItem) -> bool:
+    item = stored.record()
+    return solver.solve(item, truth(stored, item))
+
+
+SOLVER = Solver(_solve, solver.CHANCE)
+
+
 def _task(name: str) -> Task:
     rules = TASK_RULES[name]
     return Task(name=f"malevic-{name}", benchmark="malevic", summary=SUMMARIES[name],
                 sample=partial(sample, rules=rules), validate=partial(validate, rules=rules),
-                model=MalevicItem, images=1, schemes=(IID_SCHEME, UNSEEN_SCHEME))
+                model=MalevicItem, images=1, solver=SOLVER, schemes=(IID_SCHEME, UNSEEN_SCHEME))
 
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",
-                    tuple(_task(name) for name in TASK_RULES), release=RELEASE)
+                    tuple(_task(name) for name in TASK_RULES), card=release_card(RELEASE), audit=AUDIT)
 
 __all__ = ["MALEVIC", "MalevicItem", "UNSEEN", "check_split"]

@@ -11,7 +11,9 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from scenes.spec import Item, SceneSpec, field_error
+from scenes.spec import SceneSpec, field_error
+
+from ..item import Item
 
 # Ten half-extents evenly spaced, in scene units. CLEVR's two sizes (small 0.35,
 # large 0.70) are levels 2 and 9, so the scenes keep CLEVR's look; nothing is
@@ -71,6 +73,9 @@ class MalevicItem(Item):
 
     def with_scenes(self, scenes: dict[str, SceneSpec]) -> "MalevicItem":
         return self.model_copy(update={"scene": scenes["image"]})
+
+    def solution(self) -> bool:
+        return self.label
 
     def index_entry(self) -> dict:
         return {

@@ -18,7 +18,7 @@ from scenes.spec import SceneSpec
 from scenes.universe import COLORS, SHAPES, SIZE_SCALE
 from scenes.visibility import estimate_visible_pixels, projected_areas
 
-from ..registry import IID, Draw
+from ..benchmark import IID, Draw
 from ..seeds import balanced_label, draw_seed
 from .item import K_SHARP, K_SPREAD, OBJECT_COUNTS, POSITIVE, QUERY_LEVELS, SIZE_LEVELS, SWAP, MalevicItem, sentence
 from .rules import Rules, Statement, broken_rule, positive, reference_set, threshold, true_adjective
@@ -95,7 +95,7 @@ def draw_sentence(rng: np.random.Generator, d: Draw, rules: Rules) -> tuple[str,
     classes = sentence_classes(rules, d.scheme, d.split, d.task)
     adjective, shape = classes[int(rng.integers(len(classes)))]
     color = str(rng.choice(COLORS))
-    label = balanced_label(d.root_seed, d.split, d.task, d.index)
+    label = balanced_label(d.root_seed, d.split, d.code, d.index)
     deserved = adjective if label else SWAP[adjective]
     n = int(rng.choice(OBJECT_COUNTS))
     st = redraw(lambda: draw_statement(rng, rules, n, shape, color),

@@ -6,7 +6,7 @@ import math
 
 from scenes.visibility import visible_enough
 
-from ..seeds import balanced_label
+from ..seeds import balanced_label, name_code
 from ..validation import check_scene_geometry, require
 from .item import K_SHARP, SIZE_LEVELS, MalevicItem, sentence
 from .rules import Rules, Statement, broken_rule, positive, reference_set, threshold, true_adjective
@@ -37,7 +37,7 @@ def validate(item: MalevicItem, rules: Rules) -> None:
     require(pair in sentence_classes(rules, item.scheme, item.split, item.task),
             f"{pair} is not a pair of the {item.split} split under {item.scheme}")
     require(item.label == (true_adjective(rules, st) == item.adjective), "the label does not follow from the sizes")
-    require(item.label == balanced_label(item.root_seed, item.split, item.task, item.index),
+    require(item.label == balanced_label(item.root_seed, item.split, name_code(item.task), item.index),
             "the label is not the one its index pair gives it (one true item per pair)")
     sharp = item.label if item.k is None else \
         positive(item.sizes, item.reference, item.target, K_SHARP) == item.adjective

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 from functools import partial
 
-from ..registry import Benchmark, Config, Task
-from . import captions
+from ..benchmark import Benchmark, Config, Solver, Task, release_card
+from ..stored import StoredItem
+from . import captions, solver
+from .audit import AUDIT, truth
 from .distribution import Distribution, load_distribution
 from .item import ShapeWorldItem, validate
 from .sampler import sample
@@ -27,10 +29,19 @@ HELD_OUT = Config(
 )
 
 
+def _solve(stored: StoredItem) -> bool:
+    """Whether the caption agrees with the image, by the file-only evaluator."""
+    item = stored.record()
+    return solver.agrees(item["logical_form"], truth(stored, item))
+
+
+SOLVER = Solver(_solve, 0.5)  # one agreeing item per index pair
+
+
 def _task(name: str, summary: str, draw_form) -> Task:
     full = f"shapeworld-{name}"
     return Task(name=full, benchmark="shapeworld", summary=summary, sample=partial(sample, draw_form=draw_form),
-                validate=validate, model=ShapeWorldItem, images=1)
+                validate=validate, model=ShapeWorldItem, images=1, solver=SOLVER)
 
 
 SHAPEWORLD = Benchmark(
@@ -42,10 +53,11 @@ SHAPEWORLD = Benchmark(
               captions.quantified),
         _task("logical", "two statements joined by and/or, or one negated", captions.logical),
     ),
-    release="Each item folder holds `image.png`, `image.json` (the per-image ground truth) and `item.json`: the "
-            "caption, its logical form, `agreement`, the near-miss caption, the distribution and the held-out "
-            "combinations the item uses (docs/shapeworld.md).",
+    card=release_card("Each item folder holds `image.png`, `image.json` (the per-image ground truth) and `item.json`: "
+                      "the caption, its logical form, `agreement`, the near-miss caption, the distribution and the "
+                      "held-out combinations the item uses (docs/shapeworld.md)."),
     config=HELD_OUT,
+    audit=AUDIT,
 )
 
 __all__ = ["CONFIG", "SHAPEWORLD", "Distribution", "ShapeWorldItem", "load_distribution"]

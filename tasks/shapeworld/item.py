@@ -6,9 +6,10 @@ from typing import Literal, Optional
 from pydantic import Field
 
 from scenes.relations import separated_in
-from scenes.spec import Item, SceneSpec
+from scenes.spec import SceneSpec
 
-from ..episode import InvalidEpisode
+from ..item import Item
+from ..validation import InvalidItem
 from .captions import redundant
 from .distribution import TEST_SPLIT, Combination, Distribution
 from .evaluate import World, holds, presupposed, stated_pairs
@@ -53,6 +54,9 @@ class ShapeWorldItem(Item):
     def with_scenes(self, scenes: dict[str, SceneSpec]) -> "ShapeWorldItem":
         return self.model_copy(update={"scene": scenes["image"]})
 
+    def solution(self) -> bool:
+        return self.agreement
+
     def index_entry(self) -> dict:
         return {"task": self.task, "split": self.split, "index": self.index, "caption": self.caption,
                 "agreement": self.agreement, "held_out_used": [c.label() for c in self.held_out_used]}
@@ -60,7 +64,7 @@ class ShapeWorldItem(Item):
 
 def require(condition: bool, message: str) -> None:
     if not condition:
-        raise InvalidEpisode(message)
+        raise InvalidItem(message)
 
 
 def _elements(form) -> dict[str, object]:

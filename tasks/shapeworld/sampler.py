@@ -26,8 +26,8 @@ from scenes.placement import PlacementError, place_scene
 from scenes.relations import RELATION_MARGIN, separated_in
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
-from ..registry import Draw
-from ..seeds import draw_seed, split_code, task_code
+from ..benchmark import Draw
+from ..seeds import draw_seed, split_code
 from .captions import has_relation, near_miss, redundant
 from .distribution import TEST_SPLIT, AttributeCombination, Distribution, QuantifierCombination, RelationCombination
 from .evaluate import World, holds, possible, presupposed, stated_pairs
@@ -60,7 +60,7 @@ class Thing(NamedTuple):
 
 
 def pair_agreement(d: Draw) -> bool:
-    coin = np.random.default_rng([d.root_seed, split_code(d.split), task_code(d.task), d.index // 2, PAIR_TAG])
+    coin = np.random.default_rng([d.root_seed, split_code(d.split), d.code, d.index // 2, PAIR_TAG])
     return bool(coin.integers(2) == d.index % 2)
 
 

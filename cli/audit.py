@@ -1,0 +1,109 @@
+"""`mewl audit [KIND] OUT`: does a dataset test what it claims to?
+
+KIND is a benchmark's name (its audit: tasks.benchmark.Audit, one row per
+split and task, measured from the files) or `legibility` (can a classifier
+tell the rendered colours and materials apart, render/legibility.py).
+Without KIND, every benchmark OUT holds items of is audited. Items are read
+through the store's reader: a damaged or incomplete item is refused in one
+line, never audited nor left out. Exit 1 when a row's verdict is not ok.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from joblib import Parallel, delayed
+
+from render import legibility
+from store import reader
+from store.errors import UserError
+from tasks import catalog
+from tasks.benchmark import AuditRun, Benchmark
+
+from . import options
+
+LEGIBILITY = "legibility"
+
+
+def table(columns: tuple[str, ...], rows: list[dict], markdown: bool) -> str:
+    """Rows as one table: Markdown, or columns aligned for a terminal. Floats show three decimals."""
+    def cell(value) -> str:
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    cells = [[cell(r[c]) for c in columns] for r in rows]
+    if markdown:
+        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
+    widths = [max(len(x) for x in col) for col in zip(columns, *cells)]
+    fmt = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()
+    return "\n".join([fmt(list(columns)), fmt(["-" * w for w in widths]), *map(fmt, cells)])
+
+
+def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdown: bool, workers: int) -> bool:
+    """Print the benchmark's table; whether every verdict is ok."""
+    names = [t.name for t in bench.tasks]
+    found = reader.sound_items(out, names, what=f"{bench.name} items")
+    train: dict[str, list] = {}
+    if train_dir is not None:
+        for (_, task), items in sorted(reader.sound_items(train_dir, names, what=f"{bench.name} items").items()):
+            train.setdefault(task, []).extend(items)
+    runs = [(split, task, items, AuditRun(1, train.get(task) if train_dir else None))
+            for (split, task), items in sorted(found.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1])))]
+    rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
+    print(table(bench.audit.columns, rows, markdown))
+    if bench.audit.notes:
+        print(f"\n{bench.audit.notes}")
+    return all(r["verdict"] == "ok" for r in rows)
+
+
+def cmd_audit(args) -> int:
+    kind, out = (args.first, Path(args.out)) if args.out else (None, Path(args.first))
+    known = {b.name: b for b in catalog.BENCHMARKS if b.audit is not None}
+    if kind is not None and kind != LEGIBILITY and kind not in known:
+        raise UserError(f"unknown audit {kind!r}; expected one of {', '.join([*known, LEGIBILITY])}")
+    if kind == LEGIBILITY:
+        try:
+            return legibility.main(images(out))
+        except legibility.NoObjects as err:
+            raise UserError(f"{out}: {err}") from None
+    workers = options.workers(args.workers)
+    train_dir = Path(args.train) if args.train else None
+    if kind is None:
+        held = {catalog.task(t).benchmark for _, t in reader.read(out).items}
+        chosen = [b for name, b in known.items() if name in held]
+        if not chosen:
+            raise UserError(f"{out} holds no items of a benchmark with an audit ({', '.join(known)})")
+    else:
+        chosen = [known[kind]]
+    for bench in chosen:
+        if train_dir is not None and not bench.audit.learns:
+            raise UserError(f"--train: the {bench.name} audit learns nothing; drop --train")
+    ok = True
+    for bench in chosen:
+        if len(chosen) > 1:
+            print(f"\n{bench.name}: {bench.summary}")
+        ok = audit_benchmark(bench, out, train_dir, args.markdown, workers) and ok
+    return 0 if ok else 1
+
+
+def images(out: Path) -> list[tuple[tuple[str, str, int], Path, Path]]:
+    """((split, task, index), png, its JSON) of every rendered image of OUT's sound items."""
+    found = []
+    for items in reader.sound_items(out, what="rendered items").values():
+        for stored in items:
+            found += [((stored.split, stored.task, stored.index), png, png.with_suffix(".json"))
+                      for png in sorted(stored.folder.glob("*.png"))]
+    if not found:
+        raise UserError(f"no rendered objects found under {out} (expected OUT/<split>/<task>/<i>/*.json with PNGs)")
+    return found
+
+
+def register(sub) -> None:
+    s = sub.add_parser("audit", help="a benchmark's audit from the files (oracle, deprived solvers, balance), or legibility")
+    s.add_argument("first", metavar="KIND|OUT",
+                   help="the dataset folder, or before it a benchmark's name or legibility (default: every benchmark in OUT)")
+    s.add_argument("out", nargs="?", metavar="OUT", help="the dataset folder, after a kind")
+    s.add_argument("--train", default=None, metavar="DIR",
+                   help="fit the learned baselines on this dataset's items (e.g. another seed) instead of cross-validating")
+    s.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    s.add_argument("--workers", default=None, help="processes (default: every core)")
+    s.set_defaults(func=cmd_audit)

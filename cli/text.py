@@ -1,0 +1,41 @@
+"""`mewl text OUT`: the text inputs a benchmark defines for text-only models
+(MEWL's: the captions of its unimodal baselines, tasks/mewl/text.py), one
+line per item in OUT/<split>/<task>.text.jsonl, read from the released files.
+A damaged item is left out, named in one line, and the exit status is 1."""
+from __future__ import annotations
+
+import json
+import sys
+
+from store import reader
+from store.errors import UserError
+from store.files import write_atomic, writing
+from tasks import catalog
+
+from . import options
+
+
+def cmd_text(args) -> int:
+    out = options.output(args.out)
+    if not out.is_dir():
+        raise UserError(f"{out}: no such folder")
+    writers = {t.name: b.text for b in catalog.BENCHMARKS if b.text is not None for t in b.tasks}
+    found = reader.read(out, tasks=writers)
+    if not found.items:
+        raise UserError(f"{out} holds no <split>/<task> folders of items with text inputs "
+                        f"({', '.join(b.name for b in catalog.BENCHMARKS if b.text is not None)})")
+    with writing(out):
+        for (split, task), items in sorted(found.items.items()):
+            lines = [json.dumps(writers[task](stored)) + "\n" for stored in items]
+            path = out / split / f"{task}.text.jsonl"
+            write_atomic(path, "".join(lines))
+            print(f"{path}: {len(lines)} {catalog.noun([task])}(s)")
+    if found.damaged:
+        print(f"mewl text: left out {reader.damaged_line(found.damaged, catalog.noun(writers))}", file=sys.stderr)
+    return 1 if found.damaged else 0
+
+
+def register(sub) -> None:
+    s = sub.add_parser("text", help="write the text inputs of MEWL's GPT/BERT baselines as OUT/<split>/<task>.text.jsonl")
+    s.add_argument("out")
+    s.set_defaults(func=cmd_text)

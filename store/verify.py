@@ -1,0 +1,40 @@
+"""Every published item checked against its record: `mewl verify` and `mewl render --repair`.
+
+Every file's sha256 is compared with the item's record, every PNG decoded
+in full, every JSON parsed. A damaged item is named in one line and noted
+in OUT/.mewl/damaged/, which the next render of it reads: it sets the
+damaged folder aside (OUT/.damaged/, nothing deleted) and renders the item
+again, the same bytes as before it was damaged.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from . import bookkeeping
+from .files import writing
+from .layout import item_dir
+from .reader import file_problems
+
+
+def check(out: Path, items: Iterable[tuple[str, str, int]]) -> list[str]:
+    """Check each item in full; note the damaged ones for the next render and return a line
+    for each. A noted item found intact again (restored) is cleared."""
+    items = list(items)
+    lines = []
+    for (split, task, index), problem in zip(items, file_problems(out, items)):
+        if problem is None:
+            bookkeeping.clear_damage(out, split, task, index)
+        else:
+            bookkeeping.record_damage(out, split, task, index, problem)
+            lines.append(f"{split}/{task}/{index}: {problem}")
+    return lines
+
+
+def find_damage(out: Path, split: str, tasks: list[str], indices: Iterable[int]) -> list[str]:
+    """`mewl render --repair`: the run's own items that exist, checked in full."""
+    if not out.is_dir():
+        return []
+    wanted = [(split, t, i) for i in indices for t in tasks if item_dir(out, split, t, i).is_dir()]
+    with writing(out):
+        return check(out, wanted)

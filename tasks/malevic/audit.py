@@ -1,0 +1,92 @@
+"""`mewl audit malevic OUT`: what MALeViC's items test, measured from the files.
+
+Reads each item's item.json (sampled or rendered; never the sampler) and,
+where the item is rendered, its image.json. Per split and task: the
+independent oracle (the threshold rule on the sizes: must get every label),
+the text-only guesser (sentence only), the 2D shortcut (the same rule on
+projected areas, blind to depth), the ceiling of a solver that uses the sharp
+k = 0.29, the share of true labels, the class balance (shape x color x
+adjective x label), and how size correlates with projected area and with
+distance to the camera within a scene, and the share of items redrawn from a
+derived seed (their first draw ran out of placements). Exit 1 when the oracle misses an item,
+text-only beats chance or labels or classes are unbalanced.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from scenes.universe import COLORS
+
+from ..audit import BALANCE_P, above_chance, measured, uniform_p
+from ..benchmark import Audit, AuditRun
+from ..stored import StoredItem
+from . import solver
+
+COLUMNS = ("split", "task", "n", "oracle", "text-only", "area shortcut", "sharp k ceiling", "true share",
+           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", "verdict")
+
+
+def truth(stored: StoredItem, item: dict) -> dict:
+    """image.json when rendered; else the same fields from the item's scene spec."""
+    rendered = stored.truth("image")
+    if rendered is not None:
+        return rendered
+    objs = item["scene"]["objects"]
+    return {"objects": [{"shape": o["shape"], "color": o["color"], "3d_coords": [*o["position"], o["half_extent"]]}
+                        for o in objs]}
+
+
+def _corr(a: list[float], b: list[float]) -> float | None:
+    return None if len(set(a)) == 1 else float(np.corrcoef(a, b)[0, 1])
+
+
+def _measure(items: list[StoredItem]) -> list[tuple]:
+    rows = []
+    for stored in items:
+        item = stored.record()
+        image = truth(stored, item)
+        target, _ = solver.described(item["sentence"], image)
+        o = image["objects"][target]
+        eye = item["scene"]["camera"]["location"]
+        distance = [math.dist(p["3d_coords"], eye) for p in image["objects"]]
+        rows.append((item["label"], solver.solve(item, image), solver.text_only_guess(item["sentence"]),
+                     solver.area_guess(item, image), item["label_sharp"], (o["shape"], o["color"], item["adjective"]),
+                     _corr(item["sizes"], item["projected_area"]), _corr(item["sizes"], distance), item["retry"] > 0))
+    return rows
+
+
+def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+    rows = measured(_measure, items, run.workers)
+    n = len(rows)
+    labels = [r[0] for r in rows]
+
+    def rate(k: int) -> float:
+        return sum(r[k] == r[0] for r in rows) / n
+
+    # Colors and labels are uniform over the (shape, adjective) pairs the split draws (all of them under iid).
+    pairs = sorted({(shape, adjective) for shape, _, adjective in (r[5] for r in rows)})
+    support = tuple((s, c, a, lab) for s, a in pairs for c in COLORS for lab in (True, False))
+    classes = [(*r[5], r[0]) for r in rows]
+    text_hits = sum(r[2] == r[0] for r in rows)
+    found = {"split": split, "task": task, "n": n, "oracle": rate(1), "text-only": text_hits / n,
+             "area shortcut": rate(3), "sharp k ceiling": rate(4), "true share": sum(labels) / n,
+             "class balance p": uniform_p(classes, support),
+             "corr(size, area)": float(np.mean([r[6] for r in rows if r[6] is not None])),
+             "corr(size, distance)": float(np.mean([r[7] for r in rows if r[7] is not None])),
+             "redrawn": sum(r[8] for r in rows) / n}
+    failures = []
+    if found["oracle"] < 1:
+        failures.append("oracle misses")
+    if above_chance(text_hits, n, solver.CHANCE):
+        failures.append("text-only beats chance")
+    if abs(sum(labels) - n / 2) > 1:  # one true item per index pair: an odd count leaves one over
+        failures.append("labels not half true")
+    if found["class balance p"] < BALANCE_P:
+        failures.append("classes unbalanced")
+    found["verdict"] = "ok" if not failures else "; ".join(failures)
+    return found
+
+
+AUDIT = Audit(columns=COLUMNS, row=row)

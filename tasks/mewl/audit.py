@@ -1,0 +1,111 @@
+"""`mewl audit mewl OUT`: does a MEWL dataset test what it claims to?
+
+Per split and task, from the released episode.json files: the independent
+oracle (must answer every episode), the text-only guesser, every deprived
+exact solver (solvers/deprived.py), the learned deprived baselines
+(solvers/learned.py), and chi-square tests of the answer position and of the
+concepts each task's solvers report as balanced. A row fails when the oracle
+misses an episode, a baseline's 99.9 % interval lies above its chance or a
+balance test fails.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..audit import BALANCE_P, above_chance, uniform_p, wilson
+from ..benchmark import Audit, AuditRun, UsageError
+from ..stored import StoredItem
+from .episode import Episode
+from .solvers import SOLVERS, TaskSolvers, deprived, learned
+
+# The baselines, by their column titles; an exact solver's column is the bare deprivation.
+BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
+COLUMNS = ("split", "task", "n", "oracle", *BASELINES, "chance", "position p", "balance p", "verdict")
+NOTES = ("accuracy % [95 % interval]; query-only, no-hand, no-context-language: exact deprived solvers; "
+         "learned: a model on hand-made features; chance: the task's text-only analytic chance, or the "
+         "deprivation's own where its construction sets one (in brackets after the figure); "
+         "the verdict fails a baseline whose 99.9 % interval lies above its chance")
+
+
+def _oracle_answers(solvers: TaskSolvers, ep: Episode) -> bool:
+    try:
+        return solvers.solve(ep.model_copy(update={"lexicon": {}})) == ep.answer
+    except Exception:  # an oracle that cannot read the episode has missed it
+        return False
+
+
+def _rate(hits) -> tuple[int, int]:
+    hits = np.asarray(hits, dtype=bool)
+    return int(hits.sum()), len(hits)
+
+
+def rates(task: str, episodes: list[Episode], train: list[Episode] | None) -> dict:
+    """(hits, n) of the oracle and of every baseline (None: too few episodes to learn), each
+    baseline's chance, and the p-values of the balance tests."""
+    solvers = SOLVERS[task]
+    rng = np.random.default_rng(0)
+    blind = [ep.model_copy(update={"lexicon": {}}) for ep in episodes]
+    oracle_hits = [_oracle_answers(solvers, ep) for ep in episodes]
+    found: dict = {"oracle": _rate(oracle_hits), "bars": {"text-only": solvers.chance},
+                   "text-only": _rate([solvers.text_only(b, rng) == ep.answer for b, ep in zip(blind, episodes)])}
+    for d, guesser in solvers.deprived.items():
+        title = deprived.TITLE[d]
+        found[title] = _rate([guesser.guess(deprived.view(ep, d), rng) == ep.answer for ep in episodes])
+        learned_hits = (learned.hits(task, d, train, episodes) if train
+                        else learned.cross_validated_hits(task, d, episodes))
+        found[f"{title} learned"] = None if learned_hits is None else _rate(learned_hits)
+        found["bars"][title] = found["bars"][f"{title} learned"] = guesser.floor
+    found["position p"] = uniform_p([ep.answer_index for ep in episodes], tuple(range(5)))
+    balance: dict[str, tuple[list, tuple]] = {}
+    for ep, answered in zip(episodes, oracle_hits):
+        if not answered:  # balance() reads the oracle's answer; the miss is reported already
+            continue
+        for name, (values, support) in solvers.balance(ep).items():
+            balance.setdefault(name, ([], support))[0].extend(values)
+    ps = {name: uniform_p(values, support) for name, (values, support) in balance.items()} or {"nothing": 0.0}
+    found["balance worst"] = min(ps, key=ps.get)
+    found["balance p"] = ps[found["balance worst"]]
+    return found
+
+
+def failures(found: dict) -> list[str]:
+    out = []
+    hits, n = found["oracle"]
+    if hits < n:
+        out.append(f"oracle missed {n - hits}")
+    for name in BASELINES:
+        if found.get(name) and above_chance(*found[name], found["bars"][name]):
+            out.append(f"{name} above chance")
+    if found["position p"] < BALANCE_P:
+        out.append("answer position unbalanced")
+    if found["balance p"] < BALANCE_P:
+        out.append(f"{found['balance worst']} unbalanced")
+    return out
+
+
+def _accuracy(rate: tuple[int, int] | None, bar: float | None, chance: float) -> str:
+    if rate is None:
+        return "-"
+    hits, n = rate
+    lo, hi = wilson(hits, n)
+    own = f" (chance {100 * bar:.1f})" if bar is not None and bar != chance else ""
+    return f"{100 * hits / n:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]{own}"
+
+
+def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+    """One split and task: episodes are read here, in the worker (pickling them costs more than parsing)."""
+    episodes = [s.item() for s in items]
+    train = [s.item() for s in run.train] if run.train is not None else None
+    if train is not None and len(train) < learned.MIN_TRAIN:
+        raise UsageError(f"--train has {len(train)} {task} episodes; the learned baselines need {learned.MIN_TRAIN}")
+    found = rates(task, episodes, train)
+    chance = SOLVERS[task].chance
+    cells = {"split": split, "task": task, "n": str(len(episodes)), "oracle": _accuracy(found["oracle"], None, chance)}
+    cells |= {name: _accuracy(found.get(name), found["bars"].get(name), chance) for name in BASELINES}
+    cells |= {"chance": f"{100 * chance:.1f}", "position p": f"{found['position p']:.3f}",
+              "balance p": f"{found['balance p']:.3f} ({found['balance worst']})",
+              "verdict": "; ".join(failures(found)) or "ok"}
+    return cells
+
+
+AUDIT = Audit(columns=COLUMNS, row=row, notes=NOTES, learns=True)

@@ -1,0 +1,50 @@
+"""Deprived solvers: what each task's solvers may see when one ingredient is
+taken away (docs/tasks.md, "Necessary ingredients").
+
+A deprived solver gets everything but the ingredient, plus the rules of the
+task; it must do no better than chance. Which deprivations a task has, and
+its guesser for each, are declared once in tasks.mewl.solvers.SOLVERS; a
+guesser is handed the view below, so it cannot read what it is denied even
+by mistake.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..episode import Episode
+
+QUERY_ONLY, NO_HAND, NO_LANGUAGE = "query_only", "no_hand", "no_language"
+
+# Each deprivation's name in the README's chance table. Query-only: the query
+# scene and the choices. No-hand: everything but the query's pointing hand.
+# No-context-language: context scenes without utterances, query, choices.
+TITLE: dict[str, str] = {QUERY_ONLY: "query-only", NO_HAND: "no-hand", NO_LANGUAGE: "no-context-language"}
+
+
+def view(ep: Episode, deprivation: str, keep_lexicon: bool = False) -> Episode:
+    """The episode as a solver deprived of one ingredient sees it.
+
+    The lexicon is always emptied (solvers learn it, or cannot), except for
+    the no-hand view with `keep_lexicon`: the context determines the lexicon
+    uniquely (every validator checks that by enumeration), so a learned
+    no-hand baseline may be handed it as a perfect learner of the context
+    would have it. Copies skip validation on purpose: a query-only episode has
+    no context panels at all."""
+    lexicon = dict(ep.lexicon) if keep_lexicon and deprivation == NO_HAND else {}
+    if deprivation == QUERY_ONLY:
+        return ep.model_copy(update={"lexicon": lexicon, "context_panels": ()})
+    if deprivation == NO_HAND:
+        return ep.model_copy(update={"lexicon": lexicon, "query": ep.query.model_copy(update={"hand": None})})
+    if deprivation == NO_LANGUAGE:
+        # Bootstrap's panel names are its utterances: both go.
+        silent = tuple(p.model_copy(update={"utterance": "", "name": f"panel {k}"}) for k, p in enumerate(ep.context_panels))
+        return ep.model_copy(update={"lexicon": lexicon, "context_panels": silent})
+    raise KeyError(deprivation)
+
+
+def most_voted(choices, votes, rng: np.random.Generator) -> str:
+    """The choice with the most votes (hypotheses under which it is the
+    answer); ties, including no votes at all, broken at random."""
+    votes = np.asarray(votes, dtype=float)
+    best = np.flatnonzero(votes == votes.max())
+    return choices[int(best[rng.integers(len(best))])]

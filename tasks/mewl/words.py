@@ -1,0 +1,71 @@
+"""Pseudo-words built from common English syllables, never English words."""
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from scenes.draws import OutOfDraws
+from scenes.universe import ATTRIBUTES, DIRECTIONS, NUMBER_WORDS
+
+from .episode import RESERVED_NAMES
+
+
+# 175 frequent English syllables (our own list): open and closed syllables
+# that combine into pronounceable, mostly non-English words.
+SYLLABLES: tuple[str, ...] = tuple(
+    """
+    a ab ac ad af al am an ar as at ba be bi bo bu bal ban ber bin bor bun
+    ca ce ci co cu cal can cen com con cor da de di do du dal den der dis
+    dom dun e el em en er es ev fa fe fi fo fu fal fer fin for ful ga ge
+    gi go gu ha he hi ho hu hal hen her hin hor i il im in ir is ja je jo
+    ju ka ke ki ko ku la le li lo lu ma me mi mo mu mal man mar men min
+    mon mor mun na ne ni no nu o ol om on or os pa pe pi po pu pal pen per
+    pin por ra re ri ro ru sa se si so su ta te ti to tu tal ten ter tin
+    tom tor tun u ul um un ur va ve vi vo val ven ver vin wa we wi wo ya
+    ye yo za ze zo
+    """.split()
+)
+
+GRAMMAR = frozenset({"and", "of", "the", "is", "a", "an", "arrow", "hand", "to", "in", "on", "or", "be", "am"})
+# Words that must never be coined: the universe, the utterance grammar and the
+# release's own file names (number and pragmatic name a panel by its bare word,
+# so "info" would overwrite info.json).
+RESERVED: frozenset[str] = frozenset(
+    {v for values in ATTRIBUTES.values() for v in values}
+    | set(DIRECTIONS) | set(NUMBER_WORDS) | GRAMMAR | set(RESERVED_NAMES)
+)
+# Coining n words takes about n draws (few candidates are English); this many
+# per word is far beyond bad luck.
+TRIES_PER_WORD = 200
+
+
+class CoinageError(OutOfDraws):
+    """No pseudo-word could be coined within the bounded number of draws."""
+
+
+@cache
+def english_words() -> frozenset[str]:
+    """Every word of Webster's Second and GCIDE (the `english-words` package),
+    lowercased; loaded once per process (about 0.4 s, 263,000 words)."""
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2", "gcide"], lower=True))
+
+
+def coinable(word: str) -> bool:
+    return word not in RESERVED and word not in english_words()
+
+
+def pseudo_words(rng: np.random.Generator, n: int, syllables: int, exclude=()) -> list[str]:
+    """n distinct words of `syllables` syllables, none English, reserved or excluded."""
+    taken = set(exclude)
+    words: list[str] = []
+    for _ in range(TRIES_PER_WORD * n):
+        word = "".join(SYLLABLES[i] for i in rng.integers(len(SYLLABLES), size=syllables))
+        if word not in taken and coinable(word):
+            taken.add(word)
+            words.append(word)
+            if len(words) == n:
+                return words
+    raise CoinageError(f"coined {len(words)} of {n} words of {syllables} syllables in {TRIES_PER_WORD * n} draws")
