@@ -19,7 +19,7 @@ MISTAKES = (UserError, UsageError, DamagedItem, SpecError)
 
 
 def build_parser() -> options.Parser:
-    p = options.Parser(prog="mewl", description="Generate grounded-language benchmarks (MEWL first) as rendered 3D scenes.")
+    p = options.Parser(prog="mewl", description="Generate grounded-language benchmarks as rendered 3D scenes.")
     p.add_argument("--version", action="version", version=version())
     sub = p.add_subparsers(dest="command", required=True, parser_class=options.Parser)
     for module in (specs, sample, render, calibrate, inspect, slurm, verify, text, audit):

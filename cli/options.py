@@ -86,7 +86,7 @@ def positive_int(name: str, value: str | int) -> int:
     return n
 
 
-MAX_ITEMS = 10_000_000  # per task and split: 265x MEWL's largest split, and still a plan that fits in memory
+MAX_ITEMS = 10_000_000  # per task and split: 265x the largest preset's split, and still a plan that fits in memory
 
 
 def item_count(value: str | int) -> int:

@@ -40,7 +40,7 @@ def save(image, path: Path) -> None:
 
 
 def entities(gt: dict) -> tuple[list[dict], list[dict]]:
-    """The universe objects and the pointing hand (MEWL lists it last, as an `arrow`)."""
+    """The universe objects and the pointing hand (listed last, as an `arrow`)."""
     return ([o for o in gt["objects"] if o["shape"] != "arrow"], [o for o in gt["objects"] if o["shape"] == "arrow"])
 
 

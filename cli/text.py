@@ -1,5 +1,5 @@
 """`mewl text OUT`: the text inputs a benchmark defines for text-only models
-(MEWL's: the captions of its unimodal baselines, tasks/mewl/text.py), one
+(tasks.benchmark.Benchmark.text: the inputs of a paper's unimodal baselines), one
 line per item in OUT/<split>/<task>.text.jsonl, read from the released files.
 A damaged item is left out, named in one line, and the exit status is 1."""
 from __future__ import annotations
@@ -36,6 +36,6 @@ def cmd_text(args) -> int:
 
 
 def register(sub) -> None:
-    s = sub.add_parser("text", help="write the text inputs of MEWL's GPT/BERT baselines as OUT/<split>/<task>.text.jsonl")
+    s = sub.add_parser("text", help="write the text inputs of a benchmark's text-only baselines as OUT/<split>/<task>.text.jsonl")
     s.add_argument("out")
     s.set_defaults(func=cmd_text)

@@ -23,7 +23,8 @@ def cmd_verify(args) -> int:
         damaged = check(out, items)
     for line in damaged:
         print(f"damaged: {line}")
-    print(f"verify: {len(items)} episode(s) checked, {len(damaged)} damaged"
+    noun = catalog.noun({task for _, task, _ in items}) if items else "item"
+    print(f"verify: {len(items)} {noun}(s) checked, {len(damaged)} damaged"
           + ("; rerun the render command (or add --repair) to render them again" if damaged else ""),
           file=sys.stderr if damaged else sys.stdout)
     return 1 if damaged else 0

@@ -222,7 +222,7 @@ def main(argv=None) -> int:
     ap.add_argument("--task", default="all", help="(a): the tasks sampled (a task, a benchmark, all or a comma list)")
     ap.add_argument("--pipeline-task", default=None,
                     help="(c): the tasks of which item 0 is rendered (default: the first task of every benchmark; "
-                         "the Makefile names MEWL's shape, number, pragmatic and relation)")
+                         "the Makefile names shape, number, pragmatic and relation)")
     a = ap.parse_args(argv)
     logging.getLogger("render").addFilter(say_once())  # every worker says "no GPU found"
     parts = set(a.only.split(","))

@@ -1,4 +1,4 @@
-"""Episode claims: one writer at a time works on an episode.
+"""Item claims: one writer at a time works on an item.
 
 A claim is OUT/.mewl/claims/<split>/<task>/<index>.json, created with O_EXCL
 (atomic on local filesystems and NFS) and holding its writer's identity; the

@@ -25,7 +25,7 @@ class Settings:
 
     def manifest(self, kind: str) -> dict:
         """What OUT's manifest pins: a run with other values is refused. The
-        scheme and configs only where given, so MEWL's manifests stay as they were."""
+        scheme and configs only where given, so manifests of datasets without them stay as they were."""
         pinned = {"seed": self.seed, "quality": self.quality, "kind": kind} if self.quality else {"seed": self.seed, "kind": kind}
         if self.scheme != "iid":
             pinned["split_scheme"] = self.scheme

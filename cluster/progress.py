@@ -28,7 +28,7 @@ class Progress:
         self.stream = stream or sys.stderr
         self.total, self.skipped = len(jobs), skipped
         self.images_of = images_of
-        self.noun = noun(images_of)  # "episode", or "item" beyond MEWL
+        self.noun = noun(images_of)  # the benchmarks' word for one item
         self.total_images = sum(images_of[task] for task, _ in jobs)
         self.finished_images = 0  # every image of each finished item
         self.done = self.failed = self.images = self.renders = self.by_other = 0

@@ -1,5 +1,5 @@
-"""`mewl sample`: items' specs and release files (episode.json and info.json
-for MEWL, item.json for others), no rendering.
+"""`mewl sample`: items' specs and release files (tasks.item.Item.release_files),
+no rendering.
 
 Each item is claimed, written into the writer's staging folder with its
 record of checksums last, and published, like a rendered one: several

@@ -103,7 +103,7 @@ def claim(req: Request) -> None:
 
 
 def render_settings(req: Request) -> dict:
-    # The manifest `mewl render` claims (cluster.render_cmd): the array tasks must find it equal.
+    # The manifest `mewl render` claims (cli.render): the array tasks must find it equal.
     return Settings(req.out, req.split, req.seed, req.quality, req.scheme, req.configs).manifest("rendered")
 
 

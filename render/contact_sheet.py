@@ -4,7 +4,7 @@ One row per material, one column per colour; each cell is a crop of a real
 render of a large cube and a large sphere side by side under the unjittered
 CLEVR stage, so colours and materials can be compared by eye.
 
-    python -m cluster.contact_sheet docs/contact-sheet.png
+    python -m render.contact_sheet docs/contact-sheet.png
 """
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def sheet(cells: dict[tuple[str, str], Image.Image]) -> Image.Image:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) not in (1, 2):
-        print("usage: python -m cluster.contact_sheet OUT.png [QUALITY]", file=sys.stderr)
+        print("usage: python -m render.contact_sheet OUT.png [QUALITY]", file=sys.stderr)
         return 2
     out = Path(args[0])
     sheet(render_cells(args[1] if len(args) == 2 else "default")).save(out, optimize=True)

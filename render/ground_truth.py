@@ -70,7 +70,7 @@ def camera_pose(spec: SceneSpec) -> CameraPose:
 
 
 def _placed(cam, centre, yaw: float, index: np.ndarray, label: int) -> dict:
-    """The fields of a universe object and the hand alike: MEWL's rounded
+    """The fields of a universe object and the hand alike: CLEVR's rounded
     pixel coordinates and degrees beside the exact values."""
     u, v, depth = (float(x) for x in project(cam, [centre])[0])
     return {

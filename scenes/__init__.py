@@ -1,1 +1,1 @@
-"""The CLEVR+MEWL universe, scene specs and camera geometry (no bpy)."""
+"""The universe (CLEVR's, with glass and a pointing hand), scene specs and camera geometry (no bpy)."""

@@ -1,6 +1,6 @@
 """The per-image ground truth `<name>.json`, declared once (JSON Schema: `mewl schema --kind image`).
 
-MEWL's fields keep MEWL's structure (objects[].name is the object's word or
+The fields of the format's origin keep its structure (objects[].name is the object's word or
 null, rotation in degrees, integer pixel coordinates, relationships keyed by
 name, the pointing hand as the last object); the richer fields of this
 project sit beside them under names of their own. docs/mewl-compatibility.md
@@ -32,14 +32,14 @@ class Mask(Record):
 
 
 class _Entity(Record):
-    name: str | None = Field(description="MEWL: the object's word in its episode (the panel name in the basic "
+    name: str | None = Field(description="the object's word in its item (the panel name in the basic "
                                          "tasks, 'color shape' in relation), or null")
     size: Size
     material: Material
     color: Color
     coords_3d: Vec3 = Field(alias="3d_coords", description="centre: ground (x, y) and half-height z")
-    rotation: float = Field(ge=0, lt=360, description="MEWL/CLEVR: yaw in degrees")
-    pixel_coords: tuple[int, int, float] = Field(description="MEWL/CLEVR: rounded column, rounded row (from the "
+    rotation: float = Field(ge=0, lt=360, description="CLEVR: yaw in degrees")
+    pixel_coords: tuple[int, int, float] = Field(description="CLEVR: rounded column, rounded row (from the "
                                                              "top-left), depth along the view axis")
     description: str = Field(description="'large red metal cube': what the paper's captioner calls it")
     rotation_radians: float = Field(description="the exact yaw the renderer applied")
@@ -55,7 +55,7 @@ class ImageObject(_Entity):
 
 
 class HandObject(_Entity):
-    """The pointing hand, listed last as MEWL lists its `arrow`."""
+    """The pointing hand, listed last as the format lists its `arrow`."""
 
     shape: Literal["arrow"]
     fingertip: Vec3
@@ -78,13 +78,13 @@ class ImageTruth(Record):
     objects: list[Annotated[Union[ImageObject, HandObject], Field(discriminator="shape")]]
     directions: dict[str, Vec3] = Field(description="CLEVR's unit ground directions of this camera")
     relationships: dict[str, dict[str, list[str]]] = Field(
-        description="MEWL: relationships[rel][name] lists the names of the objects more than 0.2 in direction rel "
+        description="relationships[rel][name] lists the names of the objects more than 0.2 in direction rel "
                     "from the named one; unnamed objects are left out")
     clevr_relationships: dict[str, list[list[int]]] = Field(
         description="exact (threshold 0): clevr_relationships[rel][i] lists every j that is rel of object i; "
                     "the hand is not in it")
     points_to: int | None = Field(description="index of the pointed object (pragmatic), else null")
-    caption: str | None = Field(description="the caption of MEWL's captioner (paper, appendix B); null for a "
+    caption: str | None = Field(description="the item's caption of the image (its benchmark's captioner); null for a "
                                             "scene rendered outside an episode")
     camera: CameraPose
     lights: list[LightSpec]

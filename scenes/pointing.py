@@ -2,7 +2,7 @@
 
 A hand needs room: a clear strip in front of its target, inside the frame,
 unhidden. Placing objects until the target alone has that room makes the
-pointed object special without the hand (in MEWL's construction it was the
+pointed object special without the hand (in the original construction it was the
 object nearest the camera 47 % of the time, against 33 % for three objects).
 So a pointing scene is accepted only if a hand, drawn the same way for each
 object, could point at every one of them; the layout is then independent of

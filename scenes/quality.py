@@ -12,7 +12,7 @@ PROFILES: dict[str, dict] = {
     # 24.8-26.2 s for "paper" (22.6x) and 42.3-43.5 dB PSNR against 1024 spp
     # (README, Speed); path tracing is 89 % of a default image, the denoiser 7 %.
     "default": dict(samples=64, adaptive_threshold=0.1, adaptive_min_samples=8, denoiser="openimagedenoise", max_bounces=8),
-    # CLEVR's own setting (512 samples, no denoiser), which MEWL kept: for comparison.
+    # CLEVR's own setting (512 samples, no denoiser), kept by the benchmarks built on it: for comparison.
     "paper": dict(samples=512, adaptive_threshold=0.0, adaptive_min_samples=0, denoiser="none", max_bounces=8),
 }
 QUALITIES: tuple[str, ...] = tuple(PROFILES)

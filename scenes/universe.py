@@ -1,4 +1,4 @@
-"""The universe, declared once: the table of docs/tasks.md in MEWL's tuple order."""
+"""The universe, declared once: the table of docs/tasks.md, in the tuple order of the released files."""
 from __future__ import annotations
 
 import itertools
@@ -37,16 +37,16 @@ ATTRIBUTES: dict[str, tuple[str, ...]] = {
 }
 _ATTRIBUTE_OF: dict[str, str] = {v: name for name, values in ATTRIBUTES.items() for v in values}
 assert len(_ATTRIBUTE_OF) == sum(map(len, ATTRIBUTES.values())), "a value names two attributes"
-# MEWL's object tuple order.
+# The object tuple order of the released files (docs/mewl-compatibility.md).
 TUPLE_ORDER: tuple[str, ...] = ("shape", "color", "material", "size")
 
 ObjectTuple = tuple[str, str, str, str]
 # Every distinct object of the universe (144), in a fixed order whose index
-# MEWL used to make panel names unique.
+# the first generator of this format used to make panel names unique.
 UNIVERSE: tuple[ObjectTuple, ...] = tuple(itertools.product(SHAPES, COLORS, MATERIALS, SIZES))
 UNIVERSE_INDEX: dict[ObjectTuple, int] = {o: i for i, o in enumerate(UNIVERSE)}
 
-# The pointing hand is not an object of the universe; MEWL lists it so.
+# The pointing hand is not an object of the universe; the released files list it so.
 HAND_RGB: tuple[int, int, int] = (240, 191, 29)
 HAND_TUPLE: ObjectTuple = ("arrow", "yellow", "rubber", "small")
 
@@ -64,7 +64,7 @@ NUMBER_WORDS: tuple[str, ...] = ("one", "two", "three", "four", "five", "six")
 
 
 def object_tuple(values) -> ObjectTuple:
-    """The object with these attribute values (a mapping attribute -> value), in MEWL's tuple order."""
+    """The object with these attribute values (a mapping attribute -> value), in the universe's tuple order."""
     return tuple(values[a] for a in TUPLE_ORDER)  # type: ignore[return-value]
 
 

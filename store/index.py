@@ -4,7 +4,7 @@ A loader reads a whole split of a task in one pass. The index is rebuilt
 from the published items (never appended to), at the end of every run that
 wrote the task, and written atomically: it is always the list of complete
 items at that moment, whoever rendered them, and a resumed or sharded run
-only ever makes it longer. Tasks whose release has no index (MEWL's) get none.
+only ever makes it longer. Tasks whose original release has no index get none.
 """
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ def test_an_empty_folder_is_a_user_error(tmp_path, capsys):
 
 @pytest.mark.parametrize("task", OWN)
 def test_query_only_exact_solvers_are_at_chance(task):
-    eps = episodes(task, 1000, "train", 3)
+    eps = episodes(task, 1000)
     rng = np.random.default_rng(0)
     query_only = SOLVERS[task].deprived[deprived.QUERY_ONLY]
     rate = np.mean([query_only.guess(deprived.view(ep, deprived.QUERY_ONLY), rng) == ep.answer for ep in eps])
@@ -132,7 +132,7 @@ def test_deprived_solvers_see_nothing_of_what_they_are_denied():
 
 @pytest.mark.parametrize("task", OWN)
 def test_learned_query_only_baselines_are_at_chance(task):
-    train, test = episodes(task, 1000, "train", 3), episodes(task, 1000, "train", 4)
+    train, test = episodes(task, 1000), episodes(task, 1000, "train", 1)
     rate = learned.hits(task, deprived.QUERY_ONLY, list(train), list(test)).mean()
     chance = SOLVERS[task].chance
     print(f"{task}: query-only learned {rate:.3f} (chance {chance:.3f})")
@@ -140,8 +140,8 @@ def test_learned_query_only_baselines_are_at_chance(task):
 
 
 # The redesigned tasks (issue 10): their deprived baselines learn on the
-# 1,000 seed-1 episodes their own tests sample and are tested on the first
-# 1,000 of the seed-0 episodes test_tasks.py samples (both cached per session).
+# 1,000 seed-1 episodes their own tests sample and are tested on the
+# 1,000 seed-0 episodes test_tasks.py samples (both cached per session).
 REDESIGNED = [(t, d) for t in ("relation", "bootstrap", "pragmatic") for d in SOLVERS[t].deprived]
 
 
@@ -162,8 +162,8 @@ def test_the_learned_baseline_finds_a_planted_shortcut():
         obj = ep.query.objects[0].model_copy(update={"color": COLORS[ep.answer_index]})
         return ep.model_copy(update={"query": ep.query.model_copy(update={"objects": (obj,)})})
 
-    train = [planted(ep) for ep in episodes("shape", 1000, "train", 3)]
-    test = [planted(ep) for ep in episodes("shape", 1000, "train", 4)]
+    train = [planted(ep) for ep in episodes("shape", 1000)]
+    test = [planted(ep) for ep in episodes("shape", 1000, "train", 1)]
     assert learned.hits("shape", deprived.QUERY_ONLY, train, test).mean() > 0.95
 
 

@@ -8,15 +8,15 @@ truth lists where its mask says (not the flat floor)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from PIL import Image
 from pycocotools import mask as mask_utils
 
-from tasks.bongard.solver import SIDE, answer, check_folder
+from tasks.bongard.audit import rendered_truths
+from tasks.bongard.solver import SIDE, answer, check
+from tests.conftest import rendered_all, stored_items
 
 pytestmark = pytest.mark.render
 
@@ -24,20 +24,18 @@ NAMES = [f"{side}_{i}" for side in ("pos", "neg") for i in range(SIDE)]
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bongard")
-    r = subprocess.run([sys.executable, "-m", "cli", "render", "--task", "bongard", "--n", "1", "--out", out,
-                        "--quality", "draft", "--device", "cpu", "--workers", "1"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return sorted(out.glob("train/bongard-*/0"))
+def rendered():
+    """Problem 0 of each family, from the session's one draft render of every task (conftest)."""
+    return sorted(rendered_all().glob("train/bongard-*/0"))
 
 
 def test_the_files_alone_prove_each_rendered_problem_fair(rendered):
     assert [f.parent.name for f in rendered] == ["bongard-abstract", "bongard-basic", "bongard-freeform"]
-    for folder in rendered:
-        assert check_folder(folder) == [], folder
-        item = json.loads((folder / "item.json").read_text())
-        images = {n: json.loads((folder / f"{n}.json").read_text()) for n in NAMES}
+    stored = stored_items(rendered_all(), "bongard-")
+    assert [s.folder for s in stored] == rendered
+    for problem in stored:
+        item, images = problem.record(), rendered_truths(problem)
+        assert images is not None and check(item, images) == [], problem.key
         assert answer(item, images) == [n.startswith("pos") for n in item["test_order"]]
 
 

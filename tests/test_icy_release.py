@@ -12,6 +12,7 @@ from PIL import Image
 
 from tasks.icy import solver as checker
 from tasks.icy.language import LanguageSpec, language_json
+from tests.conftest import stored_items
 from tests.test_tasks_icy import SPECS, items, truth_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,7 +68,7 @@ def test_rendered_items_show_their_objects_and_the_file_only_checker_agrees(tmp_
                         "--seed", "5", "--workers", "1"], capture_output=True, text=True, cwd=REPO, timeout=600)
     assert r.returncode == 0, r.stderr
     written = language_json(5, LanguageSpec())
-    assert checker.check_release(out, written) == []
+    assert checker.check_release(stored_items(out, "icy-"), written) == []
     (entry,) = [json.loads(line) for line in (out / "test" / "icy-naming.jsonl").read_text().splitlines()]
     assert entry["held_out"]
     for png in sorted(out.glob("test/icy-*/0/*.png")):
@@ -79,7 +80,7 @@ def test_rendered_items_show_their_objects_and_the_file_only_checker_agrees(tmp_
         assert obj["visible_pixels"] > 0  # and the object stands out of the floor around it:
         assert np.abs(pixels[y:y + h, x:x + w] - np.nanmedian(outside, axis=(0, 1))).max() > 40
     broken = {**written, "objects": [{**o, "message": o["message"][::-1]} for o in written["objects"]]}
-    assert len(checker.check_release(out, broken)) > 8  # the table and the items' messages disagree
+    assert len(checker.check_release(stored_items(out, "icy-"), broken)) > 8  # the table and the messages disagree
 
 
 def test_an_icy_episode_file_is_read_as_its_own_model_not_as_mewls(tmp_path):

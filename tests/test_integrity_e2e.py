@@ -57,9 +57,16 @@ def test_two_renders_at_once_equal_one_uninterrupted_run(reference, tmp_path):
     procs = [subprocess.Popen(render_args(out), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for _ in range(2)]
     seen_incomplete = []
-    while any(p.poll() is None for p in procs):
-        seen_incomplete += [f for f in out.glob("train/*/*") if full_problem(f) is not None]
-        time.sleep(0.2)
+    deadline = time.monotonic() + 900
+    try:
+        while any(p.poll() is None for p in procs):  # until both have exited, a look at what is published
+            seen_incomplete += [f for f in out.glob("train/*/*") if full_problem(f) is not None]
+            assert time.monotonic() < deadline, "the two renders had not finished after 900 s"
+            time.sleep(0.2)  # between looks; the loop ends on the processes' exit
+    except BaseException:
+        for p in procs:
+            p.kill()
+        raise
     errs = [p.communicate()[1] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], errs
     assert not seen_incomplete, f"published incomplete: {seen_incomplete}"

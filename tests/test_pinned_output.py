@@ -91,8 +91,11 @@ def test_sampled_items_of_every_task_are_byte_identical(tmp_path):
 
 
 @pytest.mark.render
-def test_rendered_items_of_every_task_are_byte_identical(tmp_path):
-    found = render_all(tmp_path)
+def test_rendered_items_of_every_task_are_byte_identical():
+    from tests.conftest import RENDERED_SEED, rendered_all
+
+    assert RENDERED_SEED == SEED
+    found = digests(rendered_all())  # `mewl render --task all --n 1 --seed 2026 --quality draft`, shared
     assert {k: v for k, v in found.items() if not k.endswith(" png")} == {
         k: v for k, v in RENDERED.items() if not k.endswith(" png")}
     if cpu_fingerprint() != CPU:

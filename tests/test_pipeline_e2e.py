@@ -3,6 +3,7 @@ every image agrees with its ground truth, a kill -9 resumes to the same
 dataset, SIGTERM stops cleanly and leaves only complete episodes."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -43,6 +44,32 @@ def episode_folders(out: Path) -> list[Path]:
 def panel_names(folder: Path) -> list[str]:
     info = json.loads((folder / "info.json").read_text())
     return [p["name"] for p in info["context_panels"]] + ["question"]
+
+
+POLL = 0.02  # seconds between looks while waiting for an event; no outcome depends on it
+
+
+def wait_for(what: str, found, proc: subprocess.Popen, timeout: float, each=lambda: None):
+    """Look every POLL seconds until `found()` returns something true and return it; fail the
+    test naming `what` if `proc` ends first or `timeout` seconds pass. `each()` runs at every look."""
+    deadline = time.monotonic() + timeout
+    while True:
+        each()
+        result = found()
+        if result:
+            return result
+        assert proc.poll() is None, f"mewl render exited ({proc.returncode}) before {what}"
+        assert time.monotonic() < deadline, f"{what}: not seen within {timeout:.0f} s"
+        time.sleep(POLL)
+
+
+def staged_images(out: Path, task: str = "*") -> dict[Path, int]:
+    """Items being rendered now (in a writer's staging folder) and how many of their PNGs are
+    written (each is renamed into place whole, so a PNG there is a finished image)."""
+    counts: dict[Path, int] = {}
+    for png in out.glob(f".staging/*/train/{task}/*/*.png"):
+        counts[png.parent] = counts.get(png.parent, 0) + 1
+    return counts
 
 
 def is_whole(folder: Path) -> bool:
@@ -116,23 +143,28 @@ def test_resume_after_kill_9_gives_the_same_dataset(reference, tmp_path):
     out = tmp_path / "data"
     proc = subprocess.Popen(render_args(out, RESUME_TASKS), cwd=REPO, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    partial, killed_after = [], None
+    partial, published = [], []
+    # Killed mid-episode after a random number of the next episode's 7 images (at least one is
+    # missing): the event is that image's PNG appearing in the writer's staging folder.
+    images_before_kill = random.randint(1, 6)
+
+    def watch() -> None:  # every published episode folder must be whole the moment it is seen
+        folders = episode_folders(out) if out.exists() else []
+        partial.extend(f for f in folders if not is_whole(f))
+        published[:] = folders
+
     try:
-        deadline = time.monotonic() + 300
-        while proc.poll() is None and time.monotonic() < deadline:
-            folders = episode_folders(out) if out.exists() else []
-            partial += [f for f in folders if not is_whole(f)]
-            if folders and killed_after is None:
-                killed_after = time.monotonic() + random.uniform(0.0, 3.0)
-            if killed_after is not None and time.monotonic() >= killed_after:
-                break
-            time.sleep(0.02)
+        wait_for("the first published episode (no episode was finished before the time limit)",
+                 lambda: published, proc, 300, each=watch)
+        wait_for(f"image {images_before_kill} of the next episode in staging",
+                 lambda: [f for f, n in staged_images(out).items() if n >= images_before_kill], proc, 120, each=watch)
         assert proc.poll() is None, "the run ended before the kill"
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the parent and its Blender children
+        with contextlib.suppress(ProcessLookupError):  # gone already: the assertion above says so
+            os.killpg(proc.pid, signal.SIGKILL)  # the parent and its Blender children
         proc.wait()
     assert not partial, f"partial episodes were visible: {partial}"
-    assert killed_after is not None, "no episode was finished before the time limit"
+    assert published, "no episode was finished before the time limit"
     # Blender's temporary files (log, object-index EXR) lie in the killed writer's staging folder, not /tmp
     assert list(out.glob(".staging/*/.tmp/worker-0/mewl-worker-*/blender.log"))
     r = subprocess.run(render_args(out, RESUME_TASKS), capture_output=True, text=True, cwd=REPO, timeout=600)
@@ -155,17 +187,21 @@ def test_sigterm_stops_cleanly_leaving_only_complete_episodes(tmp_path):
     out = tmp_path / "data"
     proc = subprocess.Popen(render_args(out, "shape", n=3), cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not list(out.glob(".staging/*/train/shape/*")):  # an episode in a writer's staging folder
-        assert proc.poll() is None and time.monotonic() < deadline, "no episode was started"
-        time.sleep(0.05)
-    time.sleep(1.0)  # mid-render
+    try:
+        # Mid-render: an episode in a writer's staging folder has its first image, Blender renders the next.
+        wait_for("the first image of an episode in staging (no episode was started)",
+                 lambda: staged_images(out, "shape"), proc, 120)
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
     blenders = children(proc.pid)
     assert blenders, "no Blender worker is running"
     start = time.monotonic()
-    # As SLURM or `timeout make render` do: the whole group, Blender included, twice.
+    # As SLURM or `timeout make render` do: the whole group, Blender included, twice; the
+    # second once mewl has taken the first (it ignores SIGTERM from then on) and is cleaning up.
     os.killpg(proc.pid, signal.SIGTERM)
-    time.sleep(0.05)
+    _wait_until_ignored(proc.pid, signal.SIGTERM, timeout=20)
     os.killpg(proc.pid, signal.SIGTERM)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 143, stderr
@@ -173,8 +209,23 @@ def test_sigterm_stops_cleanly_leaving_only_complete_episodes(tmp_path):
     assert "terminated" in stderr and "Traceback" not in stderr
     assert not layout.partial_items(out)
     assert all(is_whole(f) for f in episode_folders(out))
-    time.sleep(0.5)
-    assert not [pid for pid in blenders if Path(f"/proc/{pid}").exists() and not _zombie(pid)]
+    deadline = time.monotonic() + 5  # every Blender ends with mewl: they had the group's SIGTERM and mewl's
+    while left := [pid for pid in blenders if Path(f"/proc/{pid}").exists() and not _zombie(pid)]:
+        assert time.monotonic() < deadline, f"Blender worker(s) {left} still running 5 s after mewl exited"
+        time.sleep(POLL)
+
+
+def _wait_until_ignored(pid: int, sig: int, timeout: float) -> None:
+    """Until process `pid` ignores `sig` (its SigIgn mask in /proc): mewl's handler of a
+    first SIGINT or SIGTERM sets both to ignored before it cleans up. Also returns when
+    `pid` has exited already (a zombie, not yet waited for: it took the signal)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+        if fields["State"].split()[0] == "Z" or int(fields["SigIgn"], 16) & (1 << (sig - 1)):
+            return
+        assert time.monotonic() < deadline, f"mewl render did not take the first SIGTERM within {timeout:.0f} s"
+        time.sleep(POLL)
 
 
 def children(pid: int) -> list[int]:

@@ -6,27 +6,23 @@ and must reach every stored agreement, and the near miss the other way."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tasks.shapeworld.solver import agrees, check_folder
+from tasks.shapeworld.solver import agrees
+from tests.conftest import rendered_all, stored_items
 
 pytestmark = pytest.mark.render
 
 
-def test_the_file_only_evaluator_agrees_with_rendered_items(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "cli", "render", "--task", "shapeworld", "--n", "1",
-                        "--out", tmp_path, "--quality", "draft", "--device", "cpu", "--workers", "1"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    folders = sorted(tmp_path.glob("train/shapeworld-*/0"))
-    assert len(folders) == 4
-    for folder in folders:
-        stored, recomputed = check_folder(folder)
-        assert stored == recomputed, folder
-        miss = json.loads((folder / "item.json").read_text())["near_miss"]["logical_form"]
-        assert agrees(miss, json.loads((folder / "image.json").read_text())) != stored, folder
-    index = [json.loads(line) for line in (tmp_path / "train/shapeworld-relational.jsonl").read_text().splitlines()]
+def test_the_file_only_evaluator_agrees_with_rendered_items():
+    """Item 0 of each task, from the session's one draft render of every task (conftest)."""
+    out = rendered_all()
+    items = stored_items(out, "shapeworld-")
+    assert len(items) == 4
+    for stored in items:
+        item, image = stored.record(), stored.truth("image")
+        assert image is not None and agrees(item["logical_form"], image) == item["agreement"], stored.key
+        assert agrees(item["near_miss"]["logical_form"], image) != item["agreement"], stored.key
+    index = [json.loads(line) for line in (out / "train/shapeworld-relational.jsonl").read_text().splitlines()]
     assert [e["path"] for e in index] == ["train/shapeworld-relational/0"] and "caption" in index[0]

@@ -10,8 +10,6 @@ answers a test image otherwise than the positive/negative side it lies on.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Mapping
 
 from .concept_library import first_separators, unfair
@@ -42,11 +40,3 @@ def answer(item: Mapping, images: Mapping[str, Mapping]) -> list[bool] | None:
     neg = [panel_of_image(images[f"neg_{i}"]) for i in range(SIDE - 1)]
     found = next(iter(first_separators(pos, neg, LARGEST)), None)
     return None if found is None else [found.says(panel_of_image(images[name])) for name in item["test_order"]]
-
-
-def check_folder(folder) -> list[str]:
-    folder = Path(folder)
-    item = json.loads((folder / "item.json").read_text())
-    images = {f"{side}_{i}": json.loads((folder / f"{side}_{i}.json").read_text())
-              for side in ("pos", "neg") for i in range(SIDE)}
-    return check(item, images)

@@ -7,9 +7,11 @@ Every function returns a list of problems, empty when all holds.
 """
 from __future__ import annotations
 
-import json
+from typing import Iterable
 
 import numpy as np
+
+from ..stored import StoredItem
 
 TEST_SPLIT = "test"
 
@@ -89,18 +91,18 @@ def check_episode(item: dict, truths: dict[str, dict], language: dict) -> list[s
     return problems + _split_problem(language, query, item["split"], "query")
 
 
-def check_release(out, language: dict) -> list[str]:
-    """Every ICY item folder under OUT/<split>/, read from its files alone; the language table checked too."""
-    from pathlib import Path
-
+def check_release(items: Iterable[StoredItem], language: dict) -> list[str]:
+    """Rendered ICY items (as the store's reader gives them), read from their files alone; the language
+    table checked too."""
     problems = check_language(language)
-    for folder in sorted(Path(out).glob("*/icy-*/*/item.json")):
-        item = json.loads(folder.read_text())
-        truths = {p.stem: json.loads(p.read_text()) for p in folder.parent.glob("*.json")
-                  if p.name not in ("item.json", "_checksums.json")}
-        found = (check_naming(item, truths["image"], language) if item["task"] == "icy-naming"
-                 else check_episode(item, truths, language))
-        problems += [f"{folder.parent}: {p}" for p in found]
+    for stored in items:
+        item = stored.record()
+        if item["task"] == "icy-naming":
+            found = check_naming(item, stored.truth("image"), language)
+        else:
+            names = [p["name"] for p in item["context_panels"]] + ["question"]
+            found = check_episode(item, {n: stored.truth(n) for n in names}, language)
+        problems += [f"{stored.key}: {p}" for p in found]
     return problems
 
 

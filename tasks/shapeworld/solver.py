@@ -10,9 +10,6 @@ item's `distribution` in its caption and image the same way.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from scenes.universe import OPPOSITE
 
 ATTRIBUTES = ("shape", "color", "material", "size")
@@ -131,11 +128,3 @@ def held_out_found(item: dict, image: dict) -> list[dict]:
     forms = (item["logical_form"], item["near_miss"]["logical_form"])
     return [c for c in (item.get("distribution") or {}).get("held_out", [])
             if any(in_caption(c, f) for f in forms) or in_image(c, image)]
-
-
-def check_folder(folder) -> tuple[bool, bool]:
-    """(stored agreement, re-evaluated agreement) of a released item folder."""
-    folder = Path(folder)
-    item = json.loads((folder / "item.json").read_text())
-    image = json.loads((folder / "image.json").read_text())
-    return item["agreement"], agrees(item["logical_form"], image)

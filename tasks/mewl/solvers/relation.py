@@ -3,7 +3,7 @@
 Deprived solvers enumerate lexicons: five statements about three objects
 allow at most four to be the only true one under some map of the words to
 directions, so no solver without the context can do better than 1/4; the
-sampler draws choices so that it does no better either (tasks/relation.py).
+sampler draws choices so that it does no better either (tasks/mewl/relation.py).
 """
 from __future__ import annotations
 
