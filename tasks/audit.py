@@ -6,7 +6,6 @@ import math
 from typing import Callable, Sequence
 
 from joblib import Parallel, delayed
-from scipy.stats import chisquare
 
 from .stored import StoredItem
 
@@ -34,6 +33,8 @@ def above_chance(hits: int, n: int, chance: float) -> bool:
 
 
 def uniform_p(observed: list, support: tuple) -> float:
+    from scipy.stats import chisquare  # scipy loads only for an audit: every `mewl` command imports this module
+
     counts = [observed.count(v) for v in support]
     if sum(counts) != len(observed):
         return 0.0  # a value outside the support is never balanced

@@ -104,3 +104,14 @@ def stored_items(out: Path, prefix: str) -> list:
     found = read(out)
     assert not found.damaged, found.damaged
     return [s for (_, task), items in sorted(found.items.items()) if task.startswith(prefix) for s in items]
+
+
+# Files that take longest, started first: xdist hands whole files (--dist loadfile) to the free
+# process in collection order, so the long ones must not be left for the end (longest first).
+LONGEST_FIRST = ("test_pipeline_e2e.py", "test_audit.py", "test_tasks.py", "test_integrity_e2e.py", "test_slurm.py",
+                 "test_tasks_bongard.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order

@@ -132,7 +132,10 @@ def test_deprived_solvers_see_nothing_of_what_they_are_denied():
 
 @pytest.mark.parametrize("task", OWN)
 def test_learned_query_only_baselines_are_at_chance(task):
-    train, test = episodes(task, 1000), episodes(task, 1000, "train", 1)
+    """Fitted on 500 episodes and scored on 500 others: these tasks' samplers leave the query alone no
+    cue (the exact solvers above prove it over 1,000), so the learned model's band may be wider."""
+    eps = episodes(task, 1000)
+    train, test = eps[:500], eps[500:]
     rate = learned.hits(task, deprived.QUERY_ONLY, list(train), list(test)).mean()
     chance = SOLVERS[task].chance
     print(f"{task}: query-only learned {rate:.3f} (chance {chance:.3f})")
@@ -162,8 +165,8 @@ def test_the_learned_baseline_finds_a_planted_shortcut():
         obj = ep.query.objects[0].model_copy(update={"color": COLORS[ep.answer_index]})
         return ep.model_copy(update={"query": ep.query.model_copy(update={"objects": (obj,)})})
 
-    train = [planted(ep) for ep in episodes("shape", 1000)]
-    test = [planted(ep) for ep in episodes("shape", 1000, "train", 1)]
+    eps = [planted(ep) for ep in episodes("shape", 1000)]
+    train, test = eps[:500], eps[500:]
     assert learned.hits("shape", deprived.QUERY_ONLY, train, test).mean() > 0.95
 
 

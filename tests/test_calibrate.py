@@ -108,23 +108,25 @@ def test_calibrate_measures_real_workers_and_render_uses_the_measurement(tmp_pat
     assert not list(temp.iterdir())  # its renders and Blenders' temporary files are gone
 
     # Whatever was measured, render follows it: say 2 per CPU here, to see two Blenders start.
+    # (Items of one image each: what is checked holds per image, and costs a seventh of an episode.)
     path = cache / calibrate.CACHE_NAME
     data = json.loads(path.read_text())
     (entry,) = data.values()
     entry["workers"] = 2
     path.write_text(json.dumps(data))
     out = tmp_path / "data"
-    done = mewl("render", "--task", "shape", "--n", "2", "--out", out, "--quality", "draft", "--device", "cpu", cache=cache)
+    done = mewl("render", "--task", "malevic-pos", "--n", "2", "--out", out, "--quality", "draft", "--device", "cpu",
+                cache=cache)
     assert done.returncode == 0, done.stderr
     assert "2 worker(s) on cpu, 1 thread(s) each (2 per CPU: measured" in done.stderr, done.stderr
-    assert (out / "train/shape/0/info.json").exists() and (out / "train/shape/1/info.json").exists()
+    assert (out / "train/malevic-pos/0/image.png").exists() and (out / "train/malevic-pos/1/image.png").exists()
     # Workers sharing a device change no byte: one Blender with both cores renders the same files.
     one = tmp_path / "one"
-    done = mewl("render", "--task", "shape", "--n", "2", "--out", one, "--quality", "draft", "--device", "cpu",
+    done = mewl("render", "--task", "malevic-pos", "--n", "2", "--out", one, "--quality", "draft", "--device", "cpu",
                 "--workers", "1", cache=cache)
     assert done.returncode == 0 and "1 worker(s) on cpu" in done.stderr, done.stderr
     files = sorted(p.relative_to(out) for p in (out / "train").rglob("*") if p.is_file())
-    assert len(files) == 2 * (3 + 2 * 7)  # info, episode, checksums, then a PNG and a JSON per panel
+    assert len(files) == 2 * 4 + 1  # item, image PNG and JSON, checksums per item; the split's index
     assert files == sorted(p.relative_to(one) for p in (one / "train").rglob("*") if p.is_file())
     assert all((out / f).read_bytes() == (one / f).read_bytes() for f in files)
 

@@ -24,7 +24,7 @@ from store.record import write_record
 from tests.slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 
 MEWL = Path(sys.executable).parent / "mewl"
-TASKS, N, SHARDS = "shape,color", 2, 2
+TASKS, N, SHARDS = "shape", 2, 2  # two shards of one task: every array feature, at half the images of two tasks
 DATASET = ["--task", TASKS, "--n", str(N), "--quality", "draft", "--device", "cpu", "--seed", "7"]
 JOB_TIMEOUT = 240  # seconds; each wait is bounded
 
@@ -214,7 +214,7 @@ def test_array_renders_the_dataset_like_a_local_run(slurm_cluster, reference, tm
     assert sorted(logs) == [f"{array_job}_{i}.out" for i in range(SHARDS)]
     for i in range(SHARDS):
         assert f"mewl: shard {i}/{SHARDS} of {out} on " in logs[f"{array_job}_{i}.out"]
-    assert_complete(slurm_cluster, out, check_job, 2 * N)
+    assert_complete(slurm_cluster, out, check_job, len(TASKS.split(",")) * N)
     assert_same_dataset(out, reference, TASKS.split(","))
 
 

@@ -82,10 +82,10 @@ def test_same_seed_same_bytes_and_splits_never_overlap(task):
     for i in range(5):
         a = sample_item(task, 11, "train", i).model_dump_json()
         assert a == sample_item(task, 11, "train", i).model_dump_json()
-    train = {p.scene.seed for ep in episodes(task, 200) for p in ep.context_panels}
-    test = {p.scene.seed for ep in episodes(task, 200, "test") for p in ep.context_panels}
+    train = {p.scene.seed for ep in episodes(task, 100) for p in ep.context_panels}
+    test = {p.scene.seed for ep in episodes(task, 100, "test") for p in ep.context_panels}
     assert not train & test
-    assert {ep.answer for ep in episodes(task, 200)} != {ep.answer for ep in episodes(task, 200, "test")}
+    assert {ep.answer for ep in episodes(task, 100)} != {ep.answer for ep in episodes(task, 100, "test")}
 
 
 def test_every_task_draws_items_its_validator_accepts_and_its_file_only_solver_answers(tmp_path):

@@ -10,8 +10,6 @@ not the training episodes.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.ensemble import HistGradientBoostingClassifier
-from threadpoolctl import threadpool_limits
 
 from ..episode import Episode
 
@@ -29,7 +27,9 @@ def rows(task: str, deprivation: str, episodes) -> tuple[np.ndarray, np.ndarray]
     return np.vstack(x), np.concatenate(y)
 
 
-def _model() -> HistGradientBoostingClassifier:
+def _model():
+    from sklearn.ensemble import HistGradientBoostingClassifier  # scikit-learn loads only when a model is fitted
+
     return HistGradientBoostingClassifier(
         max_iter=150, learning_rate=0.1, max_leaf_nodes=15, l2_regularization=1.0, early_stopping=False, random_state=0
     )
@@ -44,6 +44,8 @@ def _picks(model, x: np.ndarray, n_choices: int, rng: np.random.Generator) -> np
 
 def hits(task: str, deprivation: str, train: list[Episode], test: list[Episode], seed: int = 0) -> np.ndarray:
     """Whether the model fitted on `train` answers each `test` episode."""
+    from threadpoolctl import threadpool_limits
+
     x, y = rows(task, deprivation, train)
     # One thread: the fit is small, and OpenMP threads on a shared machine
     # made it thirty times slower (measured on 2 busy cores).
