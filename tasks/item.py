@@ -81,6 +81,24 @@ class Item(Spec):
         return {name: name for name in self.scenes()}
 
 
+QUESTION = "question"  # the query scene's name (question.png) in an item of panels and a query
+
+
+class PanelsAndQuery:
+    """The item interface of an episode-shaped item: context panels (each named by its file stem), a query
+    scene named QUESTION, choices and an answer. The item declares those fields itself, in its own order."""
+
+    def scenes(self) -> dict[str, SceneSpec]:
+        return {**{p.name: p.scene for p in self.context_panels}, QUESTION: self.query}
+
+    def with_scenes(self, scenes: dict[str, SceneSpec]):
+        panels = tuple(p.model_copy(update={"scene": scenes[p.name]}) for p in self.context_panels)
+        return self.model_copy(update={"context_panels": panels, "query": scenes[QUESTION]})
+
+    def solution(self) -> str:
+        return self.answer
+
+
 class Panel(Spec):
     """A context scene with what is said of it; its name is its files' stem."""
 

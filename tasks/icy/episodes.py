@@ -30,7 +30,7 @@ from scenes.spec import SceneSpec
 from scenes.universe import COLORS, SHAPES, UNIVERSE, ObjectTuple, describe
 
 from ..benchmark import Draw
-from ..item import Panel, check_panels_and_answer
+from ..item import QUESTION, Panel, PanelsAndQuery, check_panels_and_answer
 from ..sampling import choices_with_answer
 from ..seeds import draw_seed
 from ..validation import check_scene_geometry, require
@@ -39,14 +39,13 @@ from .item import IcyItem
 from .language import Language, LanguageSpec, language
 from .naming import TEST_SPLIT, shown_in
 
-QUESTION = "question"
 N_PANELS = 6
 # A panel's file stem is its message, which must not be another file's (c_w = 1 allows "item"), nor
 # one of the files of MEWL's layout that an episode folder of this shape reads like (info, episode).
 TAKEN = ("info", QUESTION, "episode", Path(IcyItem.RECORD_FILE).stem)
 
 
-class IcyEpisode(IcyItem):
+class IcyEpisode(PanelsAndQuery, IcyItem):
     task: Literal["icy-episodes"] = "icy-episodes"
     context_panels: tuple[Panel, ...] = Field(min_length=N_PANELS, max_length=N_PANELS,
                                               description="one object each; name and utterance are its message")
@@ -59,19 +58,9 @@ class IcyEpisode(IcyItem):
         check_panels_and_answer(self, TAKEN)
         return self
 
-    def scenes(self) -> dict[str, SceneSpec]:
-        return {**{p.name: p.scene for p in self.context_panels}, QUESTION: self.query}
-
-    def with_scenes(self, scenes: dict[str, SceneSpec]) -> "IcyEpisode":
-        panels = tuple(p.model_copy(update={"scene": scenes[p.name]}) for p in self.context_panels)
-        return self.model_copy(update={"context_panels": panels, "query": scenes[QUESTION]})
-
     def label_image(self, name: str, truth: dict) -> dict:
         truth["objects"][0]["name"] = None if name == QUESTION else name  # a panel's name is its message
         return truth
-
-    def solution(self) -> str:
-        return self.answer
 
     def index_entry(self) -> dict:
         return {"task": self.task, "split": self.split, "index": self.index,

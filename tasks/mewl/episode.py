@@ -14,7 +14,7 @@ from scenes.relations import named_relationships
 from scenes.spec import SceneSpec
 from scenes.universe import UNIVERSE_INDEX, describe
 
-from ..item import Item, Panel, check_panels_and_answer, json_text
+from ..item import Item, Panel, PanelsAndQuery, check_panels_and_answer, json_text
 from ..validation import check_scene_geometry, object_multiset, require
 from .captions import caption, scene_tuples
 from .info import InfoJson, InfoPanel, InfoQuestion, ObjectList
@@ -31,7 +31,7 @@ TASKS: tuple[str, ...] = TaskName.__args__  # type: ignore[attr-defined]
 RESERVED_NAMES = ("info", "question", "episode")
 
 
-class Episode(Item):
+class Episode(PanelsAndQuery, Item):
     task: TaskName
     lexicon: dict[str, Concept]
     context_panels: tuple[Panel, ...] = Field(min_length=6, max_length=6)
@@ -43,9 +43,6 @@ class Episode(Item):
     def _files_and_answer(self) -> "Episode":
         check_panels_and_answer(self, RESERVED_NAMES)
         return self
-
-    def solution(self) -> str:
-        return self.answer
 
     @property
     def answer_index(self) -> int:
@@ -64,13 +61,6 @@ class Episode(Item):
     RECORD_FILE: ClassVar[str] = "episode.json"
     OTHER_FILES: ClassVar[tuple[str, ...]] = ("info.json",)
     INDEXED: ClassVar[bool] = False  # MEWL's release layout, file for file
-
-    def scenes(self) -> dict[str, SceneSpec]:
-        return {**{p.name: p.scene for p in self.context_panels}, "question": self.query}
-
-    def with_scenes(self, scenes: dict[str, SceneSpec]) -> "Episode":
-        panels = tuple(p.model_copy(update={"scene": scenes[p.name]}) for p in self.context_panels)
-        return self.model_copy(update={"context_panels": panels, "query": scenes["question"]})
 
     def release_files(self) -> dict[str, str]:
         """episode.json (the full spec) and MEWL's info.json."""
