@@ -16,6 +16,7 @@ from joblib import Parallel, delayed
 from render import legibility
 from store import reader
 from store.errors import UserError
+from store.manifest import read_manifest
 from tasks import catalog
 from tasks.benchmark import AuditRun, Benchmark
 
@@ -67,8 +68,12 @@ def cmd_audit(args) -> int:
             raise UserError(f"{out}: {err}") from None
     workers = options.workers(args.workers)
     train_dir = Path(args.train) if args.train else None
-    if kind is None:
-        held = {catalog.task(t).benchmark for _, t in reader.read(out).items}
+    if kind is None:  # the benchmarks OUT has item folders of (each is read, and checked, by its own audit)
+        if not out.is_dir():
+            raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
+        read_manifest(out)  # not a dataset of this tool: one line
+        known_tasks = catalog.tasks()
+        held = {known_tasks[t].benchmark for _, t, _ in reader.item_folders(out) if t in known_tasks}
         chosen = [b for name, b in known.items() if name in held]
         if not chosen:
             raise UserError(f"{out} holds no items of a benchmark with an audit ({', '.join(known)})")
