@@ -37,10 +37,6 @@ def task(name: str) -> Task:
     return tasks()[name]
 
 
-def benchmark_of(task_name: str) -> Benchmark:
-    return benchmarks()[task(task_name).benchmark]
-
-
 def benchmark_names(task_names) -> set[str]:
     """The benchmarks the tasks belong to."""
     return {task(t).benchmark for t in task_names}

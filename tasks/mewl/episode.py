@@ -48,15 +48,6 @@ class Episode(PanelsAndQuery, Item):
     def answer_index(self) -> int:
         return self.choices.index(self.answer)
 
-    def scene(self, name: str) -> SceneSpec:
-        """A context panel's scene by its name, or the query's as 'question'."""
-        if name == "question":
-            return self.query
-        for p in self.context_panels:
-            if p.name == name:
-                return p.scene
-        raise KeyError(name)
-
     # -- the item interface (tasks.item) ---------------------------------------
     RECORD_FILE: ClassVar[str] = "episode.json"
     OTHER_FILES: ClassVar[tuple[str, ...]] = ("info.json",)
