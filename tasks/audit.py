@@ -3,6 +3,7 @@ the verdict's bar, and running a measurement over batches of items."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from joblib import Parallel, delayed
@@ -46,3 +47,30 @@ def measured(measure: Callable[[list[StoredItem]], list], items: Sequence[Stored
     """measure() over the items in batches, on `workers` processes; one result per item, in order."""
     batches = [list(items[k:k + batch]) for k in range(0, len(items), batch)]
     return [r for b in Parallel(n_jobs=workers)(delayed(measure)(b) for b in batches) for r in b]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One deprived solver's score on one split and task, against the floor it must stay at
+    (the chance its deprivation leaves, analytic or proved by enumeration)."""
+
+    hits: int
+    n: int
+    floor: float
+
+    @property
+    def leaks(self) -> bool:
+        """Whether even the verdict's interval lies above the floor."""
+        return above_chance(self.hits, self.n, self.floor)
+
+    def cell(self) -> str:
+        """'accuracy [95 % interval] / floor', in per cent: what every probe column shows."""
+        if self.n == 0:
+            return "-"
+        lo, hi = wilson(self.hits, self.n)
+        return f"{100 * self.hits / self.n:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] / {100 * self.floor:.1f}"
+
+
+def leaking(probes: dict[str, Probe]) -> list[str]:
+    """The verdict's words for every probe above its floor, in the dict's order."""
+    return [f"{name} above its floor" for name, p in probes.items() if p.n and p.leaks]
