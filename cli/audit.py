@@ -9,12 +9,13 @@ line, never audited nor left out. Exit 1 when a row's verdict is not ok.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from joblib import Parallel, delayed
 
 from render import legibility
-from store import reader
+from store import card, reader
 from store.errors import UserError
 from store.manifest import read_manifest
 from tasks import catalog
@@ -39,8 +40,10 @@ def table(columns: tuple[str, ...], rows: list[dict], markdown: bool) -> str:
     return "\n".join([fmt(list(columns)), fmt(["-" * w for w in widths]), *map(fmt, cells)])
 
 
-def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdown: bool, workers: int) -> bool:
-    """Print the benchmark's table; whether every verdict is ok."""
+def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdown: bool, workers: int,
+                    read: dict[tuple[str, str], int]) -> tuple[bool, str]:
+    """Print the benchmark's table; whether every verdict is ok, and the table in Markdown for the card.
+    `read` gains how many items of each split and task were audited."""
     names = [t.name for t in bench.tasks]
     found = reader.sound_items(out, names, what=f"{bench.name} items")
     train: dict[str, list] = {}
@@ -50,10 +53,14 @@ def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdow
     runs = [(split, task, items, AuditRun(1, train.get(task) if train_dir else None))
             for (split, task), items in sorted(found.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1])))]
     rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
+    read |= {(split, task): len(items) for split, task, items, _ in runs}
     print(table(bench.audit.columns, rows, markdown))
-    if bench.audit.notes:
-        print(f"\n{bench.audit.notes}")
-    return all(r["verdict"] == "ok" for r in rows)
+    notes = f"\n\n{bench.audit.notes}" if bench.audit.notes else ""
+    if notes:
+        print(notes[1:])
+    trained = f" The learned baselines were fitted on `{train_dir}`." if train_dir is not None else ""
+    card = f"### {bench.summary}\n\n{table(bench.audit.columns, rows, True)}{notes}{trained}"
+    return all(r["verdict"] == "ok" for r in rows), card
 
 
 def cmd_audit(args) -> int:
@@ -82,12 +89,19 @@ def cmd_audit(args) -> int:
     for bench in chosen:
         if train_dir is not None and not bench.audit.learns:
             raise UserError(f"--train: the {bench.name} audit learns nothing; drop --train")
-    ok = True
+    verdicts, tables, read = [], [], {}
     for bench in chosen:
         if len(chosen) > 1:
             print(f"\n{bench.name}: {bench.summary}")
-        ok = audit_benchmark(bench, out, train_dir, args.markdown, workers) and ok
-    return 0 if ok else 1
+        ok, text = audit_benchmark(bench, out, train_dir, args.markdown, workers, read)
+        verdicts.append(ok)
+        tables.append(text)
+    if not args.no_card:
+        try:
+            card.record_audit(out, "\n\n".join(tables), read)
+        except (UserError, OSError) as err:  # a read-only or full OUT: the audit stands, the card keeps its text
+            print(f"mewl audit: the card was not updated: {err}", file=sys.stderr)
+    return 0 if all(verdicts) else 1
 
 
 def images(out: Path) -> list[tuple[tuple[str, str, int], Path, Path]]:
@@ -111,4 +125,6 @@ def register(sub) -> None:
                    help="fit the learned baselines on this dataset's items (e.g. another seed) instead of cross-validating")
     s.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     s.add_argument("--workers", default=None, help="processes (default: every core)")
+    s.add_argument("--no-card", action="store_true",
+                   help="leave the dataset card (OUT/README.md) as it is; by default its Audit section is rewritten")
     s.set_defaults(func=cmd_audit)

@@ -8,16 +8,23 @@ folder of a benchmark holds, and how to load it, is the benchmark's own text
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tasks import catalog
 
 from . import bookkeeping, status
-from .files import write_atomic, writing
+from .files import dumps, write_atomic, writing
+from .layout import BOOKKEEPING
 from .manifest import read_manifest
 from .record import RECORD
 
 CARD = "README.md"
+# The last `mewl audit OUT`: its tables (Markdown) and how many items of each split and task it read.
+AUDIT = f"{BOOKKEEPING}/audit.json"
+AUDIT_HEAD = ("Measured by `mewl audit OUT` from the files of the complete items (n: how many each row read). "
+              "A probe's cell: accuracy % [95 % interval] / the floor its deprivation leaves; a row's verdict "
+              "fails when a baseline's 99.9 % interval lies above its floor.")
 
 INDEX_LOADER = '''```python
 import json, pathlib
@@ -79,12 +86,34 @@ def card_text(out: Path) -> str:
         *[f"| {split} | {task} | {n} | {status.task_status(out, split, task, n).complete} |" for split, task, n in plans], "",
         "## How to load", "",
         *[line for loader in loaders for line in (loader, "")],
+        *_audit(out, {(split, task): status.task_status(out, split, task, n).complete for split, task, n in plans}),
         "## Checking it", "",
         "`mewl status OUT` counts complete, failed and missing episodes; `mewl verify OUT` checks every file "
         f"against `{RECORD}` and decodes every image; rerunning the make command renders damaged or missing "
         "episodes again.", "",
     ]
     return "\n".join(lines)
+
+
+def _audit(out: Path, complete: dict[tuple[str, str], int]) -> list[str]:
+    """The card's audit section: the last audit's tables, and a line where the items changed since."""
+    try:
+        audit = json.loads((out / AUDIT).read_text())
+        tables, audited = audit["tables"], {tuple(k.split("/")): n for k, n in audit["counts"].items()}
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        return []  # never audited (or the note is damaged: the next `mewl audit OUT` writes it again)
+    changed = {k: n for k, n in complete.items() if audited.get(k, 0) != n}
+    stale = ([f"The items changed since ({', '.join(f'{s}/{t}: {n} complete' for (s, t), n in sorted(changed.items()))}): "
+              "run `mewl audit OUT` again.", ""] if changed else [])
+    return ["## Audit", "", AUDIT_HEAD, "", *stale, tables, ""]
+
+
+def record_audit(out: Path, tables: str, counts: dict[tuple[str, str], int]) -> None:
+    """Keep an audit's tables beside the data, and write the card again with them."""
+    with writing(out):
+        (out / AUDIT).parent.mkdir(exist_ok=True)
+        write_atomic(out / AUDIT, dumps({"tables": tables, "counts": {f"{s}/{t}": n for (s, t), n in sorted(counts.items())}}))
+        write_atomic(out / CARD, card_text(out))
 
 
 def write_card(out: Path) -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cli.main import main
+from store import card
 from store.record import write_record
 from tasks.mewl.audit import rates
 from tasks.mewl.solvers import SOLVERS, deprived, learned
@@ -103,6 +104,34 @@ def test_user_errors_are_one_line(argv, message, capsys):
 def test_an_empty_folder_is_a_user_error(tmp_path, capsys):
     assert main(["audit", str(tmp_path)]) == 2
     assert "is not a dataset of this tool" in capsys.readouterr().err
+
+
+def test_the_audit_goes_into_the_card_which_says_when_the_items_changed_since(tmp_path, capsys):
+    out = tmp_path / "data"
+    assert main(["sample", "--task", "number", "--n", "30", "--out", str(out), "--seed", "7", "--workers", "1"]) == 0
+    assert "## Audit" not in (out / card.CARD).read_text()
+    assert main(["audit", str(out), "--workers", "1"]) == 0
+    text = (out / card.CARD).read_text()
+    assert "## Audit" in text and "\n| train | number | 30 | 100.0 [88.6, 100.0] |" in text
+    assert "changed since" not in text
+
+    shutil.rmtree(out / "train" / "number" / "3")
+    card.write_card(out)  # as the next run's card is written
+    assert "The items changed since (train/number: 29 complete)" in (out / card.CARD).read_text()
+    assert main(["audit", str(out), "--workers", "1"]) == 0
+    assert "changed since" not in (out / card.CARD).read_text() and "| train | number | 29 |" in (out / card.CARD).read_text()
+
+    before = (out / card.CARD).read_bytes()
+    shutil.rmtree(out / "train" / "number" / "4")
+    assert main(["audit", str(out), "--workers", "1", "--no-card"]) == 0
+    assert (out / card.CARD).read_bytes() == before
+    (out / card.AUDIT).unlink()
+    (out / card.AUDIT).mkdir()  # the card cannot be written: the audit's verdict stands, one line says so
+    capsys.readouterr()
+    assert main(["audit", str(out), "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("mewl audit: the card was not updated:") and err.count("\n") == 1
+    assert (out / card.CARD).read_bytes() == before
 
 
 @pytest.mark.parametrize("task", OWN)
