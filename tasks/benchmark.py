@@ -65,6 +65,27 @@ class Solver:
 
 
 @dataclass(frozen=True)
+class Column:
+    """A typed field of an exported item: "string", "int", "float", "bool", "strings" (a list), or
+    "class" (the value is an index into `classes`: a Hugging Face ClassLabel)."""
+
+    kind: str
+    classes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Export:
+    """How `mewl export` lays out one item. Its images go in panel order, each as a member name
+    (`ctx0` ... `query`: no name that bears an answer), the scene it shows and what is said of it;
+    its typed fields are what a model is given and what it must answer. Every file of the item is kept
+    besides, as JSON text."""
+
+    panels: Callable[[Item], list[tuple[str, str, str]]]  # (member, scene name, utterance), in panel order
+    fields: Callable[[Item], dict]  # column -> value, as `columns` types it
+    columns: Mapping[str, Column]
+
+
+@dataclass(frozen=True)
 class Task:
     name: str
     benchmark: str
@@ -76,6 +97,7 @@ class Task:
     solver: Solver
     schemes: tuple[Scheme, ...] = (IID_SCHEME,)
     seed_code: int | None = None  # None: derived from the name (tasks.seeds.name_code)
+    export: Export | None = None  # `mewl export`'s layout of an item; None: the task is not exported
 
     @property
     def code(self) -> int:

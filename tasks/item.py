@@ -99,6 +99,22 @@ class PanelsAndQuery:
         return self.answer
 
 
+def one_image(item: Item) -> list[tuple[str, str, str]]:
+    """An export's panels of an item of one scene: the member `image`, nothing said of it."""
+    (scene,) = item.scenes()
+    return [("image", scene, "")]
+
+
+def episode_panels(item) -> list[tuple[str, str, str]]:
+    """An export's panels of an episode: `ctx<k>` in context order with their utterances, then `query`."""
+    return [*((f"ctx{k}", p.name, p.utterance) for k, p in enumerate(item.context_panels)), ("query", QUESTION, "")]
+
+
+def episode_fields(item) -> dict:
+    """An episode's typed fields: the choices, the answer and its index (a class of five)."""
+    return {"choices": list(item.choices), "answer": item.answer, "label": item.choices.index(item.answer)}
+
+
 class Panel(Spec):
     """A context scene with what is said of it; its name is its files' stem."""
 

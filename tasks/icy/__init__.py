@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 
-from ..benchmark import Benchmark, Config, Solver, Task, release_card
+from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release_card
+from ..item import episode_fields, episode_panels, one_image
 from ..stored import StoredItem
 from . import episodes, naming, solver
 from .command import METRICS
@@ -72,9 +73,12 @@ def _solve(stored: StoredItem) -> str | None:
 ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositional to people or only to networks", (
     Task("icy-naming", "icy", "one object per image and its message; held-out color-shape pairs only in test",
          naming.sample, naming.validate, naming.Naming, images=1,
-         solver=Solver(_solve, 1 / 144)),  # an open answer: a guess names one of the 144 objects
+         solver=Solver(_solve, 1 / 144),  # an open answer: a guess names one of the 144 objects
+         export=Export(one_image, lambda item: {"message": item.message}, {"message": Column("string")})),
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
-         episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5)),
+         episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
+         export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
+                                                        "label": Column("class", tuple("01234"))})),
 ), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,))
 
 __all__ = ["CONFIG", "ICY", "LanguageSpec", "language", "language_json"]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..benchmark import IID_SCHEME, Benchmark, Scheme, Solver, Task, release_card
+from ..benchmark import IID_SCHEME, Benchmark, Column, Export, Scheme, Solver, Task, release_card
+from ..item import one_image
 from ..stored import StoredItem
 from . import solver
 from .audit import AUDIT, truth
@@ -42,13 +43,16 @@ def _solve(stored: StoredItem) -> bool:
 
 
 SOLVER = Solver(_solve, solver.CHANCE)
+# What a model is given (the sentence) and must answer (whether it is true of the image).
+EXPORT = Export(one_image, lambda item: {"sentence": item.sentence, "label": int(item.label)},
+                {"sentence": Column("string"), "label": Column("class", ("false", "true"))})
 
 
 def _task(name: str) -> Task:
     rules = TASK_RULES[name]
     return Task(name=f"malevic-{name}", benchmark="malevic", summary=SUMMARIES[name],
                 sample=partial(sample, rules=rules), validate=partial(validate, rules=rules),
-                model=MalevicItem, images=1, solver=SOLVER, schemes=(IID_SCHEME, UNSEEN_SCHEME))
+                model=MalevicItem, images=1, solver=SOLVER, schemes=(IID_SCHEME, UNSEEN_SCHEME), export=EXPORT)
 
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",

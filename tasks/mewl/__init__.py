@@ -13,7 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..benchmark import Benchmark, Card, Draw, Preset, Schema, Solver, Task
+from ..benchmark import Benchmark, Card, Column, Draw, Export, Preset, Schema, Solver, Task
+from ..item import episode_fields, episode_panels
 from ..stored import StoredItem
 from . import basic, bootstrap, composite, number, pragmatic, relation
 from . import object as object_task
@@ -22,6 +23,11 @@ from .episode import TASKS, Draft, Episode, schema
 from .info import InfoJson
 from .solvers import SOLVERS, deprived
 from .text import episode_text
+
+# An episode exported: its panels in order, its choices and the answer, also as a class of five.
+EXPORT = Export(episode_panels, episode_fields,
+                {"choices": Column("strings"), "answer": Column("string"), "label": Column("class", tuple("01234"))})
+
 
 
 def _solver(name: str) -> Solver:
@@ -44,7 +50,8 @@ def _task(name: str, summary: str, sample: Callable[[np.random.Generator], Draft
 
     # MEWL's seeds predate the other benchmarks: a task's code is its place in MEWL's order.
     return Task(name=name, benchmark="mewl", summary=summary, sample=draw, validate=validate, model=Episode,
-                images=7, solver=_solver(name), seed_code=TASKS.index(name))  # six context panels and the query
+                images=7, solver=_solver(name), seed_code=TASKS.index(name),  # six context panels and the query
+                export=EXPORT)
 
 
 def _basic(attribute: str) -> Task:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 from functools import partial
 
-from ..benchmark import Benchmark, Config, Solver, Task, release_card
+from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release_card
+from ..item import one_image
 from ..stored import StoredItem
 from . import captions, solver
 from .audit import AUDIT, truth
@@ -36,12 +37,15 @@ def _solve(stored: StoredItem) -> bool:
 
 
 SOLVER = Solver(_solve, 0.5)  # one agreeing item per index pair
+# What a model is given (the caption) and must answer (whether it agrees with the image).
+EXPORT = Export(one_image, lambda item: {"caption": item.caption, "label": int(item.agreement)},
+                {"caption": Column("string"), "label": Column("class", ("false", "true"))})
 
 
 def _task(name: str, summary: str, draw_form) -> Task:
     full = f"shapeworld-{name}"
     return Task(name=full, benchmark="shapeworld", summary=summary, sample=partial(sample, draw_form=draw_form),
-                validate=validate, model=ShapeWorldItem, images=1, solver=SOLVER)
+                validate=validate, model=ShapeWorldItem, images=1, solver=SOLVER, export=EXPORT)
 
 
 SHAPEWORLD = Benchmark(

@@ -1,0 +1,133 @@
+"""`mewl export OUT --to hf|webdataset DIR`: a rendered dataset in the field's loaders' formats.
+
+Export reads through the store's reader: only complete items whose every file
+(images included) matches its record of checksums. A damaged item is named
+in one line and left out, or refused with `--strict`; a dataset still
+rendering is exported as far as it is complete, and a line counts what is
+missing. Each item becomes one row (one sample): its images in panel order,
+as the rendered PNG bytes, each under a member name that bears no answer
+(`ctx0` ... `query`, or `image`), the typed fields its task declares
+(tasks.benchmark.Export), and every file of the item kept as JSON text.
+
+DIR is written in a staging folder beside it and renamed into place at the
+end: an export killed half-way leaves no DIR, and an existing DIR is never
+overwritten.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tasks import catalog
+from tasks.benchmark import Export
+from tasks.stored import StoredItem
+
+from . import bookkeeping, reader, status
+from .errors import UserError
+from .files import writing
+
+# The columns every exported item has, before its task's own fields.
+KEY_COLUMNS = ("key", "split", "task", "index")
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """What an export writes: the sound items of each task, by split, and the lines to say first."""
+
+    items: dict[str, dict[str, list[StoredItem]]]  # task -> split -> its items, by index
+    lines: list[str]
+
+
+def safe_key(stored: StoredItem) -> str:
+    """`<split>/<task>/<index>` as WebDataset splits a member name (a key ends at the first dot of its
+    base name): no dots, the index zero-padded so that names sort as indexes do."""
+    return f"{stored.split}/{stored.task}/{stored.index:06d}".replace(".", "_")
+
+
+def choose(out: Path, strict: bool) -> Chosen:
+    """The sound, rendered, exportable items of OUT; a UserError (one line) when there is nothing to export,
+    a task cannot be exported, or (`strict`) an item is damaged."""
+    found = reader.read(out, images=True)
+    lines = []
+    if found.damaged:
+        if strict:
+            raise UserError(f"{out} holds {reader.damaged_line(found.damaged)}; --strict exports nothing then")
+        lines.append(f"left out {reader.damaged_line(found.damaged)}")
+    if not found.items:
+        raise UserError(f"{out} holds no complete items to export")
+    known = catalog.tasks()
+    unexported = sorted({task for _, task in found.items if known[task].export is None})
+    if unexported:
+        raise UserError(f"{', '.join(unexported)} cannot be exported yet; export the other tasks' folders alone")
+    chosen: dict[str, dict[str, list[StoredItem]]] = {}
+    order = list(known)
+    for (split, task), items in sorted(found.items.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
+        if items[0].image(next(iter(items[0].item().scenes()))) is None:
+            raise UserError(f"{out}/{split}/{task} holds sampled items without images; export a rendered dataset "
+                            "(mewl render)")
+        chosen.setdefault(task, {})[split] = items
+    missing = 0
+    for split, task in bookkeeping.plans(out):
+        n = bookkeeping.planned(out, split, task)
+        missing += n - status.task_status(out, split, task, n).complete
+    if missing > 0:
+        lines.append(f"{missing} planned item(s) are not complete yet and are not exported; "
+                     "`mewl status OUT` names them")
+    return Chosen(chosen, lines)
+
+
+def panels(stored: StoredItem, export: Export) -> Iterator[tuple[str, str, str, bytes, str]]:
+    """(member, scene, utterance, PNG bytes, ground truth JSON text) of each image, in panel order."""
+    item = stored.item()
+    for member, scene, said in export.panels(item):
+        yield member, scene, said, stored.image(scene).read_bytes(), json.dumps(stored.truth(scene))
+
+
+def fields(stored: StoredItem, export: Export) -> dict:
+    """The key columns, then the task's typed fields."""
+    return {"key": safe_key(stored), "split": stored.split, "task": stored.task, "index": stored.index,
+            **export.fields(stored.item())}
+
+
+def files(stored: StoredItem) -> dict[str, str]:
+    """Every JSON file of the item but its images' truths (kept per panel) and the record of checksums:
+    file name -> its text, as written."""
+    names = [stored.model.RECORD_FILE, *stored.model.OTHER_FILES]
+    return {name: (stored.folder / name).read_text() for name in names if (stored.folder / name).is_file()}
+
+
+def progress(total: int, what: str):
+    """A progress bar on stderr where a person watches (a terminal), silent in logs."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=what, unit="item", file=sys.stderr, disable=not sys.stderr.isatty())
+
+
+def staged(dest: Path):
+    """A new staging folder beside DEST; DEST itself must not exist (an empty folder is taken as new)."""
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise UserError(f"{dest} exists and is not an empty folder; export into a new folder (nothing is overwritten)")
+    if not dest.parent.is_dir():
+        raise UserError(f"cannot create {dest}: {dest.parent} is not a folder")
+    staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    with writing(dest.parent):
+        staging.mkdir()
+    return staging
+
+
+def publish(staging: Path, dest: Path) -> None:
+    """Rename the finished staging folder to DEST (an empty DEST is replaced)."""
+    with writing(dest.parent):
+        if dest.is_dir():
+            dest.rmdir()
+        staging.rename(dest)
+
+
+def discard(staging: Path) -> None:
+    shutil.rmtree(staging, ignore_errors=True)

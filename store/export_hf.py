@@ -1,0 +1,112 @@
+"""`mewl export OUT --to hf DIR`: a Hugging Face dataset, one configuration per task, with OUT's splits.
+
+Written with the `datasets` library, twice: Parquet shards under
+`data/<task>/<split>-NNNNN-of-NNNNN.parquet`, named by the YAML of the card
+`README.md` (so `datasets.load_dataset(DIR, "<task>")` works offline and DIR
+can be pushed to a hub as it is), and `save_to_disk` folders under
+`disk/<task>/` (`datasets.load_from_disk`). Images are `datasets.Image`
+features holding the rendered PNG bytes unchanged, in panel order; the
+answer is typed (a `ClassLabel` where it is a class); every other file of the
+item is kept as JSON text (`files`, `truths`).
+"""
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from pathlib import Path
+
+from tasks import catalog
+from tasks.benchmark import Column, Export
+from tasks.stored import StoredItem
+
+from .export import KEY_COLUMNS, Chosen, fields, files, panels, progress
+
+PARQUET_SHARD_BYTES = 500 * 2**20  # the hub's own default shard size for Parquet
+
+
+def _feature(column: Column):
+    import datasets
+
+    if column.kind == "class":
+        return datasets.ClassLabel(names=list(column.classes))
+    if column.kind == "strings":
+        return datasets.List(datasets.Value("string"))
+    return datasets.Value({"string": "string", "int": "int64", "float": "float64", "bool": "bool"}[column.kind])
+
+
+def features(export: Export):
+    import datasets
+
+    key = {"key": datasets.Value("string"), "split": datasets.Value("string"), "task": datasets.Value("string"),
+           "index": datasets.Value("int64")}
+    assert tuple(key) == KEY_COLUMNS
+    return datasets.Features({
+        **key,
+        "images": datasets.List(datasets.Image()),
+        "panels": datasets.List(datasets.Value("string")),  # the member names: ctx0 ... query, or image
+        "scenes": datasets.List(datasets.Value("string")),  # each image's scene name in the item's folder
+        "utterances": datasets.List(datasets.Value("string")),
+        **{name: _feature(column) for name, column in export.columns.items()},
+        "truths": datasets.List(datasets.Value("string")),  # each image's ground truth JSON
+        "files": datasets.Value("string"),  # the item's own JSON files: {name: text}, as JSON
+    })
+
+
+def row(stored: StoredItem, export: Export) -> dict:
+    shown = list(panels(stored, export))
+    return {**fields(stored, export),
+            "images": [{"bytes": png, "path": None} for _, _, _, png, _ in shown],
+            "panels": [member for member, *_ in shown], "scenes": [scene for _, scene, *_ in shown],
+            "utterances": [said for _, _, said, _, _ in shown], "truths": [truth for *_, truth in shown],
+            "files": json.dumps(files(stored))}
+
+
+def _rows(items: list[StoredItem], export: Export, bar):
+    for stored in items:
+        yield row(stored, export)
+        bar.update(1)
+
+
+def card(chosen: Chosen, source_card: str) -> str:
+    """README.md: the YAML that names each configuration's data files, how to load them, then OUT's own card."""
+    yaml = ["---", "configs:"]
+    for task, splits in chosen.items.items():
+        yaml += [f"- config_name: {task}", "  data_files:"]
+        for split in splits:
+            yaml += [f"  - split: {split}", f"    path: data/{task}/{split}-*.parquet"]
+    first = next(iter(chosen.items))
+    load = ["## Loading this export", "",
+            "One configuration per task, with the dataset's splits; `images` are the rendered PNGs in panel order "
+            "(`panels` names them: `ctx0` ... `query`, or `image`), the task's answer is typed, and `truths` and "
+            "`files` keep every ground-truth file as JSON text.", "",
+            "```python", "import datasets", "",
+            f'ds = datasets.load_dataset("DIR", "{first}")  # from the Parquet shards under data/',
+            f'ds = datasets.load_from_disk("DIR/disk/{first}")  # or the save_to_disk copy', "```", "",
+            "What follows is the card of the rendered dataset this was exported from.", ""]
+    return "\n".join([*yaml, "---", "", *load, source_card])
+
+
+def write(chosen: Chosen, staging: Path, source_card: str) -> None:
+    import datasets
+
+    datasets.disable_progress_bars()
+    total = sum(len(items) for splits in chosen.items.values() for items in splits.values())
+    with progress(total, "export hf") as bar, tempfile.TemporaryDirectory(dir=staging) as cache:
+        for task, splits in chosen.items.items():
+            layout = catalog.task(task).export
+            parts = {}
+            for split, items in splits.items():
+                part = datasets.Dataset.from_generator(
+                    _rows, features=features(layout), cache_dir=cache, keep_in_memory=False,
+                    gen_kwargs={"items": items, "export": layout, "bar": bar},
+                    fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
+                shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
+                folder = staging / "data" / task
+                folder.mkdir(parents=True, exist_ok=True)
+                for k in range(shards):
+                    part.shard(shards, k, contiguous=True).to_parquet(folder / f"{split}-{k:05d}-of-{shards:05d}.parquet")
+                parts[split] = part
+            datasets.DatasetDict(parts).save_to_disk(staging / "disk" / task)
+    (staging / "README.md").write_text(card(chosen, source_card))
+

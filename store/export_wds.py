@@ -1,0 +1,50 @@
+"""`mewl export OUT --to webdataset DIR`: tar shards the `webdataset` library reads unchanged.
+
+One shard series per split and task, `DIR/<split>/<task>-NNNNNN.tar`, of at
+most `--shard-size` items each, in index order. One sample per item, its key
+`<split>/<task>/<index>` (store.export.safe_key); its members are the images
+in panel order (`ctx0.png` ... `query.png`, or `image.png`), as the rendered
+PNG bytes, and `json`: the task's typed fields, the panels' names, scenes and
+utterances, each image's ground truth and the item's own JSON files. Every
+member's time, owner and mode are fixed, so the same folder gives the same
+shard bytes every time.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tasks import catalog
+
+from .export import Chosen, fields, files, panels, progress, safe_key
+
+OWNER = "mewl"
+MODE = 0o444
+
+
+def sample(stored, export) -> dict:
+    shown = list(panels(stored, export))
+    meta = {**fields(stored, export),
+            "panels": [member for member, *_ in shown], "scenes": [scene for _, scene, *_ in shown],
+            "utterances": [said for _, _, said, _, _ in shown],
+            "truths": {member: json.loads(truth) for member, *_, truth in shown},
+            "files": {name: json.loads(text) for name, text in files(stored).items()}}
+    return {"__key__": safe_key(stored), **{f"{member}.png": png for member, _, _, png, _ in shown},
+            "json": json.dumps(meta, sort_keys=False).encode()}
+
+
+def write(chosen: Chosen, staging: Path, shard_size: int) -> None:
+    import webdataset
+
+    total = sum(len(items) for splits in chosen.items.values() for items in splits.values())
+    with progress(total, "export webdataset") as bar:
+        for task, splits in chosen.items.items():
+            export = catalog.task(task).export
+            for split, items in splits.items():
+                (staging / split).mkdir(exist_ok=True)
+                pattern = str(staging / split / f"{task}-%06d.tar")
+                with webdataset.ShardWriter(pattern, maxcount=shard_size, verbose=0, encoder=False,
+                                            mtime=0, user=OWNER, group=OWNER, mode=MODE) as sink:
+                    for stored in items:
+                        sink.write(sample(stored, export))
+                        bar.update(1)
