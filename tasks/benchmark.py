@@ -195,6 +195,17 @@ class Schema:
 
 
 @dataclass(frozen=True)
+class Published:
+    """A row of results that a benchmark's paper reports, measured on the original data, not on ours:
+    `mewl eval` prints it beside a model's scores, marked as such."""
+
+    source: str  # where it is printed, e.g. "MEWL (Jiang et al., ICML 2023), Table 2"
+    who: str  # "Human", "CLIP", "Flamingo" ...
+    accuracy: Mapping[str, float]  # our task name -> accuracy in [0, 1], for the tasks the row reports
+    human: bool = False  # the row of people (the one `mewl eval --plot` draws)
+
+
+@dataclass(frozen=True)
 class Benchmark:
     name: str
     summary: str
@@ -207,6 +218,7 @@ class Benchmark:
     commands: tuple[Command, ...] = ()
     presets: tuple[Preset, ...] = ()
     schemas: tuple[Schema, ...] = ()
+    published: tuple[Published, ...] = ()  # the paper's reference rows (`mewl eval`)
 
 
 class ItemError(RuntimeError):
