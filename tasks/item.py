@@ -68,6 +68,15 @@ class Item(Spec):
         """What a solver of the item must answer (its task's Solver.solve gives the same from the files)."""
         raise NotImplementedError
 
+    def read_answer(self, value: object) -> object:
+        """A model's answer (`mewl eval`, parsed from JSON) as solution() gives it; ValueError (its reason,
+        a few words) when the item cannot have it. By default the answer is of the solution's own type:
+        true or false for a truth value, a string for a message."""
+        solution = self.solution()
+        if isinstance(solution, bool) != isinstance(value, bool) or not isinstance(value, type(solution)):
+            raise ValueError(f"expected {'true or false' if isinstance(solution, bool) else type(solution).__name__}")
+        return value
+
     def inspect_lines(self, scene: Callable[[str], str]) -> list[str]:
         """What `mewl inspect` prints of the item; `scene(name)` is the text of one of its scenes."""
         lines = [f"{self.task} item {self.index} (split {self.split}, root seed {self.root_seed}, retry {self.retry})"]
@@ -97,6 +106,12 @@ class PanelsAndQuery:
 
     def solution(self) -> str:
         return self.answer
+
+    def read_answer(self, value: object) -> str:
+        """One of the five choices, as a word."""
+        if value not in self.choices or not isinstance(value, str):
+            raise ValueError(f"{value!r} is not one of the choices")
+        return value
 
 
 def one_image(item: Item) -> list[tuple[str, str, str]]:
