@@ -2,9 +2,8 @@
 
 PREDICTIONS.jsonl holds one JSON object per line, `{"split": "test", "task":
 "pragmatic", "index": 17, "answer": "dax"}`; the answer is of the benchmark's
-own type (Item.read_answer): a choice word (MEWL, ICY's episodes), true or
-false (MALeViC, ShapeWorld), a message (ICY's naming game), ... Items are read
-through the store's reader, so only sound items are scored.
+own type (Item.read_answer): a choice word, a truth value, a message ... Items
+are read through the store's reader, so only sound items are scored.
 
 Every item of a split and task that the file predicts is scored: a missing
 prediction, or an answer the item cannot have, counts as wrong and is
