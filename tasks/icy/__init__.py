@@ -14,6 +14,7 @@ from scenes.spec import SceneSpec
 from ..benchmark import Benchmark, Config, Solver, Task, release_card
 from ..stored import StoredItem
 from . import episodes, naming, solver
+from .audit import AUDIT
 from .command import METRICS
 from .language import LanguageSpec, language, language_json
 
@@ -75,6 +76,6 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
          solver=Solver(_solve, 1 / 144)),  # an open answer: a guess names one of the 144 objects
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
          episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5)),
-), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,))
+), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,), audit=AUDIT)
 
 __all__ = ["CONFIG", "ICY", "LanguageSpec", "language", "language_json"]
