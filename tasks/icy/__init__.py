@@ -15,6 +15,7 @@ from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release
 from ..item import episode_fields, episode_panels, one_image
 from ..stored import StoredItem
 from . import episodes, naming, solver
+from .audit import AUDIT
 from .command import METRICS
 from .language import LanguageSpec, language, language_json
 
@@ -79,6 +80,6 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
          episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
          export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
                                                         "label": Column("class", tuple("01234"))})),
-), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,))
+), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,), audit=AUDIT)
 
 __all__ = ["CONFIG", "ICY", "LanguageSpec", "language", "language_json"]

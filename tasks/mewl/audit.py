@@ -6,25 +6,31 @@ exact solver (solvers/deprived.py), the learned deprived baselines
 (solvers/learned.py), and chi-square tests of the answer position and of the
 concepts each task's solvers report as balanced. A row fails when the oracle
 misses an episode, a baseline's 99.9 % interval lies above its chance or a
-balance test fails.
+balance test fails. Probes of channels no model should learn from (names
+only, identity fields) are tasks.audit.Probe cells, each against its floor.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..audit import BALANCE_P, above_chance, uniform_p, wilson
+from ..audit import BALANCE_P, Probe, above_chance, leaking, uniform_p, wilson
 from ..benchmark import Audit, AuditRun, UsageError
 from ..stored import StoredItem
 from .episode import Episode
-from .solvers import SOLVERS, TaskSolvers, deprived, learned
+from .solvers import SOLVERS, TaskSolvers, deprived, learned, names
 
 # The baselines, by their column titles; an exact solver's column is the bare deprivation.
 BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
-COLUMNS = ("split", "task", "n", "oracle", *BASELINES, "chance", "position p", "balance p", "verdict")
+PROBES = ("names-only", "names-only learned", "identity learned")
+COLUMNS = ("split", "task", "n", "oracle", *BASELINES, *PROBES, "chance", "position p", "balance p", "verdict")
 NOTES = ("accuracy % [95 % interval]; query-only, no-hand, no-context-language: exact deprived solvers; "
          "learned: a model on hand-made features; chance: the task's text-only analytic chance, or the "
          "deprivation's own where its construction sets one (in brackets after the figure); "
-         "the verdict fails a baseline whose 99.9 % interval lies above its chance")
+         "the verdict fails a baseline whose 99.9 % interval lies above its chance; "
+         "names-only: the panels' names (never a context image), the query and the choices, decoding '#k' as "
+         "a universe index (exact) and a model on the names' numbers (learned), at the task's chance; identity "
+         "learned: a model on index, retry, seeds, camera and lights, choices by position only, at 1/5; these "
+         "cells read 'accuracy [95 % interval] / floor'")
 
 
 def _oracle_answers(solvers: TaskSolvers, ep: Episode) -> bool:
@@ -55,6 +61,7 @@ def rates(task: str, episodes: list[Episode], train: list[Episode] | None) -> di
                         else learned.cross_validated_hits(task, d, episodes))
         found[f"{title} learned"] = None if learned_hits is None else _rate(learned_hits)
         found["bars"][title] = found["bars"][f"{title} learned"] = guesser.floor
+    found["probes"] = probes(task, episodes, train)
     found["position p"] = uniform_p([ep.answer_index for ep in episodes], tuple(range(5)))
     balance: dict[str, tuple[list, tuple]] = {}
     for ep, answered in zip(episodes, oracle_hits):
@@ -68,6 +75,25 @@ def rates(task: str, episodes: list[Episode], train: list[Episode] | None) -> di
     return found
 
 
+def probes(task: str, episodes: list[Episode], train: list[Episode] | None) -> dict[str, Probe]:
+    """The channels a model is not meant to read, each against its floor: the panels' names where a
+    task's names can carry a number (solvers/names.py), and the identity fields (deprived.IDENTITY; the
+    answer's position is uniform, so a guess of it is at 1 / choices)."""
+    def learned_probe(deprivation: str, floor: float) -> Probe:
+        hits = (learned.hits(task, deprivation, train, episodes) if train
+                else learned.cross_validated_hits(task, deprivation, episodes))
+        return Probe(0, 0, floor) if hits is None else Probe(*_rate(hits), floor)
+
+    found = {}
+    if task in names.FALLBACK:
+        rng, floor = np.random.default_rng(0), names.FALLBACK[task][1]
+        guesses = [names.guess(deprived.view(ep, deprived.NAMES_ONLY), rng) for ep in episodes]
+        found["names-only"] = Probe(*_rate([g == ep.answer for g, ep in zip(guesses, episodes)]), floor)
+        found["names-only learned"] = learned_probe(deprived.NAMES_ONLY, floor)
+    found["identity learned"] = learned_probe(deprived.IDENTITY, 1 / len(episodes[0].choices))
+    return found
+
+
 def failures(found: dict) -> list[str]:
     out = []
     hits, n = found["oracle"]
@@ -76,6 +102,7 @@ def failures(found: dict) -> list[str]:
     for name in BASELINES:
         if found.get(name) and above_chance(*found[name], found["bars"][name]):
             out.append(f"{name} above chance")
+    out += leaking(found.get("probes", {}))
     if found["position p"] < BALANCE_P:
         out.append("answer position unbalanced")
     if found["balance p"] < BALANCE_P:
@@ -102,6 +129,7 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     chance = SOLVERS[task].chance
     cells = {"split": split, "task": task, "n": str(len(episodes)), "oracle": _accuracy(found["oracle"], None, chance)}
     cells |= {name: _accuracy(found.get(name), found["bars"].get(name), chance) for name in BASELINES}
+    cells |= {name: found["probes"][name].cell() if name in found["probes"] else "-" for name in PROBES}
     cells |= {"chance": f"{100 * chance:.1f}", "position p": f"{found['position p']:.3f}",
               "balance p": f"{found['balance p']:.3f} ({found['balance worst']})",
               "verdict": "; ".join(failures(found)) or "ok"}

@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from scenes.placement import place_scene
-from scenes.universe import ATTRIBUTES, TUPLE_ORDER, UNIVERSE_INDEX, ObjectTuple, object_tuple
+from scenes.universe import ATTRIBUTES, TUPLE_ORDER, ObjectTuple, object_tuple
 from scenes.draws import redraw
 
 from ..item import Panel
 from ..sampling import choices_with_answer, random_values, shuffled
 from ..seeds import draw_seed
 from ..validation import require
-from .episode import Draft, Episode, check_common
+from .episode import Draft, Episode, check_common, numbered
 from .words import pseudo_words
 
 VALUES_PER_EPISODE = 3
@@ -38,10 +38,6 @@ def _random_object(rng: np.random.Generator, attribute: str, value: str) -> Obje
     return object_tuple(values)
 
 
-def panel_name(word: str, obj: ObjectTuple) -> str:
-    return f"{word} #{UNIVERSE_INDEX[obj]}"
-
-
 def sample(rng: np.random.Generator, attribute: str) -> Draft:
     # Choose the concepts and bind words.
     pick = rng.choice(len(ATTRIBUTES[attribute]), size=VALUES_PER_EPISODE, replace=False)
@@ -49,11 +45,12 @@ def sample(rng: np.random.Generator, attribute: str) -> Draft:
     words = pseudo_words(rng, VALUES_PER_EPISODE, syllables=2)
     lexicon = dict(zip(words, values))
 
-    # Context: each value in exactly two panels, by a contrasting pair.
+    # Context: each value in exactly two panels, by a contrasting pair, in a uniformly random order
+    # that nothing shown depends on; a panel is named by its word and its position (numbered()).
     shown = [(w, obj) for w, v in lexicon.items() for obj in _contrasting_pair(rng, attribute, v)]
     panels = tuple(
-        Panel(name=panel_name(w, obj), utterance=w, scene=place_scene(draw_seed(rng), [obj]))
-        for w, obj in shuffled(rng, shown)
+        Panel(name=numbered(w, k), utterance=w, scene=place_scene(draw_seed(rng), [obj]))
+        for k, (w, obj) in enumerate(shuffled(rng, shown))
     )
 
     # Query: one object with one of the values, not a context object.
@@ -82,10 +79,10 @@ def validate(ep: Episode, attribute: str) -> None:
     lexicon = ep.lexicon
     require(len(lexicon) == 3 and len(set(lexicon.values())) == 3, "three words for three values")
     require(all(v in ATTRIBUTES[attribute] for v in lexicon.values()), f"lexicon is not about {attribute}")
-    for p in ep.context_panels:
+    for k, p in enumerate(ep.context_panels):
         require(len(p.scene.objects) == 1 and p.scene.hand is None, f"panel {p.name!r} must show one object")
         require(p.utterance in lexicon, f"panel {p.name!r} utters an unknown word")
-        require(p.name == panel_name(p.utterance, p.scene.objects[0].properties), f"panel name {p.name!r}")
+        require(p.name == numbered(p.utterance, k), f"panel name {p.name!r} is not its word and position {k}")
     counts = [p.utterance for p in ep.context_panels]
     require(all(counts.count(w) == 2 for w in lexicon), "each value must appear in exactly two panels")
     # Identifiability: the shared values of each word's objects are exactly its own.

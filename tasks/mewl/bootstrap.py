@@ -187,6 +187,7 @@ def validate(ep: Episode) -> None:
     pairs = []
     for p in ep.context_panels:
         tokens = p.utterance.split()
+        require(p.name == p.utterance, f"panel name {p.name!r} is not its utterance")  # names carry nothing else
         require(len(tokens) == 3 and tokens[0] in lexicon and tokens[2] in lexicon and tokens[1] in DIRECTIONS,
                 f"panel {p.name!r}: not '<word> <relation> <word>'")
         require(tokens[0] != tokens[2], f"panel {p.name!r}: a word related to itself")

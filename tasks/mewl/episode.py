@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 from scenes.image_truth import ImageTruth
 from scenes.relations import named_relationships
 from scenes.spec import SceneSpec
-from scenes.universe import UNIVERSE_INDEX, describe
+from scenes.universe import describe
 
 from ..item import Item, Panel, PanelsAndQuery, check_panels_and_answer, json_text
 from ..validation import check_scene_geometry, object_multiset, require
@@ -102,6 +102,17 @@ def check_common(ep: Episode) -> None:
     require(all(object_multiset(p.scene) != query for p in ep.context_panels), "the query copies a context scene")
 
 
+def numbered(word: str, position: int) -> str:
+    """MEWL's name `"<word> #<k>"` (its loaders drop the final '#...' token), k the panel's position in
+    the context, or the number of panels for the query. k carries nothing about any image: every
+    sampler that numbers names puts its panels in a uniformly random order drawn independently of
+    what they show (a permutation of the panels), so a panel's position, and with it k, is independent
+    of its scene, its word's meaning and the answer; the order itself is in info.json anyway. (The
+    object's index in the universe, MEWL's own choice, named the object shown, so the names alone
+    taught every word: tasks.mewl.solvers.names.)"""
+    return f"{word} #{position}"
+
+
 def schema() -> dict:
     """JSON Schema of the episode (which embeds every scene model)."""
     return Episode.model_json_schema()
@@ -122,8 +133,9 @@ def object_names(ep: Episode, name: str) -> list[str | None]:
     props = [o.properties for o in scene.objects]
     said = _utterance(ep, name)
     if ep.task in ("shape", "color", "material"):
-        # MEWL keys an object "<word> #<its index in the universe>"; a context panel's name is exactly that.
-        return [f"{said} #{UNIVERSE_INDEX[props[0]]}"]
+        # MEWL keys an object "<word> #<k>"; a context panel's object is keyed by the panel's name, and
+        # the query's by the next number (numbered(): k tells nothing about the object).
+        return [name if name != "question" else numbered(said, len(ep.context_panels))]
     if ep.task in ("object", "bootstrap"):
         word_of = {tuple(c): w for w, c in ep.lexicon.items()}
         return [word_of.get(p) for p in props]

@@ -22,7 +22,7 @@ from ..item import Panel
 from ..sampling import choices_with_answer, enumerate_mappings, shuffled
 from ..seeds import draw_seed
 from ..validation import require
-from .episode import Draft, Episode, check_common
+from .episode import Draft, Episode, check_common, numbered
 from .words import pseudo_words
 
 OBJECTS_PER_PANEL = 3
@@ -182,8 +182,10 @@ def sample(rng: np.random.Generator) -> Draft:
     for word, rel in lexicon.items():
         orth = ORTHOGONAL[rel][rng.integers(2)]
         panels += [_context_panel(rng, word, rel, orth), _context_panel(rng, word, rel, OPPOSITE[orth])]
+    # A uniformly random order of the finished panels: a position says nothing about what a panel
+    # shows, so the position that tells a repeated utterance's panels apart carries nothing (numbered()).
     panels = shuffled(rng, panels)
-    names = [u if [v for v, _ in panels].count(u) == 1 else f"{u} #{i}" for i, (u, _) in enumerate(panels)]
+    names = [u if [v for v, _ in panels].count(u) == 1 else numbered(u, i) for i, (u, _) in enumerate(panels)]
 
     # Query: three new objects placed without regard to the lexicon, then the choices.
     seen = {o.properties for _, s in panels for o in s.objects}
@@ -225,6 +227,9 @@ def validate(ep: Episode) -> None:
         require(len(p.scene.objects) == OBJECTS_PER_PANEL and p.scene.hand is None, f"panel {p.name!r}: three objects, no hand")
         require(len({(o.color, o.shape) for o in p.scene.objects}) == OBJECTS_PER_PANEL, f"panel {p.name!r}: repeated phrase")
         require(_every_pair_apart(p.scene), f"panel {p.name!r}: two objects are a near-tie")
+    utterances = [p.utterance for p in ep.context_panels]
+    for k, (p, u) in enumerate(zip(ep.context_panels, utterances)):
+        require(p.name == (u if utterances.count(u) == 1 else numbered(u, k)), f"panel name {p.name!r} at {k}")
     said = [word for _, _, word, _ in stated]
     require(all(said.count(w) == 2 for w in lexicon) and len(said) == 6, f"each word in exactly two panels: {said}")
 

@@ -20,6 +20,12 @@ QUERY_ONLY, NO_HAND, NO_LANGUAGE = "query_only", "no_hand", "no_language"
 # No-context-language: context scenes without utterances, query, choices.
 TITLE: dict[str, str] = {QUERY_ONLY: "query-only", NO_HAND: "no-hand", NO_LANGUAGE: "no-context-language"}
 
+# Channels a model is not meant to learn from (tasks.mewl.audit's probes). Names only: the panels'
+# names and utterances, never their scenes, with the query and the choices. Identity: the episode's
+# index, retry and seeds and its scenes' draws (seeds, attempts, camera, lights), choices known only
+# by their position.
+NAMES_ONLY, IDENTITY = "names_only", "identity"
+
 
 def view(ep: Episode, deprivation: str, keep_lexicon: bool = False) -> Episode:
     """The episode as a solver deprived of one ingredient sees it.
@@ -39,6 +45,16 @@ def view(ep: Episode, deprivation: str, keep_lexicon: bool = False) -> Episode:
         # Bootstrap's panel names are its utterances: both go.
         silent = tuple(p.model_copy(update={"utterance": "", "name": f"panel {k}"}) for k, p in enumerate(ep.context_panels))
         return ep.model_copy(update={"lexicon": lexicon, "context_panels": silent})
+    if deprivation == NAMES_ONLY:
+        named = tuple(p.model_copy(update={"scene": None}) for p in ep.context_panels)
+        return ep.model_copy(update={"lexicon": lexicon, "context_panels": named})
+    if deprivation == IDENTITY:
+        def bare(scene):
+            return scene.model_copy(update={"objects": (), "hand": None})
+        panels = tuple(p.model_copy(update={"name": f"panel {k}", "utterance": "", "scene": bare(p.scene)})
+                       for k, p in enumerate(ep.context_panels))
+        return ep.model_copy(update={"lexicon": lexicon, "context_panels": panels, "query": bare(ep.query),
+                                     "choices": tuple(f"choice {k}" for k in range(len(ep.choices))), "answer": ""})
     raise KeyError(deprivation)
 
 

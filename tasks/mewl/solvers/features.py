@@ -19,10 +19,10 @@ from scenes.camera import project
 from scenes.relations import offset_table
 from scenes.spec import SceneSpec
 
-from ..episode import Episode
-from scenes.universe import ATTRIBUTES, DIRECTIONS, OPPOSITE, TUPLE_ORDER, attribute_of
+from ..episode import TASKS, Episode
+from scenes.universe import ATTRIBUTES, DIRECTIONS, OPPOSITE, TUPLE_ORDER, UNIVERSE, attribute_of
 
-from .deprived import NO_HAND, NO_LANGUAGE, QUERY_ONLY
+from .deprived import IDENTITY, NAMES_ONLY, NO_HAND, NO_LANGUAGE, QUERY_ONLY
 
 MISSING = -1.0
 
@@ -206,6 +206,46 @@ def pragmatic_handless(ep: Episode) -> np.ndarray:
     return np.hstack([text(ep), np.array(rows, dtype=float)])
 
 
+def suffix(name: str) -> int | None:
+    """The number k of a panel name "<utterance> #<k>" (None without one)."""
+    last = name.split(" ")[-1]
+    return int(last[1:]) if last[:1] == "#" and last[1:].isdigit() else None
+
+
+def _named_rows(ep: Episode) -> np.ndarray:
+    """Names only: for each choice, the '#k' of the panels whose utterance shares a coined word with it
+    (how many, smallest, largest, spread, how many are universe indices) and, reading each k as an index
+    in the universe (MEWL's naming), how many of those objects share each attribute's value with the
+    query's first object."""
+    query = ep.query.objects[0].properties
+    rows = []
+    for c in ep.choices:
+        words = set(c.split()) - {v for values in ATTRIBUTES.values() for v in values}
+        ks = [k for p in ep.context_panels if words & set(p.utterance.split()) and (k := suffix(p.name)) is not None]
+        decoded = [UNIVERSE[k] for k in ks if k < len(UNIVERSE)]
+        spread = [min(ks), max(ks), max(ks) - min(ks)] if ks else [MISSING] * 3
+        rows.append([len(ks), *spread, len(decoded), *(sum(o[a] == query[a] for o in decoded) for a in range(4))])
+    return np.array(rows, dtype=float)
+
+
+def names_basic(ep: Episode) -> np.ndarray:
+    return np.hstack([basic(ep), _named_rows(ep)])
+
+
+def names_relation(ep: Episode) -> np.ndarray:
+    return np.hstack([relation(ep), _named_rows(ep)])
+
+
+def identity(ep: Episode) -> np.ndarray:
+    """Identity (deprived.IDENTITY): a choice's position, the episode's index, retry and root seed, and
+    every scene's seed, attempt, camera and lights; one row per choice position."""
+    fields = [ep.index, ep.retry, ep.root_seed % 2**24]
+    for s in [p.scene for p in ep.context_panels] + [ep.query]:
+        fields += [s.seed % 2**24, s.attempt, *s.camera.location, *s.camera.rotation, s.camera.lens_mm]
+        fields += [v for light in sorted(s.lights, key=lambda x: x.name) for v in (*light.location, light.energy, light.size)]
+    return np.array([[k, *fields] for k in range(len(ep.choices))], dtype=float)
+
+
 # (task, deprivation) -> features; every pair of deprived.DEPRIVED has one.
 FEATURES = {
     **{(t, QUERY_ONLY): basic for t in ("shape", "color", "material")},
@@ -217,4 +257,7 @@ FEATURES = {
     ("number", QUERY_ONLY): number,
     ("pragmatic", QUERY_ONLY): pragmatic,
     ("pragmatic", NO_HAND): pragmatic_handless,
+    **{(t, NAMES_ONLY): names_basic for t in ("shape", "color", "material")},
+    ("relation", NAMES_ONLY): names_relation,
+    **{(t, IDENTITY): identity for t in TASKS},
 }
