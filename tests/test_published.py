@@ -106,3 +106,8 @@ def test_icy_figures_as_table_2_prints_them():
     assert figure(ICY, "Human (ENG, CONCAT)", "icy-naming") == 0.6
     assert figure(ICY, "Human (SYNTH, PROJ)", "icy-naming") == 0.02
     assert all(set(r.accuracy) == {"icy-naming"} for r in ICY)
+
+
+def test_every_benchmark_shows_its_papers_rows():
+    for name, rows in ROWS.items():
+        assert benchmarks()[name].published == rows, name

@@ -8,6 +8,7 @@ proven fair by enumerating the concept library (concept_library.py).
 from __future__ import annotations
 
 from ..benchmark import Benchmark, Solver, Task, release_card
+from .published import PUBLISHED
 from ..stored import StoredItem
 from . import solver
 from .audit import AUDIT, truths
@@ -42,6 +43,7 @@ BONGARD = Benchmark(
             "ground truth) and `item.json`: the concept's program, its words, its complexity, the near miss "
             "that made each negative and the order of the two test images (docs/bongard.md)."),
     audit=AUDIT,
+    published=PUBLISHED,
 )
 
 __all__ = ["BONGARD", "BongardItem"]

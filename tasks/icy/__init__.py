@@ -12,6 +12,7 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 
 from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release_card
+from .published import PUBLISHED
 from ..item import episode_fields, episode_panels, one_image
 from ..stored import StoredItem
 from . import episodes, naming, solver
@@ -80,6 +81,7 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
          episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
          export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
                                                         "label": Column("class", tuple("01234"))})),
-), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,), audit=AUDIT)
+), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
+          published=PUBLISHED)
 
 __all__ = ["CONFIG", "ICY", "LanguageSpec", "language", "language_json"]

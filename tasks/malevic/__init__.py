@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import partial
 
 from ..benchmark import IID_SCHEME, Benchmark, Column, Export, Scheme, Solver, Task, release_card
+from .published import PUBLISHED
 from ..item import one_image
 from ..stored import StoredItem
 from . import solver
@@ -56,6 +57,7 @@ def _task(name: str) -> Task:
 
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",
-                    tuple(_task(name) for name in TASK_RULES), card=release_card(RELEASE), audit=AUDIT)
+                    tuple(_task(name) for name in TASK_RULES), card=release_card(RELEASE), audit=AUDIT,
+                    published=PUBLISHED)
 
 __all__ = ["MALEVIC", "MalevicItem", "UNSEEN", "check_split"]

@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from ..benchmark import Benchmark, Card, Column, Draw, Export, Preset, Schema, Solver, Task
+from .published import PUBLISHED
 from ..item import episode_fields, episode_panels
 from ..stored import StoredItem
 from . import basic, bootstrap, composite, number, pragmatic, relation
@@ -98,6 +99,7 @@ MEWL = Benchmark(
               pragmatic.sample, pragmatic.validate),
     ),
     card=Card(_paragraph, title="MEWL-style few-shot word-learning episodes", loader=LOADER),
+    published=PUBLISHED,
     noun="episode",
     audit=AUDIT,
     text=episode_text,

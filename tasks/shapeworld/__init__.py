@@ -11,6 +11,7 @@ import hashlib
 from functools import partial
 
 from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release_card
+from .published import PUBLISHED
 from ..item import one_image
 from ..stored import StoredItem
 from . import captions, solver
@@ -62,6 +63,7 @@ SHAPEWORLD = Benchmark(
                       "held-out combinations the item uses (docs/shapeworld.md)."),
     config=HELD_OUT,
     audit=AUDIT,
+    published=PUBLISHED,
 )
 
 __all__ = ["CONFIG", "SHAPEWORLD", "Distribution", "ShapeWorldItem", "load_distribution"]
