@@ -108,10 +108,11 @@ def progress(total: int, what: str):
     return tqdm(total=total, desc=what, unit="item", file=sys.stderr, disable=not sys.stderr.isatty())
 
 
-def staged(dest: Path):
-    """A new staging folder beside DEST; DEST itself must not exist (an empty folder is taken as new)."""
+def staged(dest: Path, what: str = "export"):
+    """A new staging folder beside DEST; DEST itself must not exist (an empty folder is taken as new). `what`
+    the command does, for its message ("export" into a new folder)."""
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise UserError(f"{dest} exists and is not an empty folder; export into a new folder (nothing is overwritten)")
+        raise UserError(f"{dest} exists and is not an empty folder; {what} into a new folder (nothing is overwritten)")
     if not dest.parent.is_dir():
         raise UserError(f"cannot create {dest}: {dest.parent} is not a folder")
     staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"

@@ -19,6 +19,7 @@ import numpy as np
 
 from scenes.draws import OutOfDraws
 
+from .gallery import PLAIN, Gallery
 from .item import Item
 from .seeds import item_rng, name_code
 from .stored import StoredItem
@@ -98,6 +99,7 @@ class Task:
     schemes: tuple[Scheme, ...] = (IID_SCHEME,)
     seed_code: int | None = None  # None: derived from the name (tasks.seeds.name_code)
     export: Export | None = None  # `mewl export`'s layout of an item; None: the task is not exported
+    gallery: Gallery = PLAIN  # `mewl gallery`'s page of an item (tasks.gallery); PLAIN: every image by its name
 
     @property
     def code(self) -> int:

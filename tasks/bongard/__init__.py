@@ -12,6 +12,7 @@ from .published import PUBLISHED
 from ..stored import StoredItem
 from . import solver
 from .audit import AUDIT, truths
+from .gallery import GALLERY
 from .problem import BongardItem, validate
 from .sample import sample
 
@@ -28,7 +29,8 @@ SOLVER = Solver(_solve, 0.5)  # the positive test image is shown first in half t
 
 def _task(name: str, summary: str) -> Task:
     return Task(name=f"bongard-{name}", benchmark="bongard", summary=summary, sample=sample, validate=validate,
-                model=BongardItem, images=14, solver=SOLVER)
+                model=BongardItem, images=14, solver=SOLVER,
+                gallery=GALLERY)
 
 
 BONGARD = Benchmark(

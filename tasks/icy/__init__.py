@@ -10,11 +10,13 @@ from pydantic import ValidationError
 
 from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
+from scenes.universe import describe
 
 from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release_card
-from .published import PUBLISHED
-from ..item import episode_fields, episode_panels, one_image
+from ..gallery import Block, Gallery, episode_blocks, episode_line, one_image_page, yes_no
+from ..item import QUESTION, episode_fields, episode_panels, one_image
 from ..stored import StoredItem
+from .published import PUBLISHED
 from . import episodes, naming, solver
 from .audit import AUDIT
 from .command import METRICS
@@ -72,15 +74,32 @@ def _solve(stored: StoredItem) -> str | None:
     return solver.solve_concat(item, truths, language)
 
 
+def _language(item) -> tuple[tuple[str, str], ...]:
+    spec = item.language
+    return (("grammar", spec.grammar), ("symbols", spec.symbols),
+            ("held-out color-shape pair", yes_no(item.held_out)))
+
+
+# icy-naming: the object, its message; icy-episodes: MEWL's layout, the panels captioned by their messages.
+NAMING_PAGE = one_image_page(lambda item: item.message, lambda item: (
+    ("object", describe(item.object)), ("message", item.message), *_language(item)),
+    line=lambda item: f"{item.message}: {describe(item.object)}")
+EPISODE_PAGE = Gallery(lambda item: (*episode_blocks(item), Block("Item", facts=(
+    ("query object", describe(item.query.objects[0].properties)), *_language(item)))), episode_line,
+    lambda item: QUESTION)
+
+
 ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositional to people or only to networks", (
     Task("icy-naming", "icy", "one object per image and its message; held-out color-shape pairs only in test",
          naming.sample, naming.validate, naming.Naming, images=1,
          solver=Solver(_solve, 1 / 144),  # an open answer: a guess names one of the 144 objects
-         export=Export(one_image, lambda item: {"message": item.message}, {"message": Column("string")})),
+         export=Export(one_image, lambda item: {"message": item.message}, {"message": Column("string")}),
+         gallery=NAMING_PAGE),
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
          episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
          export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
-                                                        "label": Column("class", tuple("01234"))})),
+                                                        "label": Column("class", tuple("01234"))}),
+         gallery=EPISODE_PAGE),
 ), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
           published=PUBLISHED)
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from functools import partial
 
 from ..benchmark import IID_SCHEME, Benchmark, Column, Export, Scheme, Solver, Task, release_card
-from .published import PUBLISHED
+from ..gallery import one_image_page, yes_no
 from ..item import one_image
 from ..stored import StoredItem
+from .published import PUBLISHED
 from . import solver
 from .audit import AUDIT, truth
 from .item import MalevicItem
@@ -49,11 +50,25 @@ EXPORT = Export(one_image, lambda item: {"sentence": item.sentence, "label": int
                 {"sentence": Column("string"), "label": Column("class", ("false", "true"))})
 
 
+def _facts(item: MalevicItem) -> tuple[tuple[str, str], ...]:
+    """The sentence's label and what decides it (docs/malevic.md)."""
+    o = item.scene.objects[item.target]
+    rule = () if item.k is None else (("k", f"{item.k:.3f}"), ("threshold T", f"{item.threshold:.3f}"),
+                                      ("label at k = 0.29", yes_no(item.label_sharp)))
+    return (("label", yes_no(item.label)), ("target", f"object {item.target}, {o.color} {o.material} {o.shape}, "
+            f"half-extent {item.sizes[item.target]:g}"), ("reference set", f"{len(item.reference)} object(s)"), *rule)
+
+
+# The image, the sentence under it, then its label.
+GALLERY = one_image_page(lambda item: item.sentence, _facts, lambda item: f"{item.sentence}: {yes_no(item.label)}")
+
+
 def _task(name: str) -> Task:
     rules = TASK_RULES[name]
     return Task(name=f"malevic-{name}", benchmark="malevic", summary=SUMMARIES[name],
                 sample=partial(sample, rules=rules), validate=partial(validate, rules=rules),
-                model=MalevicItem, images=1, solver=SOLVER, schemes=(IID_SCHEME, UNSEEN_SCHEME), export=EXPORT)
+                model=MalevicItem, images=1, solver=SOLVER, schemes=(IID_SCHEME, UNSEEN_SCHEME), export=EXPORT,
+                gallery=GALLERY)
 
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",

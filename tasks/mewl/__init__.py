@@ -13,10 +13,13 @@ from typing import Callable
 
 import numpy as np
 
+from scenes.universe import describe
+
 from ..benchmark import Benchmark, Card, Column, Draw, Export, Preset, Schema, Solver, Task
-from .published import PUBLISHED
-from ..item import episode_fields, episode_panels
+from ..gallery import Block, Gallery, episode_blocks, episode_line
+from ..item import QUESTION, episode_fields, episode_panels
 from ..stored import StoredItem
+from .published import PUBLISHED
 from . import basic, bootstrap, composite, number, pragmatic, relation
 from . import object as object_task
 from .audit import AUDIT
@@ -29,6 +32,16 @@ from .text import episode_text
 EXPORT = Export(episode_panels, episode_fields,
                 {"choices": Column("strings"), "answer": Column("string"), "label": Column("class", tuple("01234"))})
 
+
+def _page(item: Episode) -> tuple[Block, ...]:
+    """The episode as MEWL shows it (six panels with their utterances, the query, five choices), then the
+    lexicon it teaches: the key a person checks the answer against."""
+    key = tuple((word, describe(concept) if isinstance(concept, tuple) else str(concept))
+                for word, concept in item.lexicon.items())
+    return (*episode_blocks(item), Block("Lexicon", facts=key))
+
+
+GALLERY = Gallery(_page, episode_line, lambda item: QUESTION)
 
 
 def _solver(name: str) -> Solver:
@@ -52,7 +65,7 @@ def _task(name: str, summary: str, sample: Callable[[np.random.Generator], Draft
     # MEWL's seeds predate the other benchmarks: a task's code is its place in MEWL's order.
     return Task(name=name, benchmark="mewl", summary=summary, sample=draw, validate=validate, model=Episode,
                 images=7, solver=_solver(name), seed_code=TASKS.index(name),  # six context panels and the query
-                export=EXPORT)
+                export=EXPORT, gallery=GALLERY)
 
 
 def _basic(attribute: str) -> Task:

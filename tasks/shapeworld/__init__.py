@@ -11,9 +11,10 @@ import hashlib
 from functools import partial
 
 from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release_card
-from .published import PUBLISHED
+from ..gallery import one_image_page, yes_no
 from ..item import one_image
 from ..stored import StoredItem
+from .published import PUBLISHED
 from . import captions, solver
 from .audit import AUDIT, truth
 from .distribution import Distribution, load_distribution
@@ -42,11 +43,18 @@ SOLVER = Solver(_solve, 0.5)  # one agreeing item per index pair
 EXPORT = Export(one_image, lambda item: {"caption": item.caption, "label": int(item.agreement)},
                 {"caption": Column("string"), "label": Column("class", ("false", "true"))})
 
+# The image, the caption under it, then whether it agrees and the near-miss caption it was made against.
+GALLERY = one_image_page(lambda item: item.caption, lambda item: (
+    ("agreement", yes_no(item.agreement)), ("near miss", f"{item.near_miss.caption} ({yes_no(not item.agreement)})"),
+    ("held-out combinations used", ", ".join(c.label() for c in item.held_out_used) or "none")),
+    lambda item: f"{item.caption}: {yes_no(item.agreement)}")
+
 
 def _task(name: str, summary: str, draw_form) -> Task:
     full = f"shapeworld-{name}"
     return Task(name=full, benchmark="shapeworld", summary=summary, sample=partial(sample, draw_form=draw_form),
-                validate=validate, model=ShapeWorldItem, images=1, solver=SOLVER, export=EXPORT)
+                validate=validate, model=ShapeWorldItem, images=1, solver=SOLVER, export=EXPORT,
+                gallery=GALLERY)
 
 
 SHAPEWORLD = Benchmark(

@@ -1,0 +1,68 @@
+"""The mask overlay of one rendered image for `mewl gallery`: a PNG of the image's size that dims every
+pixel outside the objects' ground-truth masks (the COCO RLE of its `<scene>.json`) and outlines each mask
+in a colour of its own, leaving the objects' own colours as rendered; and the legend of colours to objects."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from pycocotools import mask as mask_utils
+
+# Twelve colours told apart on CLEVR's grey floor; objects past the twelfth reuse them in order.
+PALETTE = ((230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 130, 48), (145, 30, 180),
+           (70, 240, 240), (240, 50, 230), (210, 245, 60), (250, 190, 212), (0, 128, 128), (170, 110, 40))
+DIM = 150  # alpha of the black laid over what no mask covers
+
+
+def _decode(mask: dict) -> np.ndarray:
+    counts = mask["counts"]
+    return mask_utils.decode({"size": mask["size"], "counts": counts.encode() if isinstance(counts, str)
+                              else counts}).astype(bool)
+
+
+def _grown(m: np.ndarray) -> np.ndarray:
+    """The mask and its 4-neighbours."""
+    g = m.copy()
+    g[1:] |= m[:-1]
+    g[:-1] |= m[1:]
+    g[:, 1:] |= m[:, :-1]
+    g[:, :-1] |= m[:, 1:]
+    return g
+
+
+def _outline(m: np.ndarray) -> np.ndarray:
+    """A line two pixels wide around the mask, outside it."""
+    return _grown(_grown(m)) & ~m
+
+
+def what(obj: dict) -> str:
+    """An object as the legend names it: its description (the hand's is 'pointing hand'), else its shape."""
+    text = obj.get("description") or obj.get("shape") or "object"
+    if obj.get("visible_pixels") == 0:
+        text += " (hidden)"
+    return str(text)
+
+
+def overlay(truth: dict, size: tuple[int, int], path: Path) -> list[tuple[str, str]]:
+    """Write the overlay of an image of `size` (width, height) to `path`; the legend, (#rrggbb, object).
+    A palette PNG: index 0 dims, 1 is clear, 2 + k is the k-th colour; each mask is worked on in its box."""
+    width, height = size
+    index = np.zeros((height, width), np.uint8)
+    legend = []
+    for k, obj in enumerate(o for o in truth.get("objects", []) if isinstance(o, dict) and "mask" in o):
+        m = _decode(obj["mask"])
+        if m.shape != (height, width):
+            continue  # a mask of another size than its image: nothing to draw it on
+        rows, cols = np.flatnonzero(m.any(axis=1)), np.flatnonzero(m.any(axis=0))
+        if rows.size:
+            y0, y1 = max(rows[0] - 2, 0), min(rows[-1] + 3, height)
+            x0, x1 = max(cols[0] - 2, 0), min(cols[-1] + 3, width)
+            box, inside = index[y0:y1, x0:x1], m[y0:y1, x0:x1]
+            box[inside] = 1
+            box[_outline(inside)] = 2 + k % len(PALETTE)
+        legend.append(("#%02x%02x%02x" % PALETTE[k % len(PALETTE)], what(obj)))
+    image = Image.fromarray(index, "P")
+    image.putpalette([0, 0, 0, 0, 0, 0, *(c for rgb in PALETTE for c in rgb)])
+    image.save(path, "PNG", transparency=bytes([DIM, 0] + [255] * len(PALETTE)))
+    return legend
