@@ -27,7 +27,7 @@ def view(ep: Episode, deprivation: str, keep_lexicon: bool = False) -> Episode:
     """The episode as a solver deprived of one ingredient sees it.
 
     The lexicon is always emptied (solvers learn it, or cannot), except for
-    the no-hand view with `keep_lexicon`: the context determines the lexicon
+    the no-hand and no-query views with `keep_lexicon`: the context determines the lexicon
     uniquely (every validator checks that by enumeration), so a learned
     no-hand or no-query baseline may be handed it as a perfect learner of the
     context would have it. Copies skip validation on purpose: a query-only
