@@ -15,6 +15,7 @@ from scenes.pointing import pointing_hand
 from scenes.universe import COLORS, TUPLE_ORDER, attribute_of
 from tasks import catalog
 from tasks.audit import Probe
+from tasks.mewl.audit import failures, rates
 from tasks.item import Panel
 from tasks.mewl.episode import Episode
 from tasks.mewl.pragmatic import ALL_VALUES, NON_COLORS, teaching_scene
@@ -252,6 +253,7 @@ def test_the_no_query_probe_flags_the_old_construction_and_passes_the_new():
     rng = np.random.default_rng(31)
     old = [_old_construction(rng, i) for i in range(150)]
     assert _no_query_probe(old).leaks, _no_query_probe(old).cell()
+    assert "no-query above chance" in failures(rates("pragmatic", old, None))  # the audit's row says so too
     with pytest.raises(InvalidItem):
         catalog.task("pragmatic").validate(old[0])
     assert not _no_query_probe([ep for _, ep in deprived_eps()]).leaks
