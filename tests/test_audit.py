@@ -157,6 +157,9 @@ def test_deprived_solvers_see_nothing_of_what_they_are_denied():
     assert all(p.utterance == "" and p.name not in bootstrap.lexicon for p in seen.context_panels)
     assert [p.scene for p in seen.context_panels] == [p.scene for p in bootstrap.context_panels]
     assert seen.lexicon == {} and seen.choices == bootstrap.choices
+    seen = deprived.view(pragmatic, deprived.NO_QUERY)
+    assert seen.query is None and seen.context_panels == pragmatic.context_panels and seen.lexicon == {}
+    assert deprived.view(pragmatic, deprived.NO_QUERY, keep_lexicon=True).lexicon == pragmatic.lexicon
 
 
 @pytest.mark.parametrize("task", OWN)
@@ -169,6 +172,23 @@ def test_learned_query_only_baselines_are_at_chance(task):
     chance = SOLVERS[task].chance
     print(f"{task}: query-only learned {rate:.3f} (chance {chance:.3f})")
     assert rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / len(test))
+
+
+@pytest.mark.parametrize("task", OWN)
+def test_no_query_solvers_exact_and_learned_are_at_their_floor(task):
+    """Without the query image these tasks' contexts say nothing the utterances do not about which choice
+    is asked: the exact guess is the text-only one (over 1,000 episodes), the learned model (fitted on 500,
+    scored on 500) reads the context and the lexicon it determines. Relation, bootstrap and pragmatic's
+    no-query baselines are among the redesigned tasks' below."""
+    eps = episodes(task, 1000)
+    no_query = SOLVERS[task].deprived[deprived.NO_QUERY]
+    rng = np.random.default_rng(0)
+    rate = np.mean([no_query.guess(deprived.view(ep, deprived.NO_QUERY), rng) == ep.answer for ep in eps])
+    learned_rate = learned.hits(task, deprived.NO_QUERY, list(eps[:500]), list(eps[500:])).mean()
+    chance = no_query.floor
+    print(f"{task}: no-query exact {rate:.3f}, learned {learned_rate:.3f} (floor {chance:.3f})")
+    assert abs(rate - chance) <= Z_999 * math.sqrt(chance * (1 - chance) / len(eps))
+    assert learned_rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / 500)
 
 
 # The redesigned tasks (issue 10): their deprived baselines learn on 500 of
@@ -205,6 +225,7 @@ def test_each_baseline_is_judged_against_its_own_chance():
     tasks' query-only at 1/5: the verdict holds each baseline to its own bar."""
     pragmatic = rates("pragmatic", list(episodes("pragmatic", 20)), None)["bars"]
     assert pragmatic == {"text-only": 1 / 5, "query-only": 1 / 5, "query-only learned": 1 / 5,
-                         "no-hand": 1 / 2, "no-hand learned": 1 / 2}
+                         "no-hand": 1 / 2, "no-hand learned": 1 / 2, "no-query": 1 / 4, "no-query learned": 1 / 4}
     shape = rates("shape", list(episodes("shape", 20)), None)["bars"]
-    assert shape == {"text-only": 1 / 3, "query-only": 1 / 5, "query-only learned": 1 / 5}
+    assert shape == {"text-only": 1 / 3, "query-only": 1 / 5, "query-only learned": 1 / 5,
+                     "no-query": 1 / 3, "no-query learned": 1 / 3}

@@ -1,7 +1,9 @@
 """pragmatic's own rules over 300 seeds, broken episodes the validator rejects,
-and the deprived solvers: without the query's hand or without the context."""
+and the deprived solvers: without the query's hand, without the context, and
+without the query image."""
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -10,8 +12,16 @@ import pytest
 from tasks.mewl.solvers import pragmatic as solver
 from scenes import hand as hand_geometry
 from scenes.pointing import pointing_hand
-from scenes.universe import TUPLE_ORDER, attribute_of
+from scenes.universe import COLORS, TUPLE_ORDER, attribute_of
 from tasks import catalog
+from tasks.audit import Probe
+from tasks.mewl.audit import failures, rates
+from tasks.item import Panel
+from tasks.mewl.episode import Episode
+from tasks.mewl.pragmatic import ALL_VALUES, NON_COLORS, teaching_scene
+from tasks.mewl.solvers import SOLVERS, deprived
+from tasks.mewl.words import pseudo_words
+from tasks.sampling import choices_with_answer, shuffled
 from tasks.validation import InvalidItem
 from tasks.mewl.pragmatic import distinguishing_values
 from tests.conftest import episodes
@@ -160,3 +170,90 @@ def test_validator_rejects_a_query_the_hand_is_not_needed_for():
     choices = tuple(spare if c == word else c for c in ep.choices)
     with pytest.raises(InvalidItem):
         catalog.task("pragmatic").validate(ep.model_copy(update={"choices": choices}))
+
+
+# Without the query image: the context (its hands included) and the choices.
+def test_every_word_has_a_mirrored_partner_and_the_answer_one_offered():
+    for ep in eps():
+        pairs = [frozenset(v for vals in solver.standing_out(p.scene) for v in vals) for p in ep.context_panels]
+        assert all(pairs.count(s) == 2 for s in pairs)
+        assert ep.answer in solver.mirrored(ep) and len(solver.mirrored(ep)) == 4
+
+
+def _candidates(panels) -> list[str]:
+    """Offered panels (target value, background value): the targets some other
+    panel also shows, the only ones the rules let be the answer."""
+    return [t for k, (t, _) in enumerate(panels) if any(t in other for j, other in enumerate(panels) if j != k)]
+
+
+def test_no_context_lets_more_than_two_offered_colors_be_the_answer():
+    """The floor without the query image, by enumeration. Without the context's
+    hands the query's value must be shown by a second offered panel (else the
+    context alone names the answer: the rule behind no-context-hand 1/2), so
+    only such a value can be the answer. Target and background differ in one
+    attribute, so a panel shows one color at most, and a color that can be the
+    answer takes two of the five offered panels: two colors at most. Checked
+    here over every context of five offered panels in a universe of three
+    colors and one value of each other attribute (every kind of panel occurs).
+    Half the answers are colors (the query value is balanced over 16 values,
+    8 of them colors), and a solver shown the context picks among at most two
+    colors, so it scores at least 1/2 * 1/2: 1/4, which the sampler reaches."""
+    values = ("c1", "c2", "c3", "size", "material", "shape")
+    kind = {v: "color" if v.startswith("c") else v for v in values}
+    most = 0
+    for targets in itertools.combinations(values, 5):
+        backgrounds = [[b for b in values if kind[b] != kind[t]] for t in targets]
+        for chosen in itertools.product(*backgrounds):
+            colors = [t for t in _candidates(list(zip(targets, chosen))) if kind[t] == "color"]
+            most = max(most, len(colors))
+    assert most == 2
+    assert solver.NO_QUERY_CHANCE == 1 / 4
+
+
+def test_no_query_solver_is_at_its_floor():
+    rng = np.random.default_rng(6)
+    hits = sum(solver.no_query_guess(deprived.view(ep, deprived.NO_QUERY), rng) == ep.answer for _, ep in deprived_eps())
+    print(f"no-query: {hits / DEPRIVED_N:.3f}")
+    assert within_chance(hits, DEPRIVED_N, solver.NO_QUERY_CHANCE)
+
+
+def _old_construction(rng: np.random.Generator, index: int) -> Episode:
+    """An episode as the sampler drew them before issue 31: only the answer
+    and its partner mirror each other; every other word's background is a
+    random value across the color / other divide."""
+    def partner_of(value):
+        pool = NON_COLORS if value in COLORS else COLORS
+        return pool[rng.integers(len(pool))]
+
+    asked = ALL_VALUES[rng.integers(len(ALL_VALUES))]
+    partner = partner_of(asked)
+    rest = [v for v in ALL_VALUES if v not in (asked, partner)]
+    values = [asked, partner, *(rest[i] for i in rng.choice(len(rest), 4, replace=False))]
+    words = pseudo_words(rng, 6, syllables=2)
+    lexicon = dict(zip(words, shuffled(rng, values)))
+    word_for = {v: w for w, v in lexicon.items()}
+    mutual = {asked: partner, partner: asked}
+    context = tuple(Panel(name=w, utterance=w, scene=teaching_scene(rng, lexicon[w], mutual.get(lexicon[w]) or partner_of(lexicon[w])))
+                    for w in shuffled(rng, words))
+    others = [w for w in words if w not in (word_for[asked], word_for[partner])]
+    kept = [others[i] for i in sorted(rng.choice(4, 3, replace=False))]
+    choices, answer = choices_with_answer(rng, word_for[asked], [word_for[partner], *kept])
+    return Episode(task="pragmatic", split="train", index=index, root_seed=0, retry=0, lexicon=lexicon,
+                   context_panels=context, query=teaching_scene(rng, asked, partner), choices=choices, answer=answer)
+
+
+def _no_query_probe(episodes) -> Probe:
+    rng = np.random.default_rng(8)
+    no_query = SOLVERS["pragmatic"].deprived[deprived.NO_QUERY]
+    hits = sum(no_query.guess(deprived.view(ep, deprived.NO_QUERY), rng) == ep.answer for ep in episodes)
+    return Probe(hits, len(episodes), no_query.floor)
+
+
+def test_the_no_query_probe_flags_the_old_construction_and_passes_the_new():
+    rng = np.random.default_rng(31)
+    old = [_old_construction(rng, i) for i in range(150)]
+    assert _no_query_probe(old).leaks, _no_query_probe(old).cell()
+    assert "no-query above chance" in failures(rates("pragmatic", old, None))  # the audit's row says so too
+    with pytest.raises(InvalidItem):
+        catalog.task("pragmatic").validate(old[0])
+    assert not _no_query_probe([ep for _, ep in deprived_eps()]).leaks

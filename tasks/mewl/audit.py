@@ -23,7 +23,8 @@ from .solvers import SOLVERS, TaskSolvers, deprived, learned, names
 BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
 PROBES = ("names-only", "names-only learned", "identity learned")
 COLUMNS = ("split", "task", "n", "oracle", *BASELINES, *PROBES, "chance", "position p", "balance p", "verdict")
-NOTES = ("accuracy % [95 % interval]; query-only, no-hand, no-context-language: exact deprived solvers; "
+NOTES = ("accuracy % [95 % interval]; query-only, no-hand, no-context-language, no-query (the context and the "
+         "choices, no query image): exact deprived solvers; "
          "learned: a model on hand-made features; chance: the task's text-only analytic chance, or the "
          "deprivation's own where its construction sets one (in brackets after the figure); "
          "the verdict fails a baseline whose 99.9 % interval lies above its chance; "

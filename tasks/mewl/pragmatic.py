@@ -9,17 +9,24 @@ of the six words.
 
 The hand must be needed, so the background stands out just as the target
 does, and nothing but the hand tells which of the two is pointed at:
-- the background's changed value is the target value's *partner*, drawn so
-  that the pair is as likely either way round: colors are exactly half of
-  the sixteen values, and a color's partner is uniform among the eight other
-  values, any other value's partner uniform among the eight colors;
+- the six taught values are three colors and three other values, each drawn
+  uniformly (so every value is taught with probability 6/16), matched into
+  three (color, other) pairs; a word's background shows its pair's other
+  value, the word's *partner*;
 - in the query the partner is another taught word, offered among the
   choices: without the hand, two offered words name a standing-out object
   (no-hand chance 1/2; the base never stands out, so three objects allow no
   less);
-- in the context the two words' panels show each other's value as the
+- in the context each pair's two panels show each other's value as the
   background: without the context's hands either word could mean either
   value, so the query's hand alone does not tell the answer either (1/2);
+- every word has such a mirrored partner, not only the answer (issue 31:
+  one mirrored pair pointed a solver without the query image to two words).
+  The word left out of the choices breaks one pair; the answer is drawn
+  uniformly from the four words of the two whole pairs, so without the query
+  image it is one of four. A color can be the answer only through a pair of
+  offered panels that both show it, so at most two offered colors can be,
+  and half the answers are colors: 1/4 is the floor (docs/tasks.md);
 - a scene is kept only if a hand could point at any of its objects
   (scenes.pointing), so the layout does not betray the target.
 """
@@ -42,7 +49,7 @@ from .words import pseudo_words
 WORDS = 6
 ALL_VALUES: tuple[str, ...] = tuple(v for a in TUPLE_ORDER for v in ATTRIBUTES[a])
 NON_COLORS: tuple[str, ...] = tuple(v for v in ALL_VALUES if v not in COLORS)
-assert len(NON_COLORS) == len(COLORS), "the partner rule needs colors to be half of the values"
+assert len(NON_COLORS) == len(COLORS), "three colors and three other values are taught: each 6/16 only if colors are half"
 
 
 def _other(rng: np.random.Generator, attribute: str, value: str) -> str:
@@ -54,13 +61,6 @@ def _with(obj: ObjectTuple, attribute: str, value: str) -> ObjectTuple:
     out = list(obj)
     out[TUPLE_ORDER.index(attribute)] = value
     return tuple(out)  # type: ignore[return-value]
-
-
-def partner_of(rng: np.random.Generator, value: str) -> str:
-    """The background's value: uniform on the other side of colors / non-colors,
-    so P(value, partner) = P(partner, value) for uniformly drawn values."""
-    pool = NON_COLORS if value in COLORS else COLORS
-    return pool[rng.integers(len(pool))]
 
 
 def teaching_scene(rng: np.random.Generator, value: str, partner: str) -> SceneSpec:
@@ -90,34 +90,37 @@ def standing_out(scene: SceneSpec) -> list[str]:
     return [v for p in props for v in p if sum(v in q for q in props) == 1]
 
 
+def mirrored_pairs(rng: np.random.Generator) -> dict[str, str]:
+    """Three colors and three other values, each drawn uniformly, matched at
+    random: value -> its partner, both ways round."""
+    colors = [COLORS[i] for i in rng.choice(len(COLORS), 3, replace=False)]
+    others = [NON_COLORS[i] for i in rng.choice(len(NON_COLORS), 3, replace=False)]
+    return {a: b for c, o in zip(colors, others) for a, b in ((c, o), (o, c))}
+
+
 def sample(rng: np.random.Generator) -> Draft:
-    # The query's value and its partner, then four more values: each of the
-    # sixteen values is taught with probability 6/16 and queried with 1/16.
-    asked = ALL_VALUES[rng.integers(len(ALL_VALUES))]
-    partner = partner_of(rng, asked)
-    rest = [v for v in ALL_VALUES if v not in (asked, partner)]
-    values = shuffled(rng, [asked, partner, *(rest[i] for i in rng.choice(len(rest), WORDS - 2, replace=False))])
+    partner = mirrored_pairs(rng)
     words = pseudo_words(rng, WORDS, syllables=2)
-    lexicon = dict(zip(words, values))
+    lexicon = dict(zip(words, shuffled(rng, list(partner))))
     word_for = {v: w for w, v in lexicon.items()}
 
-    # Context: each word taught once, panels in random order. The asked value
-    # and its partner are each other's background, so without the panels'
-    # hands their two panels look alike and either word could mean either.
-    mutual = {asked: partner, partner: asked}
+    # Context: each word taught once, panels in random order, each with its
+    # partner's value as the background: every pair's two panels look alike
+    # without their hands, and either word could mean either value.
     context = tuple(
-        Panel(name=w, utterance=w, scene=teaching_scene(rng, lexicon[w], mutual.get(lexicon[w]) or partner_of(rng, lexicon[w])))
+        Panel(name=w, utterance=w, scene=teaching_scene(rng, lexicon[w], partner[lexicon[w]]))
         for w in shuffled(rng, words)
     )
 
-    # Query: the same construction, the background showing the partner's word;
-    # choices are the answer, the partner's word and three of the other four.
-    answer = word_for[asked]
+    # Choices: every word but one; the answer is one of the four words whose
+    # partner is offered, its partner's value the query's background.
+    left_out = words[rng.integers(WORDS)]
+    whole = [w for w in words if left_out not in (w, word_for[partner[lexicon[w]]])]
+    answer = whole[rng.integers(len(whole))]
+    asked = lexicon[answer]
     shown = {object_multiset(p.scene) for p in context}
-    query = redraw(lambda: teaching_scene(rng, asked, partner), lambda q: object_multiset(q) not in shown, "query scene")
-    others = [w for w in words if w not in (answer, word_for[partner])]
-    kept = [others[i] for i in sorted(rng.choice(len(others), len(others) - 1, replace=False))]
-    choices, answer = choices_with_answer(rng, answer, [word_for[partner], *kept])
+    query = redraw(lambda: teaching_scene(rng, asked, partner[asked]), lambda q: object_multiset(q) not in shown, "query scene")
+    choices, answer = choices_with_answer(rng, answer, [w for w in words if w not in (answer, left_out)])
     return Draft(lexicon, context, query, choices, answer)
 
 
@@ -157,3 +160,7 @@ def validate(ep: Episode) -> None:
     alike = [p.utterance for p in ep.context_panels if set(standing_out(p.scene)) == pair]
     require(sorted(alike) == sorted(w for w in lexicon if lexicon[w] in pair),
             f"the panels of the query's two words do not show the same pair: {alike}")
+    # Every word's panel has such a twin, so the context does not single out
+    # the answer's pair (a solver without the query image is at 1/4).
+    pairs = [frozenset(standing_out(p.scene)) for p in ep.context_panels]
+    require(all(pairs.count(s) == 2 for s in pairs), "the context's panels are not three mirrored pairs")

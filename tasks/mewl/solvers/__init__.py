@@ -9,7 +9,7 @@ the task has, each with its exact guesser and the floor it must stay at
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -17,7 +17,7 @@ import numpy as np
 from ..episode import Episode
 from . import basic, bootstrap, composite, number, pragmatic, relation
 from . import object as object_task
-from .deprived import NO_HAND, NO_LANGUAGE, QUERY_ONLY
+from .deprived import NO_HAND, NO_LANGUAGE, NO_QUERY, QUERY_ONLY
 
 Guess = Callable[[Episode, np.random.Generator], str]
 
@@ -59,3 +59,15 @@ SOLVERS: dict[str, TaskSolvers] = {
                              {QUERY_ONLY: Deprived(pragmatic.query_only_guess, pragmatic.QUERY_ONLY_CHANCE),
                               NO_HAND: Deprived(pragmatic.no_hand_guess, pragmatic.NO_HAND_CHANCE)}),
 }
+
+# Without the query image (the context, its hands included, and the choices)
+# on every task: where the context adds nothing to the utterances about which
+# choice is asked, the best guess is the text-only one and its chance the
+# floor; relation's and pragmatic's contexts do say more, and their floors
+# are proved (docs/tasks.md, tests/test_tasks_relation.py and
+# tests/test_tasks_pragmatic.py).
+_NO_QUERY = {task: Deprived(s.text_only, s.chance) for task, s in SOLVERS.items()} | {
+    "relation": Deprived(relation.no_query_guess, relation.NO_QUERY_CHANCE),
+    "pragmatic": Deprived(pragmatic.no_query_guess, pragmatic.NO_QUERY_CHANCE),
+}
+SOLVERS = {task: replace(s, deprived={**s.deprived, NO_QUERY: _NO_QUERY[task]}) for task, s in SOLVERS.items()}

@@ -13,12 +13,14 @@ import numpy as np
 
 from ..episode import Episode
 
-QUERY_ONLY, NO_HAND, NO_LANGUAGE = "query_only", "no_hand", "no_language"
+QUERY_ONLY, NO_HAND, NO_LANGUAGE, NO_QUERY = "query_only", "no_hand", "no_language", "no_query"
 
 # Each deprivation's name in the README's chance table. Query-only: the query
 # scene and the choices. No-hand: everything but the query's pointing hand.
 # No-context-language: context scenes without utterances, query, choices.
-TITLE: dict[str, str] = {QUERY_ONLY: "query-only", NO_HAND: "no-hand", NO_LANGUAGE: "no-context-language"}
+# No-query: the context (scenes, utterances, hands) and the choices, no query image.
+TITLE: dict[str, str] = {QUERY_ONLY: "query-only", NO_HAND: "no-hand", NO_LANGUAGE: "no-context-language",
+                         NO_QUERY: "no-query"}
 
 # Channels a model is not meant to learn from (tasks.mewl.audit's probes). Names only: the panels'
 # names and utterances, never their scenes, with the query and the choices. Identity: the episode's
@@ -31,12 +33,12 @@ def view(ep: Episode, deprivation: str, keep_lexicon: bool = False) -> Episode:
     """The episode as a solver deprived of one ingredient sees it.
 
     The lexicon is always emptied (solvers learn it, or cannot), except for
-    the no-hand view with `keep_lexicon`: the context determines the lexicon
+    the no-hand and no-query views with `keep_lexicon`: the context determines the lexicon
     uniquely (every validator checks that by enumeration), so a learned
-    no-hand baseline may be handed it as a perfect learner of the context
-    would have it. Copies skip validation on purpose: a query-only episode has
-    no context panels at all."""
-    lexicon = dict(ep.lexicon) if keep_lexicon and deprivation == NO_HAND else {}
+    no-hand or no-query baseline may be handed it as a perfect learner of the
+    context would have it. Copies skip validation on purpose: a query-only
+    episode has no context panels at all, a no-query one no query (None)."""
+    lexicon = dict(ep.lexicon) if keep_lexicon and deprivation in (NO_HAND, NO_QUERY) else {}
     if deprivation == QUERY_ONLY:
         return ep.model_copy(update={"lexicon": lexicon, "context_panels": ()})
     if deprivation == NO_HAND:
@@ -45,6 +47,8 @@ def view(ep: Episode, deprivation: str, keep_lexicon: bool = False) -> Episode:
         # Bootstrap's panel names are its utterances: both go.
         silent = tuple(p.model_copy(update={"utterance": "", "name": f"panel {k}"}) for k, p in enumerate(ep.context_panels))
         return ep.model_copy(update={"lexicon": lexicon, "context_panels": silent})
+    if deprivation == NO_QUERY:
+        return ep.model_copy(update={"lexicon": lexicon, "query": None})
     if deprivation == NAMES_ONLY:
         named = tuple(p.model_copy(update={"scene": None}) for p in ep.context_panels)
         return ep.model_copy(update={"lexicon": lexicon, "context_panels": named})

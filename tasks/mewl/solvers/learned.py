@@ -15,13 +15,14 @@ from ..episode import Episode
 
 from .deprived import view
 from .features import FEATURES
+from .no_query import FEATURES as NO_QUERY_FEATURES
 
 MIN_TRAIN = 20  # episodes; fewer cannot fit a model worth reporting
 
 
 def rows(task: str, deprivation: str, episodes) -> tuple[np.ndarray, np.ndarray]:
     """Features (one row per choice, episodes after each other) and labels."""
-    features = FEATURES[(task, deprivation)]
+    features = {**FEATURES, **NO_QUERY_FEATURES}[(task, deprivation)]
     x = [features(view(ep, deprivation, keep_lexicon=True)) for ep in episodes]
     y = [np.array([c == ep.answer for c in ep.choices]) for ep in episodes]
     return np.vstack(x), np.concatenate(y)

@@ -1,10 +1,10 @@
 """pragmatic: a word means what sets the pointed-at object apart.
 
-Besides the independent solver, three deprived solvers, each the best a
+Besides the independent solver, four deprived solvers, each the best a
 solver without one ingredient can do under the task's rules (exact
 enumerations): `no_hand_guess` loses the query's hand,
 `no_context_hand_guess` the context panels' hands, `query_only_guess` the
-context.
+context, `no_query_guess` the query image.
 """
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ NO_HAND_CHANCE = 1 / 2
 # of values, either way round.
 NO_CONTEXT_HAND_CHANCE = 1 / 2
 QUERY_ONLY_CHANCE = 1 / 5
+# Without the query image: the answer is one of the offered words whose panel
+# shows the same two values as another offered word's panel, and a color in
+# half of all episodes; a color can be such a word for at most two of the
+# five offered (docs/tasks.md has the proof, the tests its enumeration).
+NO_QUERY_CHANCE = 1 / 4
 VALUES = tuple(v for a in TUPLE_ORDER for v in ATTRIBUTES[a])
 
 
@@ -115,6 +120,27 @@ def query_only_guess(ep: Episode, rng: np.random.Generator) -> str:
     choices tie, so the best guess is any one.
     """
     return ep.choices[rng.integers(len(ep.choices))]
+
+
+def mirrored(ep: Episode) -> list[str]:
+    """The offered words whose panel shows the same two standing-out values
+    (read without the hands) as another offered word's panel."""
+    shown = {p.utterance: frozenset(v for vals in standing_out(p.scene) for v in vals) for p in ep.context_panels}
+    return [c for c in ep.choices if any(d != c and shown[d] == shown[c] for d in ep.choices)]
+
+
+def no_query_guess(ep: Episode, rng: np.random.Generator) -> str:
+    """The context (hands included) and the choices, no query image.
+
+    The query repeats the answer's panel (its value, its partner's as the
+    background), and the partner is offered with a panel showing the same
+    pair: so the answer is a mirrored offered word. When the context mirrors
+    only the answer's pair (the construction before issue 31) this is a coin
+    toss between two words; with three mirrored pairs, one broken by the
+    word left out of the choices, it is one of four.
+    """
+    pool = mirrored(ep) or list(ep.choices)
+    return pool[rng.integers(len(pool))]
 
 
 def text_only_guess(ep: Episode, rng) -> str:
