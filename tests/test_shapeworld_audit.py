@@ -42,7 +42,9 @@ def test_the_audit_passes_sampled_items_and_prints_a_row_per_split_and_task(samp
     for (split, task), row in rows.items():
         assert row["evaluator"] == row["near miss"] == "1.000" and row["agree share"] == "0.500", row
         assert row["held-out items"] == ("16" if split == "test" else "0"), row
-        assert row["caption-only"] != "-" if split == "train" else row["caption-only"] == "-"
+        for probe in ("caption-only", "scene statistics", "identity fields"):
+            assert row[probe].endswith("/ 50.0") if split == "train" else row[probe] == "-", row
+        assert row["repeats"].startswith("0.0 "), row
         assert row["verdict"] == "ok"
     assert float(rows["train", "shapeworld-relational"]["with 'the'"]) > 0.1
 

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from scenes.image_truth import geometric_truth
-from scenes.spec import SceneSpec
-
 from ..benchmark import Benchmark, Config, Solver, Task, release_card
 from ..stored import StoredItem
 from . import episodes, naming, solver
+from .audit import AUDIT, truth
 from .command import METRICS
 from .language import LanguageSpec, language, language_json
 
@@ -49,12 +47,6 @@ LANGUAGE = Config(
     manifest=lambda spec, seed: {"spec": spec.model_dump(mode="json"), "language": language_json(seed, spec)},
 )
 
-def _truth(stored: StoredItem, name: str, scene: dict) -> dict:
-    """An image's ground truth; for a sampled item the fields its scene spec gives."""
-    truth = stored.truth(name)
-    return truth if truth is not None else geometric_truth(SceneSpec.model_validate(scene))
-
-
 def _solve(stored: StoredItem) -> str | None:
     """icy-naming: the message of the object the image shows, by the table of the item's language (rebuilt
     from its spec and seed, as written to the manifest). icy-episodes: the choice whose words the panels
@@ -62,10 +54,10 @@ def _solve(stored: StoredItem) -> str | None:
     item = stored.record()
     language = language_json(item["root_seed"], LanguageSpec.model_validate(item["language"]))
     if item["task"] == "icy-naming":
-        obj = _truth(stored, naming.IMAGE, item["scene"])["objects"][0]
+        obj = truth(stored, naming.IMAGE, item["scene"])["objects"][0]
         return solver.table(language)[tuple(obj[a] for a in language["attributes"])]
-    truths = {p["name"]: _truth(stored, p["name"], p["scene"]) for p in item["context_panels"]}
-    truths[episodes.QUESTION] = _truth(stored, episodes.QUESTION, item["query"])
+    truths = {p["name"]: truth(stored, p["name"], p["scene"]) for p in item["context_panels"]}
+    truths[episodes.QUESTION] = truth(stored, episodes.QUESTION, item["query"])
     return solver.solve_concat(item, truths, language)
 
 
@@ -75,6 +67,6 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
          solver=Solver(_solve, 1 / 144)),  # an open answer: a guess names one of the 144 objects
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
          episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5)),
-), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,))
+), card=release_card(RELEASE), config=LANGUAGE, audit=AUDIT, commands=(METRICS,))
 
 __all__ = ["CONFIG", "ICY", "LanguageSpec", "language", "language_json"]

@@ -13,10 +13,12 @@
    pair with exactly one D) and placed until the evaluator finds the caption
    agreeing as required and its near miss the other way, every stated
    relation clear of the margin.
+4. Objects whose canonical key (task, caption, objects' attributes,
+   agreement: repeats.py) belongs to another split's side are rejected
+   before they are placed, so no test item repeats a train or val item.
 """
 from __future__ import annotations
 
-import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -33,6 +35,7 @@ from .distribution import TEST_SPLIT, AttributeCombination, Distribution, Quanti
 from .evaluate import World, holds, possible, presupposed, stated_pairs
 from .item import OBJECTS, Caption, ShapeWorldItem
 from .logic import phrases, say
+from .repeats import allowed, key
 
 CAPTION_DRAWS = 1000  # caption pairs drawn for one item (held-out combinations are rare)
 OBJECT_DRAWS = 500  # object lists drawn for one placement
@@ -86,9 +89,10 @@ class SceneDraw:
     as asked, the near miss the other way, every stated relation clear of the
     margin, and held-out combinations only where the split allows them."""
 
-    def __init__(self, rng: np.random.Generator, task: str, form, miss, dist: Distribution | None, test: bool):
-        self.rng, self.form, self.miss, self.dist = rng, form, miss, dist
-        self.objects = OBJECTS[task]
+    def __init__(self, rng: np.random.Generator, d: Draw, form, miss, dist: Distribution | None, test: bool):
+        self.rng, self.form, self.miss, self.dist, self.split = rng, form, miss, dist, d.split
+        self.task, self.caption = d.task, say(form)
+        self.objects = OBJECTS[d.task]
         self.forbidden = () if dist is None or test else dist.held_out
         self.must_show = test and not any(c.in_caption(form) for c in dist.held_out)  # the scene carries one
         self.positional = has_relation(form) or has_relation(miss) or self.must_show or any(
@@ -96,20 +100,16 @@ class SceneDraw:
         self.mentioned = phrases(form) + phrases(miss)
         self.found: dict[bool, list[Thing]] = {}  # objects either_way found, used first by scene()
 
-    def swapped(self) -> "SceneDraw":
-        """The same pair with the near miss as the caption."""
-        other = copy.copy(self)
-        other.form, other.miss, other.found = self.miss, self.form, {not a: o for a, o in self.found.items()}
-        return other
-
     def things(self) -> list[Thing]:
         lo, hi = self.objects
         return [_thing(self.rng, self.mentioned) for _ in range(int(self.rng.integers(lo, hi + 1)))]
 
     def feasible(self, objects: list[Thing], agreement: bool) -> bool:
-        """The objects can decide the pair as asked once placed (exactly, if nothing depends on places)."""
+        """The objects can decide the pair as asked once placed (exactly, if nothing depends on places),
+        and their key is on the split's side."""
         world = World(objects)
-        return not any(c.in_scene(world) for c in self.forbidden if isinstance(c, AttributeCombination)) and (
+        return allowed(key(self.task, self.caption, objects, agreement), self.split) and not any(
+            c.in_scene(world) for c in self.forbidden if isinstance(c, AttributeCombination)) and (
             presupposed(self.form, world) and presupposed(self.miss, world)
             and agreement in possible(self.form, world) and (not agreement) in possible(self.miss, world))
 
@@ -155,7 +155,10 @@ def _caption_pair(rng: np.random.Generator, d: Draw, draw_form, dist: Distributi
 
     def pair() -> SceneDraw:
         form = draw_form(rng)
-        return SceneDraw(rng, d.task, form, near_miss(rng, form), dist, test)
+        miss = near_miss(rng, form)
+        if rng.integers(2):  # which of the two is the caption
+            form, miss = miss, form
+        return SceneDraw(rng, d, form, miss, dist, test)
 
     def ok(p: SceneDraw) -> bool:
         return not redundant(p.form) and not redundant(p.miss) and suits((p.form, p.miss)) and p.either_way()
@@ -170,8 +173,6 @@ def sample(rng: np.random.Generator, d: Draw, draw_form) -> ShapeWorldItem:
     test = dist is not None and d.split == TEST_SPLIT
     agreement = pair_agreement(d)
     draw = _caption_pair(rng, d, draw_form, dist, test)
-    if rng.integers(2):  # which of the two is the caption
-        draw = draw.swapped()
     form, miss = draw.form, draw.miss
     scene = draw.scene(agreement)
     used = () if dist is None else tuple(dict.fromkeys(dist.in_caption(form) + dist.in_scene(World.of(scene))))
