@@ -143,3 +143,18 @@ def identity(record: dict, scenes: Sequence[dict]) -> list[float]:
                   *scene["camera"]["location"], *scene["camera"]["rotation"]]
         found += [x for light in scene["lights"] for x in (*light["location"], light["energy"])]
     return found
+
+
+def index_pairs(indices: Sequence[int], labels: Sequence) -> Probe:
+    """A solver that answers an item with the other label than its index partner's (2j and 2j+1), where
+    the labels are two-valued: its hits are the pairs whose labels differ, against 1/2. A generator that
+    makes one item of each pair true (so that any even count is exactly half true) scores 1."""
+    label = dict(zip(indices, labels))
+    pairs = [(label[i], label[i + 1]) for i in label if i % 2 == 0 and i + 1 in label]
+    return Probe(sum(a != b for a, b in pairs), len(pairs), 0.5)
+
+
+def balanced(hits: int, n: int, share: float = 0.5) -> bool:
+    """Whether a count of one label is within the verdict's interval of `share` (either way)."""
+    lo, hi = wilson(hits, n, Z_VERDICT)
+    return lo <= share <= hi

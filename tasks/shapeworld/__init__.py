@@ -35,7 +35,7 @@ def _solve(stored: StoredItem) -> bool:
     return solver.agrees(item["logical_form"], truth(stored, item))
 
 
-SOLVER = Solver(_solve, 0.5)  # one agreeing item per index pair
+SOLVER = Solver(_solve, 0.5)  # agreement is a fair coin per item
 
 
 def _task(name: str, summary: str, draw_form) -> Task:

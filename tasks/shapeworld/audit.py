@@ -2,19 +2,26 @@
 
 Reads each item's item.json (sampled or rendered; never the sampler) and,
 where the item is rendered, its image.json (else the same fields from the
-item's scene spec). Per split and task: the
-file-only evaluator (solver.py) re-deciding every
-caption and its near miss, the share of agreeing captions, a bag-of-words
-classifier over the caption alone (trained on the first half of the items,
-tested on the second), a gradient-boosted classifier over the scene's
-statistics alone (object count, shape, color, material and size histograms;
-no caption) and one over the identity fields (index, retry, seeds, camera and
-light jitter), each against its floor of 1/2; the share of items repeating
-another split's item (tasks.audit.repeats on repeats.stored_key: 0 in test);
-the share of captions with a definite description, and the held-out
-combinations of the item's distribution found in its caption, near miss or
-image: none in train or val, one at least in every test item. Exit 1 when
-any of these fails.
+item's scene spec). Per split and task:
+
+- the file-only evaluator (solver.py) re-deciding every caption and its
+  near miss (must be 1);
+- the share of agreeing captions (a fair coin per item: within the
+  verdict's interval of 1/2);
+- deprived solvers against their floor of 1/2, each fitted on the first
+  half of the items and scored on the second: a bag of words over the
+  caption alone; a gradient-boosted classifier over the scene's statistics
+  alone (object count, shape, color, material and size histograms; no
+  caption); one over the identity fields (index, retry, seeds, camera and
+  light jitter); and, fitting nothing, the other label than the index
+  partner's (2j, 2j+1);
+- the share of items repeating another split's item (tasks.audit.repeats
+  on repeats.stored_key: 0 in test);
+- the share of captions with a definite description, and the held-out
+  combinations of the item's distribution found in its caption, near miss
+  or image: none in train or val, one at least in every test item.
+
+Exit 1 when any of these fails.
 """
 from __future__ import annotations
 
@@ -26,7 +33,7 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
-from ..audit import Probe, identity, leaking, learned, measured, repeat_failures, repeats
+from ..audit import Probe, balanced, identity, index_pairs, leaking, learned, measured, repeat_failures, repeats
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
@@ -34,7 +41,7 @@ from .item import OBJECTS
 from .repeats import stored_key
 
 COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics",
-           "identity fields", "repeats", "with 'the'", "held-out items", "verdict")
+           "identity fields", "index pairs", "repeats", "with 'the'", "held-out items", "verdict")
 TEST_SPLIT = "test"
 MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
 
@@ -96,15 +103,17 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     failures = []
     if found["evaluator"] < 1 or found["near miss"] < 1:
         failures.append("the file-only evaluator disagrees")
-    if abs(sum(labels) - n / 2) > 1:  # one agreeing item per index pair: an odd count leaves one over
+    if not balanced(sum(labels), n):  # a fair coin per item
         failures.append("agreement not half")
     probes = {}  # the deprived solvers, learned on the first half of the items, scored on the second
     if n >= MIN_LEARNED and len(set(labels[: n // 2])) == 2:
         probes = {"caption-only": Probe(*caption_only([r[3] for r in rows], labels), 0.5),
                   "scene statistics": learned([r[8] for r in rows], labels, 0.5),
                   "identity fields": learned([r[9] for r in rows], labels, 0.5)}
+    if n >= MIN_LEARNED:
+        probes["index pairs"] = index_pairs([s.index for s in items], labels)
     found.update({name: probes[name].cell() if name in probes else "-"
-                  for name in ("caption-only", "scene statistics", "identity fields")})
+                  for name in ("caption-only", "scene statistics", "identity fields", "index pairs")})
     failures += leaking(probes)
     repeated = repeats(items, run.others, stored_key, run.workers)
     found["repeats"] = repeated.cell()

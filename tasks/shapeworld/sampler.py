@@ -1,8 +1,10 @@
 """ShapeWorld's samplers: a caption pair first, then a scene that decides it.
 
-1. Whether the item agrees is fixed per pair of indices (2k, 2k+1): one
-   agrees, the other not, in an order drawn from the pair's own seed; so
-   agreement is true exactly half the time.
+1. Whether the item agrees is a fair coin of the item's own seed (its
+   index's, not the retry's), drawn before anything else: no other item's
+   label says anything about it (no index pair with one agreeing item, which
+   a model scoring both could exploit), and agreement is true half the time
+   up to binomial noise.
 2. A logical form and its near miss are drawn from the task's grammar
    (captions.py), free of held-out combinations outside the test split and
    both using one in it, and kept only if objects deciding it either way
@@ -43,7 +45,7 @@ EITHER_WAY_DRAWS = 100  # object lists tried per verdict before a caption pair c
 PLACEMENTS = 40  # object lists tried in place for a caption about positions
 PLACEMENT_ATTEMPTS = 10
 MENTIONED = 0.6  # chance that an object is drawn from a description the captions mention
-PAIR_TAG = 0x5A17  # entropy that sets the pair coin apart from the items' own seeds
+AGREEMENT_TAG = 0x5A17  # entropy that sets the label's coin apart from the items' own seeds
 # Which tasks can say which kind of held-out combination in a caption.
 SAYABLE = {
     "shapeworld-existential": (AttributeCombination,),
@@ -62,9 +64,9 @@ class Thing(NamedTuple):
     size: str
 
 
-def pair_agreement(d: Draw) -> bool:
-    coin = np.random.default_rng([d.root_seed, split_code(d.split), d.code, d.index // 2, PAIR_TAG])
-    return bool(coin.integers(2) == d.index % 2)
+def item_agreement(d: Draw) -> bool:
+    coin = np.random.default_rng([d.root_seed, split_code(d.split), d.code, d.index, AGREEMENT_TAG])
+    return bool(coin.integers(2))
 
 
 def _held_out_ok(task: str, dist: Distribution | None, test: bool):
@@ -171,7 +173,7 @@ def sample(rng: np.random.Generator, d: Draw, draw_form) -> ShapeWorldItem:
     if dist is not None and not isinstance(dist, Distribution):
         raise TypeError(f"ShapeWorld's config is a Distribution, not {type(dist).__name__}")
     test = dist is not None and d.split == TEST_SPLIT
-    agreement = pair_agreement(d)
+    agreement = item_agreement(d)
     draw = _caption_pair(rng, d, draw_form, dist, test)
     form, miss = draw.form, draw.miss
     scene = draw.scene(agreement)
