@@ -50,7 +50,10 @@ def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdow
     if train_dir is not None:
         for (_, task), items in sorted(reader.sound_items(train_dir, names, what=f"{bench.name} items").items()):
             train.setdefault(task, []).extend(items)
-    runs = [(split, task, items, AuditRun(1, train.get(task) if train_dir else None))
+    def others(split: str, task: str) -> list:  # the same task's items of OUT's other splits
+        return [s for (sp, t), items in sorted(found.items()) if t == task and sp != split for s in items]
+
+    runs = [(split, task, items, AuditRun(1, train.get(task) if train_dir else None, others(split, task)))
             for (split, task), items in sorted(found.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1])))]
     rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
     read |= {(split, task): len(items) for split, task, items, _ in runs}

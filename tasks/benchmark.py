@@ -138,6 +138,7 @@ class AuditRun:
 
     workers: int
     train: list[StoredItem] | None = None  # the same task's items of another dataset (`--train DIR`)
+    others: list[StoredItem] = field(default_factory=list)  # the same task's items of this dataset's other splits
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ def test_the_probe_sees_an_image_that_does_not_load(site):
         shown = dict(loaded_images(page))
     finally:
         page.unlink()
-    assert shown["0/missing.png"] is False and shown["0/eso.png"] is True
+    assert shown.pop("0/missing.png") is False and len(shown) >= 6 and all(shown.values()), shown
 
 
 def test_an_episode_screenshot_is_not_blank(site, tmp_path):

@@ -40,9 +40,11 @@ def test_the_audit_passes_sampled_items_and_prints_a_row_per_split_and_task(samp
     rows = _rows(capsys.readouterr().out)
     assert len(rows) == 8
     for (split, task), row in rows.items():
-        assert row["evaluator"] == row["near miss"] == "1.000" and row["agree share"] == "0.500", row
+        assert row["evaluator"] == row["near miss"] == "1.000" and 0.25 < float(row["agree share"]) < 0.75, row
         assert row["held-out items"] == ("16" if split == "test" else "0"), row
-        assert row["caption-only"] != "-" if split == "train" else row["caption-only"] == "-"
+        for probe in ("caption-only", "scene statistics", "identity fields", "index pairs"):
+            assert row[probe].endswith("/ 50.0") if split == "train" else row[probe] == "-", row
+        assert row["repeats"].startswith("0.0 "), row
         assert row["verdict"] == "ok"
     assert float(rows["train", "shapeworld-relational"]["with 'the'"]) > 0.1
 
@@ -52,13 +54,35 @@ def test_flipped_labels_fail_the_audit(sampled, tmp_path, capsys):
     flipped = 0
     for path in sorted((out / "train/shapeworld-quantification").glob("*/item.json"))[:8]:
         item = json.loads(path.read_text())
-        if item["agreement"] and flipped < 2:  # two true made false: 58 of 120 agree
+        if item["agreement"] and flipped < 2:  # two true made false
             item["agreement"], flipped = False, flipped + 1
             path.write_text(json.dumps(item))
             write_record(path.parent)  # as a faulty generator would publish it
     assert main(["audit", "shapeworld", str(out), "--markdown"]) == 1
     verdict = _rows(capsys.readouterr().out)["train", "shapeworld-quantification"]["verdict"]
-    assert "file-only evaluator disagrees" in verdict and "agreement not half" in verdict
+    assert "file-only evaluator disagrees" in verdict
+
+
+def test_labels_paired_by_index_and_unbalanced_fail(sampled, tmp_path, capsys):
+    out = _copy(sampled, tmp_path)
+    # as the old generator: one agreeing item per index pair (captions and scenes left, so only the labels speak)
+    paths = sorted((out / "train/shapeworld-existential").glob("*/item.json"), key=lambda p: int(p.parent.name))
+    for path in paths:
+        item = json.loads(path.read_text())
+        item["agreement"] = item["index"] % 4 in (0, 3)
+        path.write_text(json.dumps(item))
+        write_record(path.parent)
+    # all but a few agreeing
+    for path in sorted((out / "train/shapeworld-logical").glob("*/item.json"))[:100]:
+        item = json.loads(path.read_text())
+        item["agreement"] = True
+        path.write_text(json.dumps(item))
+        write_record(path.parent)
+    assert main(["audit", "shapeworld", str(out), "--markdown"]) == 1
+    rows = _rows(capsys.readouterr().out)
+    assert "index pairs above its floor" in rows["train", "shapeworld-existential"]["verdict"]
+    assert rows["train", "shapeworld-existential"]["index pairs"].startswith("100.0 ")
+    assert "agreement not half" in rows["train", "shapeworld-logical"]["verdict"]
 
 
 def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sampled, tmp_path, capsys):

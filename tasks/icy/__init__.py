@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from scenes.image_truth import geometric_truth
-from scenes.spec import SceneSpec
 from scenes.universe import describe
 
 from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release_card
@@ -18,7 +16,7 @@ from ..item import QUESTION, episode_fields, episode_panels, one_image
 from ..stored import StoredItem
 from .published import PUBLISHED
 from . import episodes, naming, solver
-from .audit import AUDIT
+from .audit import AUDIT, truth
 from .command import METRICS
 from .language import LanguageSpec, language, language_json
 
@@ -54,12 +52,6 @@ LANGUAGE = Config(
     manifest=lambda spec, seed: {"spec": spec.model_dump(mode="json"), "language": language_json(seed, spec)},
 )
 
-def _truth(stored: StoredItem, name: str, scene: dict) -> dict:
-    """An image's ground truth; for a sampled item the fields its scene spec gives."""
-    truth = stored.truth(name)
-    return truth if truth is not None else geometric_truth(SceneSpec.model_validate(scene))
-
-
 def _solve(stored: StoredItem) -> str | None:
     """icy-naming: the message of the object the image shows, by the table of the item's language (rebuilt
     from its spec and seed, as written to the manifest). icy-episodes: the choice whose words the panels
@@ -67,10 +59,10 @@ def _solve(stored: StoredItem) -> str | None:
     item = stored.record()
     language = language_json(item["root_seed"], LanguageSpec.model_validate(item["language"]))
     if item["task"] == "icy-naming":
-        obj = _truth(stored, naming.IMAGE, item["scene"])["objects"][0]
+        obj = truth(stored, naming.IMAGE, item["scene"])["objects"][0]
         return solver.table(language)[tuple(obj[a] for a in language["attributes"])]
-    truths = {p["name"]: _truth(stored, p["name"], p["scene"]) for p in item["context_panels"]}
-    truths[episodes.QUESTION] = _truth(stored, episodes.QUESTION, item["query"])
+    truths = {p["name"]: truth(stored, p["name"], p["scene"]) for p in item["context_panels"]}
+    truths[episodes.QUESTION] = truth(stored, episodes.QUESTION, item["query"])
     return solver.solve_concat(item, truths, language)
 
 

@@ -99,10 +99,14 @@ def draw_context(rng: np.random.Generator, lang: Language, choices: list[ObjectT
 
 def teaches(context: list[ObjectTuple], lang: Language, choices: list[ObjectTuple]) -> bool:
     """Distinct objects with distinct messages (a panel's name), showing the
-    query's material and size and every choice's shape; for CONCAT and
-    SHUFDET the answer (choices[0]'s message) is forced."""
+    query's material and size and every shape equally often (so every
+    choice's shape, and none more than another: panels never show a held-out
+    pair, which in test would otherwise favour the answer's shape); for
+    CONCAT and SHUFDET the answer (choices[0]'s message) is forced."""
     query, said = choices[0], [lang.messages[o] for o in context]
     if len(set(context)) < N_PANELS or len(set(said)) < N_PANELS or set(said) & set(TAKEN):
+        return False
+    if any([o[0] for o in context].count(s) != N_PANELS // len(SHAPES) for s in SHAPES):
         return False
     if not {query[2], query[3], *(c[0] for c in choices)} <= {v for o in context for v in o}:
         return False

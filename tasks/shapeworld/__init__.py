@@ -38,7 +38,7 @@ def _solve(stored: StoredItem) -> bool:
     return solver.agrees(item["logical_form"], truth(stored, item))
 
 
-SOLVER = Solver(_solve, 0.5)  # one agreeing item per index pair
+SOLVER = Solver(_solve, 0.5)  # agreement is a fair coin per item
 # What a model is given (the caption) and must answer (whether it agrees with the image).
 EXPORT = Export(one_image, lambda item: {"caption": item.caption, "label": int(item.agreement)},
                 {"caption": Column("string"), "label": Column("class", ("false", "true"))})

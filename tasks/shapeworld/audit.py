@@ -2,14 +2,26 @@
 
 Reads each item's item.json (sampled or rendered; never the sampler) and,
 where the item is rendered, its image.json (else the same fields from the
-item's scene spec). Per split and task: the
-file-only evaluator (solver.py) re-deciding every
-caption and its near miss, the share of agreeing captions, a bag-of-words
-classifier over the caption alone (trained on the first half of the items,
-tested on the second), the share of captions with a definite description,
-and the held-out combinations of the item's distribution found in its
-caption, near miss or image: none in train or val, one at least in every
-test item. Exit 1 when any of these fails.
+item's scene spec). Per split and task:
+
+- the file-only evaluator (solver.py) re-deciding every caption and its
+  near miss (must be 1);
+- the share of agreeing captions (a fair coin per item: within the
+  verdict's interval of 1/2);
+- deprived solvers against their floor of 1/2, each fitted on the first
+  half of the items and scored on the second: a bag of words over the
+  caption alone; a gradient-boosted classifier over the scene's statistics
+  alone (object count, shape, color, material and size histograms; no
+  caption); one over the identity fields (index, retry, seeds, camera and
+  light jitter); and, fitting nothing, the other label than the index
+  partner's (2j, 2j+1);
+- the share of items repeating another split's item (tasks.audit.repeats
+  on repeats.stored_key: 0 in test);
+- the share of captions with a definite description, and the held-out
+  combinations of the item's distribution found in its caption, near miss
+  or image: none in train or val, one at least in every test item.
+
+Exit 1 when any of these fails.
 """
 from __future__ import annotations
 
@@ -19,14 +31,17 @@ import numpy as np
 
 from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
+from scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
-from ..audit import above_chance, measured
+from ..audit import Probe, balanced, identity, index_pairs, leaking, learned, measured, repeat_failures, repeats
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
+from .item import OBJECTS
+from .repeats import stored_key
 
-COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "with 'the'",
-           "held-out items", "verdict")
+COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics",
+           "identity fields", "index pairs", "repeats", "with 'the'", "held-out items", "verdict")
 TEST_SPLIT = "test"
 MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
 
@@ -42,6 +57,15 @@ def _definite(form: dict) -> bool:
                for a in solver.atoms(form))
 
 
+def statistics(image: dict) -> list[int]:
+    """What the scene shows without the caption: its object count (one-hot over every task's range) and
+    how many objects have each shape, color, material and size."""
+    objects = image["objects"]
+    most = max(hi for _, hi in OBJECTS.values())
+    return [int(len(objects) == k) for k in range(most + 1)] + [
+        sum(o[a] == v for o in objects) for a in TUPLE_ORDER for v in ATTRIBUTES[a]]
+
+
 def _measure(items: list[StoredItem]) -> list[tuple]:
     rows = []
     for stored in items:
@@ -53,7 +77,7 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
                      solver.agrees(item["near_miss"]["logical_form"], image), item["caption"],
                      _definite(item["logical_form"]), len(found) > 0,
                      stored <= {json.dumps(c, sort_keys=True) for c in found},
-                     item.get("distribution") is not None))
+                     item.get("distribution") is not None, statistics(image), identity(item, [item["scene"]])))
     return rows
 
 
@@ -79,14 +103,21 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     failures = []
     if found["evaluator"] < 1 or found["near miss"] < 1:
         failures.append("the file-only evaluator disagrees")
-    if abs(sum(labels) - n / 2) > 1:  # one agreeing item per index pair: an odd count leaves one over
+    if not balanced(sum(labels), n):  # a fair coin per item
         failures.append("agreement not half")
-    found["caption-only"] = "-"
+    probes = {}  # the deprived solvers, learned on the first half of the items, scored on the second
     if n >= MIN_LEARNED and len(set(labels[: n // 2])) == 2:
-        right, tested = caption_only([r[3] for r in rows], labels)
-        found["caption-only"] = right / tested
-        if above_chance(right, tested, 0.5):
-            failures.append("the caption alone beats chance")
+        probes = {"caption-only": Probe(*caption_only([r[3] for r in rows], labels), 0.5),
+                  "scene statistics": learned([r[8] for r in rows], labels, 0.5),
+                  "identity fields": learned([r[9] for r in rows], labels, 0.5)}
+    if n >= MIN_LEARNED:
+        probes["index pairs"] = index_pairs([s.index for s in items], labels)
+    found.update({name: probes[name].cell() if name in probes else "-"
+                  for name in ("caption-only", "scene statistics", "identity fields", "index pairs")})
+    failures += leaking(probes)
+    repeated = repeats(items, run.others, stored_key, run.workers)
+    found["repeats"] = repeated.cell()
+    failures += repeat_failures(split, repeated)
     if any(r[7] for r in rows):
         using = sum(r[5] for r in rows)
         found["held-out items"] = using

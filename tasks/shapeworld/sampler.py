@@ -1,8 +1,10 @@
 """ShapeWorld's samplers: a caption pair first, then a scene that decides it.
 
-1. Whether the item agrees is fixed per pair of indices (2k, 2k+1): one
-   agrees, the other not, in an order drawn from the pair's own seed; so
-   agreement is true exactly half the time.
+1. Whether the item agrees is a fair coin of the item's own seed (its
+   index's, not the retry's), drawn before anything else: no other item's
+   label says anything about it (no index pair with one agreeing item, which
+   a model scoring both could exploit), and agreement is true half the time
+   up to binomial noise.
 2. A logical form and its near miss are drawn from the task's grammar
    (captions.py), free of held-out combinations outside the test split and
    both using one in it, and kept only if objects deciding it either way
@@ -13,10 +15,12 @@
    pair with exactly one D) and placed until the evaluator finds the caption
    agreeing as required and its near miss the other way, every stated
    relation clear of the margin.
+4. Objects whose canonical key (task, caption, objects' attributes,
+   agreement: repeats.py) belongs to another split's side are rejected
+   before they are placed, so no test item repeats a train or val item.
 """
 from __future__ import annotations
 
-import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -33,6 +37,7 @@ from .distribution import TEST_SPLIT, AttributeCombination, Distribution, Quanti
 from .evaluate import World, holds, possible, presupposed, stated_pairs
 from .item import OBJECTS, Caption, ShapeWorldItem
 from .logic import phrases, say
+from .repeats import allowed, key
 
 CAPTION_DRAWS = 1000  # caption pairs drawn for one item (held-out combinations are rare)
 OBJECT_DRAWS = 500  # object lists drawn for one placement
@@ -40,7 +45,7 @@ EITHER_WAY_DRAWS = 100  # object lists tried per verdict before a caption pair c
 PLACEMENTS = 40  # object lists tried in place for a caption about positions
 PLACEMENT_ATTEMPTS = 10
 MENTIONED = 0.6  # chance that an object is drawn from a description the captions mention
-PAIR_TAG = 0x5A17  # entropy that sets the pair coin apart from the items' own seeds
+AGREEMENT_TAG = 0x5A17  # entropy that sets the label's coin apart from the items' own seeds
 # Which tasks can say which kind of held-out combination in a caption.
 SAYABLE = {
     "shapeworld-existential": (AttributeCombination,),
@@ -59,9 +64,9 @@ class Thing(NamedTuple):
     size: str
 
 
-def pair_agreement(d: Draw) -> bool:
-    coin = np.random.default_rng([d.root_seed, split_code(d.split), d.code, d.index // 2, PAIR_TAG])
-    return bool(coin.integers(2) == d.index % 2)
+def item_agreement(d: Draw) -> bool:
+    coin = np.random.default_rng([d.root_seed, split_code(d.split), d.code, d.index, AGREEMENT_TAG])
+    return bool(coin.integers(2))
 
 
 def _held_out_ok(task: str, dist: Distribution | None, test: bool):
@@ -86,9 +91,10 @@ class SceneDraw:
     as asked, the near miss the other way, every stated relation clear of the
     margin, and held-out combinations only where the split allows them."""
 
-    def __init__(self, rng: np.random.Generator, task: str, form, miss, dist: Distribution | None, test: bool):
-        self.rng, self.form, self.miss, self.dist = rng, form, miss, dist
-        self.objects = OBJECTS[task]
+    def __init__(self, rng: np.random.Generator, d: Draw, form, miss, dist: Distribution | None, test: bool):
+        self.rng, self.form, self.miss, self.dist, self.split = rng, form, miss, dist, d.split
+        self.task, self.caption = d.task, say(form)
+        self.objects = OBJECTS[d.task]
         self.forbidden = () if dist is None or test else dist.held_out
         self.must_show = test and not any(c.in_caption(form) for c in dist.held_out)  # the scene carries one
         self.positional = has_relation(form) or has_relation(miss) or self.must_show or any(
@@ -96,20 +102,16 @@ class SceneDraw:
         self.mentioned = phrases(form) + phrases(miss)
         self.found: dict[bool, list[Thing]] = {}  # objects either_way found, used first by scene()
 
-    def swapped(self) -> "SceneDraw":
-        """The same pair with the near miss as the caption."""
-        other = copy.copy(self)
-        other.form, other.miss, other.found = self.miss, self.form, {not a: o for a, o in self.found.items()}
-        return other
-
     def things(self) -> list[Thing]:
         lo, hi = self.objects
         return [_thing(self.rng, self.mentioned) for _ in range(int(self.rng.integers(lo, hi + 1)))]
 
     def feasible(self, objects: list[Thing], agreement: bool) -> bool:
-        """The objects can decide the pair as asked once placed (exactly, if nothing depends on places)."""
+        """The objects can decide the pair as asked once placed (exactly, if nothing depends on places),
+        and their key is on the split's side."""
         world = World(objects)
-        return not any(c.in_scene(world) for c in self.forbidden if isinstance(c, AttributeCombination)) and (
+        return allowed(key(self.task, self.caption, objects, agreement), self.split) and not any(
+            c.in_scene(world) for c in self.forbidden if isinstance(c, AttributeCombination)) and (
             presupposed(self.form, world) and presupposed(self.miss, world)
             and agreement in possible(self.form, world) and (not agreement) in possible(self.miss, world))
 
@@ -155,7 +157,10 @@ def _caption_pair(rng: np.random.Generator, d: Draw, draw_form, dist: Distributi
 
     def pair() -> SceneDraw:
         form = draw_form(rng)
-        return SceneDraw(rng, d.task, form, near_miss(rng, form), dist, test)
+        miss = near_miss(rng, form)
+        if rng.integers(2):  # which of the two is the caption
+            form, miss = miss, form
+        return SceneDraw(rng, d, form, miss, dist, test)
 
     def ok(p: SceneDraw) -> bool:
         return not redundant(p.form) and not redundant(p.miss) and suits((p.form, p.miss)) and p.either_way()
@@ -168,10 +173,8 @@ def sample(rng: np.random.Generator, d: Draw, draw_form) -> ShapeWorldItem:
     if dist is not None and not isinstance(dist, Distribution):
         raise TypeError(f"ShapeWorld's config is a Distribution, not {type(dist).__name__}")
     test = dist is not None and d.split == TEST_SPLIT
-    agreement = pair_agreement(d)
+    agreement = item_agreement(d)
     draw = _caption_pair(rng, d, draw_form, dist, test)
-    if rng.integers(2):  # which of the two is the caption
-        draw = draw.swapped()
     form, miss = draw.form, draw.miss
     scene = draw.scene(agreement)
     used = () if dist is None else tuple(dict.fromkeys(dist.in_caption(form) + dist.in_scene(World.of(scene))))
