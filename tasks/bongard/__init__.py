@@ -22,7 +22,7 @@ def _solve(stored: StoredItem) -> list[bool] | None:
     return solver.answer(item, truths(stored, item))
 
 
-SOLVER = Solver(_solve, 0.5)  # the positive test image is shown first in half the problems
+SOLVER = Solver(_solve, 0.5)  # a coin of each problem's generator says whether test_a or test_b is the positive
 
 
 def _task(name: str, summary: str) -> Task:
@@ -35,12 +35,13 @@ BONGARD = Benchmark(
     (
         _task("basic", "a category of object, or two present together: 'there is a large metal cylinder'"),
         _task("abstract", "20 attribute-, set- and relation-level concepts: 'all objects share a material'"),
-        _task("freeform", "arrangements made by placement actions: a row, a ring, a triangle, a chain turning left"),
+        _task("freeform", "figures drawn by action programs (turns between equal steps); negatives: another program"),
     ),
-    card=release_card("Each item folder holds `pos_0.png` .. `pos_6.png` (Bongard-LOGO's positive side, the test image "
-            "last), `neg_0.png` .. `neg_6.png` (the negative side), a `<name>.json` per image (the per-image "
-            "ground truth) and `item.json`: the concept's program, its words, its complexity, the near miss "
-            "that made each negative and the order of the two test images (docs/bongard.md)."),
+    card=release_card("Each item folder holds `pos_0.png` .. `pos_5.png` (Bongard-LOGO's positive side), `neg_0.png` "
+            ".. `neg_5.png` (the negative side), the two test images `test_a.png` and `test_b.png` (names that "
+            "say nothing of their side), a `<name>.json` per image (the per-image ground truth) and `item.json`: "
+            "the concept's program, its words, its complexity, the near miss that made each negative and "
+            "`test_positive`, which test image is the positive (docs/bongard.md)."),
     audit=AUDIT,
 )
 
