@@ -1,7 +1,9 @@
 """The concept library, enumerated, and the proof that a Bongard problem is fair.
 
 `library(k)` lists every concept of complexity at most k: each template of
-concepts.py with every argument it can take. A problem is fair when,
+concepts.py with every argument it can take, but the free-form programs
+(thousands): `separators` adds the program that the first positive and the
+first negative trace (concepts.read_concepts). A problem is fair when,
 among every library concept up to its concept's complexity (and the negation
 of each, one more in complexity), its concept separates the six positives
 from the six negatives, no simpler one does, and every other separator
@@ -78,7 +80,8 @@ class Separator(NamedTuple):
 
 def separators(positives: Sequence[Panel], negatives: Sequence[Panel], max_complexity: int,
                positions: bool = True) -> list[Separator]:
-    """Every library concept (or its negation) up to max_complexity true on all positives and no negative;
+    """Every candidate concept (the library's and the programs the first panel of each side traces), or its
+    negation, up to max_complexity, true on all positives and no negative;
     positions=False leaves out the concepts that read positions (a check before objects are placed)."""
     found = []
     candidates = library(max_complexity) + tuple(read_concepts(positives[0]) + read_concepts(negatives[0]))
