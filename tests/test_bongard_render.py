@@ -1,4 +1,5 @@
-"""Bongard end to end: one draft-rendered problem per family, checked from its files alone.
+"""Bongard end to end: one draft-rendered problem per family (pos_0..neg_5, test_a, test_b), checked from its
+files alone.
 
 The file-only checker (tasks/bongard/solver.py) rebuilds all fourteen
 panels from the renderer's `<name>.json` and must find the problem fair and
@@ -15,12 +16,10 @@ from PIL import Image
 from pycocotools import mask as mask_utils
 
 from tasks.bongard.audit import rendered_truths
-from tasks.bongard.solver import SIDE, answer, check
+from tasks.bongard.solver import NAMES, answer, check
 from tests.conftest import rendered_all, stored_items
 
 pytestmark = pytest.mark.render
-
-NAMES = [f"{side}_{i}" for side in ("pos", "neg") for i in range(SIDE)]
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +35,7 @@ def test_the_files_alone_prove_each_rendered_problem_fair(rendered):
     for problem in stored:
         item, images = problem.record(), rendered_truths(problem)
         assert images is not None and check(item, images) == [], problem.key
-        assert answer(item, images) == [n.startswith("pos") for n in item["test_order"]]
+        assert answer(item, images) == item["test_positive"]
 
 
 def test_the_pixels_show_every_object_where_the_truth_says(rendered):

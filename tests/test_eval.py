@@ -130,3 +130,14 @@ def test_mistakes_are_one_line(sampled, tmp_path, capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_bongard_answer_is_two_truth_values_or_two_sides():
+    item = catalog.sample_item("bongard-basic", 11, "test", 0)
+    right = item.solution()
+    sides = ["left" if positive else "right" for positive in right]
+    assert item.read_answer(right) == item.read_answer(sides) == right
+    assert item.read_answer([not p for p in right]) != right
+    for wrong in (sides[0], [1, 0], ["left"], ["up", "down"], None):
+        with pytest.raises(ValueError, match="expected two of"):
+            item.read_answer(wrong)

@@ -7,13 +7,13 @@ proven fair by enumerating the concept library (concept_library.py).
 """
 from __future__ import annotations
 
-from ..benchmark import Benchmark, Solver, Task, release_card
-from .published import PUBLISHED
+from ..benchmark import Benchmark, Column, Export, Solver, Task, release_card
 from ..stored import StoredItem
 from . import solver
 from .audit import AUDIT, truths
 from .gallery import GALLERY
-from .problem import BongardItem, validate
+from .problem import NEGATIVES, POSITIVES, TESTS, BongardItem, validate
+from .published import PUBLISHED
 from .sample import sample
 
 
@@ -24,13 +24,23 @@ def _solve(stored: StoredItem) -> list[bool] | None:
     return solver.answer(item, truths(stored, item))
 
 
-SOLVER = Solver(_solve, 0.5)  # the positive test image is shown first in half the problems
+SOLVER = Solver(_solve, 0.5)  # a coin of each problem's generator says whether test_a or test_b is the positive
+
+
+def _panels(item: BongardItem) -> list[tuple[str, str, str]]:
+    """Exported in Bongard-LOGO's order: the left side (the concept holds), the right side, the two tests."""
+    return [*((f"left{k}", n, "") for k, n in enumerate(POSITIVES)), *((f"right{k}", n, "") for k, n in
+            enumerate(NEGATIVES)), *((n, n, "") for n in TESTS)]
+
+
+# The answer: which test image belongs to the left side (a class of two), and the concept as the answer's reason.
+EXPORT = Export(_panels, lambda item: {"label": item.test_positive.index(True), "concept": item.description},
+                {"label": Column("class", TESTS), "concept": Column("string")})
 
 
 def _task(name: str, summary: str) -> Task:
     return Task(name=f"bongard-{name}", benchmark="bongard", summary=summary, sample=sample, validate=validate,
-                model=BongardItem, images=14, solver=SOLVER,
-                gallery=GALLERY)
+                model=BongardItem, images=14, solver=SOLVER, export=EXPORT, gallery=GALLERY)
 
 
 BONGARD = Benchmark(
@@ -38,12 +48,13 @@ BONGARD = Benchmark(
     (
         _task("basic", "a category of object, or two present together: 'there is a large metal cylinder'"),
         _task("abstract", "20 attribute-, set- and relation-level concepts: 'all objects share a material'"),
-        _task("freeform", "arrangements made by placement actions: a row, a ring, a triangle, a chain turning left"),
+        _task("freeform", "figures drawn by action programs (turns between equal steps); negatives: another program"),
     ),
-    card=release_card("Each item folder holds `pos_0.png` .. `pos_6.png` (Bongard-LOGO's positive side, the test image "
-            "last), `neg_0.png` .. `neg_6.png` (the negative side), a `<name>.json` per image (the per-image "
-            "ground truth) and `item.json`: the concept's program, its words, its complexity, the near miss "
-            "that made each negative and the order of the two test images (docs/bongard.md)."),
+    card=release_card("Each item folder holds `pos_0.png` .. `pos_5.png` (Bongard-LOGO's positive side), `neg_0.png` "
+            ".. `neg_5.png` (the negative side), the two test images `test_a.png` and `test_b.png` (names that "
+            "say nothing of their side), a `<name>.json` per image (the per-image ground truth) and `item.json`: "
+            "the concept's program, its words, its complexity, the near miss that made each negative and "
+            "`test_positive`, which test image is the positive (docs/bongard.md)."),
     audit=AUDIT,
     published=PUBLISHED,
 )

@@ -1,25 +1,24 @@
-"""`mewl audit bongard OUT`: are Bongard problems fair, and do shortcuts fail? From the files.
+"""`mewl audit bongard OUT`: are Bongard problems fair, and are their deprived solvers at chance? From the files.
 
 Reads each problem's item.json (sampled or rendered; never the sampler)
 and, where rendered, the fourteen `<name>.json` and `<name>.png`; a sampled
 problem's per-image ground truth comes from its scene specs. Per split and
 family:
-- sound: solver.py's check (the concept separates the
-  twelve context images, no simpler separator, every separator of the
-  library answers both test images alike) finds nothing;
+- sound: solver.py's check (every image on its side, the concept a
+  separator, no simpler separator, every separator answering both test
+  images alike) finds nothing;
 - file solver: a simplest separator of the context, found without reading
   the concept, answers both test images right;
-- positive first: how often the positive test image is shown first;
-- count-only and histogram-only: a solver that averages one feature over
-  the six context positives and the six negatives and calls positive the
-  test image nearer the positives' mean (a tie: the second one shown),
-  right on both test images. The feature is the number of objects, or the
-  image's color histogram: of the PNG's pixels (4 levels per channel) where
-  rendered, else the scene's area of each color x material.
-Exit 1 when a problem is unsound or the file solver misses, the positive
-test image is not first in half the problems, or a shortcut solver's
-99.9 % interval lies above chance on bongard-basic or bongard-abstract (the
-issue's bar; freeform's negatives may differ in object count by design).
+- deprived solvers (probes.py), each a tasks.audit.Probe against its floor
+  of 1/2: `examples withheld` (a classifier of single panels' geometry,
+  fitted on other problems, never on the problem's examples), `identity
+  fields` (the same on each scene spec's placement attempt and seeds),
+  `names only` (the test images' names in the order shown), `count-only`
+  and `histogram-only` (nearest mean over the six and six: the number of
+  objects, or the color histogram: of the PNG's pixels, 4 levels per
+  channel, where rendered, else the scene's area of each color x material).
+Exit 1 when a problem is unsound, the file solver misses, or a probe's
+99.9 % interval lies above its floor.
 """
 from __future__ import annotations
 
@@ -32,22 +31,26 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS
 
-from ..audit import above_chance, measured
+from ..audit import Probe, leaking, measured
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
-from . import solver
+from . import probes, solver
 
-COLUMNS = ("split", "task", "n", "sound", "file solver", "positive first", "count-only", "histogram-only",
-           "histogram of", "verdict")
-SIDES = ("pos", "neg")
-NAMES = tuple(f"{side}_{i}" for side in SIDES for i in range(solver.SIDE))
-SHORTCUT_BAR = ("bongard-basic", "bongard-abstract")  # the families a shortcut must not beat chance on
+PROBES = ("examples withheld", "identity fields", "names only", "count-only", "histogram-only")
+COLUMNS = ("split", "task", "n", "sound", "file solver", *PROBES, "histogram of", "verdict")
+NAMES = solver.NAMES
 LEVELS = 4  # histogram levels per color channel
 
 
 def _specs(item: dict) -> dict[str, SceneSpec]:
-    scenes = [SceneSpec.model_validate(s) for s in item["positives"] + item["negatives"]]
+    scenes = [SceneSpec.model_validate(s) for s in item["positives"] + item["negatives"] + item["tests"]]
     return dict(zip(NAMES, scenes))
+
+
+def labels(item: dict) -> dict[str, bool]:
+    """Whether each of the fourteen images is a positive (the tests' from `test_positive`)."""
+    return {**{n: True for n in solver.POSITIVES}, **{n: False for n in solver.NEGATIVES},
+            **dict(zip(solver.TESTS, item["test_positive"]))}
 
 
 def _pixel_histogram(png: Path) -> np.ndarray:
@@ -66,16 +69,9 @@ def spec_histogram(spec: SceneSpec) -> np.ndarray:
     return h.ravel() / h.sum()
 
 
-def nearer_positive(item: dict, feature: dict[str, np.ndarray]) -> bool:
-    """Whether the nearest-mean solver on this feature answers both test images right."""
-    context = {side: np.mean([feature[f"{side}_{i}"] for i in range(solver.SIDE - 1)], axis=0) for side in SIDES}
-
-    def score(name: str) -> float:
-        f = feature[name]
-        return float(np.linalg.norm(f - context["neg"]) - np.linalg.norm(f - context["pos"]))
-
-    first, second = item["test_order"]
-    return (score(first) > score(second)) == first.startswith("pos")
+def identity(spec: SceneSpec) -> np.ndarray:
+    """What a scene spec says of how it was drawn, not of what it shows."""
+    return np.array([spec.attempt, spec.seed % 1024, spec.render.seed % 1024], float)
 
 
 def rendered_truths(stored: StoredItem) -> dict[str, dict] | None:
@@ -95,39 +91,48 @@ def truths(stored: StoredItem, item: dict) -> dict[str, dict]:
     return rendered if rendered is not None else spec_truths(item)
 
 
+def points(image: dict) -> list[tuple[float, float]]:
+    return [tuple(o["3d_coords"][:2]) for o in image["objects"] if o["shape"] != "arrow"]
+
+
 def _measure(items: list[StoredItem]) -> list[tuple]:
     rows = []
     for stored in items:
         item = stored.record()
         rendered = rendered_truths(stored)
         images = rendered if rendered is not None else spec_truths(item)
+        specs = _specs(item)
         histograms = ({n: _pixel_histogram(stored.image(n)) for n in NAMES} if rendered is not None
-                      else {n: spec_histogram(s) for n, s in _specs(item).items()})
-        counts = {n: np.array([sum(o["shape"] != "arrow" for o in images[n]["objects"])], float) for n in NAMES}
-        answers = solver.answer(item, images)
-        rows.append((not solver.check(item, images), answers == [n.startswith("pos") for n in item["test_order"]],
-                     item["test_order"][0].startswith("pos"), nearer_positive(item, counts),
-                     nearer_positive(item, histograms), "pixels" if rendered is not None else "specs"))
+                      else {n: spec_histogram(s) for n, s in specs.items()})
+        counts = {n: np.array([len(points(images[n]))], float) for n in NAMES}
+        truth = list(item["test_positive"])
+        rows.append((not solver.check(item, images), solver.answer(item, images) == truth,
+                     probes.nearer_positive(counts, truth), probes.nearer_positive(histograms, truth),
+                     "pixels" if rendered is not None else "specs",
+                     {n: probes.geometry(points(images[n])) for n in NAMES}, {n: identity(s) for n, s in specs.items()},
+                     labels(item), bool(truth[0])))
     return rows
 
 
 def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     rows = measured(_measure, items, run.workers, batch=25)
     n = len(rows)
-    hits = [sum(r[k] for r in rows) for k in range(5)]
+    hits = [sum(r[k] for r in rows) for k in range(4)]
+    learned = {"examples withheld": probes.pooled_hits([r[5] for r in rows], [r[7] for r in rows]),
+               "identity fields": probes.pooled_hits([r[6] for r in rows], [r[7] for r in rows]),
+               "names only": probes.names_hits([solver.TESTS] * n, [r[8] for r in rows])}
+    found_probes = {name: Probe(int(h.sum()), len(h), 0.5) if h is not None else Probe(0, 0, 0.5)
+                    for name, h in learned.items()}
+    found_probes.update({"count-only": Probe(hits[2], n, 0.5), "histogram-only": Probe(hits[3], n, 0.5)})
     found = {"split": split, "task": task, "n": n, "sound": hits[0] / n, "file solver": hits[1] / n,
-             "positive first": f"{hits[2]} of {n}", "count-only": hits[3] / n, "histogram-only": hits[4] / n,
-             "histogram of": "/".join(sorted({r[5] for r in rows}))}
+             **{name: p.cell() for name, p in found_probes.items()},
+             "histogram of": "/".join(sorted({r[4] for r in rows}))}
     failures = []
     if hits[0] < n:
         failures.append(f"{n - hits[0]} unsound problems")
     if hits[1] < n:
         failures.append(f"the file solver misses {n - hits[1]}")
-    if abs(hits[2] - n / 2) > 1:  # one positive-first problem per index pair: an odd count leaves one over
-        failures.append("the positive test image is not first in half")
-    for name, k in (("count-only", 3), ("histogram-only", 4)):
-        if task in SHORTCUT_BAR and above_chance(hits[k], n, 0.5):
-            failures.append(f"{name} beats chance")
+    failures += leaking(found_probes)
     found["verdict"] = "ok" if not failures else "; ".join(failures)
     return found
 

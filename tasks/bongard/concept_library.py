@@ -1,7 +1,9 @@
 """The concept library, enumerated, and the proof that a Bongard problem is fair.
 
 `library(k)` lists every concept of complexity at most k: each template of
-concepts.py with every argument it can take. A problem is fair when,
+concepts.py with every argument it can take, but the free-form programs
+(thousands): `separators` adds the program that the first positive and the
+first negative trace (concepts.read_concepts). A problem is fair when,
 among every library concept up to its concept's complexity (and the negation
 of each, one more in complexity), its concept separates the six positives
 from the six negatives, no simpler one does, and every other separator
@@ -17,7 +19,7 @@ from typing import Iterator, NamedTuple, Sequence
 
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
-from .concepts import TEMPLATES, VALUES, Concept, Panel, holds
+from .concepts import TEMPLATES, VALUES, Concept, Panel, holds, read_concepts
 
 # Every description: one value or none per attribute, at least one value, in MEWL's tuple order.
 DESCRIPTIONS: tuple[tuple[str, ...], ...] = tuple(sorted(
@@ -34,7 +36,7 @@ def _same_attribute(v: str, w: str) -> bool:
 
 # What each signature letter string ranges over (see Template.signature).
 ARGUMENTS = {
-    "": lambda k: [()],
+    "p": lambda k: (),  # free-form programs: read off the panels (concepts.read_concepts), never listed
     "a": lambda k: ((a,) for a in ATTRIBUTES),
     "ab": lambda k: ((a, b) for a in ATTRIBUTES for b in ATTRIBUTES if a != b),
     "an": lambda k: ((a, n) for a in ATTRIBUTES for n in range(1, min(len(ATTRIBUTES[a]), 4) + 1)),
@@ -78,10 +80,12 @@ class Separator(NamedTuple):
 
 def separators(positives: Sequence[Panel], negatives: Sequence[Panel], max_complexity: int,
                positions: bool = True) -> list[Separator]:
-    """Every library concept (or its negation) up to max_complexity true on all positives and no negative;
+    """Every candidate concept (the library's and the programs the first panel of each side traces), or its
+    negation, up to max_complexity, true on all positives and no negative;
     positions=False leaves out the concepts that read positions (a check before objects are placed)."""
     found = []
-    for concept in library(max_complexity):
+    candidates = library(max_complexity) + tuple(read_concepts(positives[0]) + read_concepts(negatives[0]))
+    for concept in dict.fromkeys(candidates):
         if concept.positional and not positions:
             continue
         side = holds(concept, positives[0])

@@ -182,18 +182,24 @@ TEMPLATES: dict[str, Template] = {
     "every-left-of-every": Template(_every_before_every, _fixed(4),
                                     lambda v, w: f"every {_phrase((v,))} is left of every {_phrase((w,))}", "vy", True),
 }
-# freeform: arrangements made by placement actions (scenes/arrangements.py)
-TEMPLATES.update({name: Template(lambda p, recognize=recognize: recognize(p.positions), _fixed(2),
-                                 lambda name=name: arrangements.WORDS[name], "", True)
-                  for name, recognize in arrangements.RECOGNIZERS.items()})
+# freeform: figures drawn by action programs (arrangements.py); never enumerated, read off the panels instead
+TEMPLATES["program"] = Template(lambda p, program: arrangements.follows(p.positions, program), _fixed(2),
+                                arrangements.words, "p", True)
 BASIC_TEMPLATES = ("exists", "both")
-FREEFORM_TEMPLATES = tuple(arrangements.RECOGNIZERS)
+FREEFORM_TEMPLATES = ("program",)
 ABSTRACT_TEMPLATES = tuple(k for k in TEMPLATES if k not in BASIC_TEMPLATES + FREEFORM_TEMPLATES)
 VALUES: tuple[str, ...] = tuple(v for vs in ATTRIBUTES.values() for v in vs)
 
 
 def holds(concept: Concept, panel: Panel) -> bool:
     return TEMPLATES[concept.kind].holds(panel, *concept.args)
+
+
+def read_concepts(panel: Panel) -> list[Concept]:
+    """The free-form program the panel's points trace in the order listed, if any: a candidate concept that the
+    library cannot list (there are thousands), read off a positive as a solver would."""
+    program = arrangements.read(panel.positions)
+    return [] if program is None else [Concept(kind="program", args=(program,))]
 
 
 def panel_of_image(image: Mapping) -> Panel:

@@ -3,22 +3,23 @@ side (the concept holds) and the six of the right side (it does not), then the t
 order shown, each marked with the side it belongs to; the concept in words and each negative's near miss.
 
 Written against the item's interface: its scene names (`item.scenes()`, the two sides in order) and its
-record's fields (`test_order`, `solution()`), so a change of the record's names is a change here alone."""
+record's fields (`solution()`: whether test_a and test_b are positives), so a change of the record's names
+is a change here alone."""
 from __future__ import annotations
 
 from ..gallery import Block, Gallery, Shown
-from .problem import BongardItem
+from .problem import TESTS, BongardItem
 
 
 def _sides(item: BongardItem) -> tuple[list[str], list[str]]:
     """The context scenes of the left and of the right side, in order (the tests left out)."""
-    names = [n for n in item.scenes() if n not in item.test_order]
+    names = [n for n in item.scenes() if n not in TESTS]
     return names[:len(names) // 2], names[len(names) // 2:]
 
 
 def page(item: BongardItem) -> tuple[Block, ...]:
     left, right = _sides(item)
-    shown = zip(item.test_order, item.solution())
+    shown = zip(TESTS, item.solution())
     tests = tuple(Shown(name, f"test {k}", "left: the concept holds" if positive else "right: it does not")
                   for k, (name, positive) in enumerate(shown, 1))
     return (Block("Left: the concept holds", tuple(Shown(n) for n in left), columns=2),
@@ -28,4 +29,4 @@ def page(item: BongardItem) -> tuple[Block, ...]:
             Block("Concept", facts=(("in words", item.description), ("complexity", str(item.complexity)))))
 
 
-GALLERY = Gallery(page, lambda item: item.description, lambda item: item.test_order[0])
+GALLERY = Gallery(page, lambda item: item.description, lambda item: TESTS[0])

@@ -5,14 +5,18 @@
    shared and distinct attributes both occur), biased towards the values the
    concept names, until the concept holds and one edit can break it.
 3. Seven negatives, each a near miss: a fresh positive drawn the same way,
-   with the same number of objects, changed by one edit that breaks the concept: one object's shape or
-   material, or two objects' colors (of one size) or sizes (of one color)
-   swapped: the object count and each color's area never change, so neither
-   carries the concept; a
+   with the same number of objects, changed by one edit that breaks the concept. In bongard-basic the
+   edit changes one object's shape or swaps two objects' shapes: every object keeps its color, material
+   and size, so the area of each color x material (what an image's color histogram sees) is a positive's.
+   In bongard-abstract it changes one object's shape or material, or swaps two objects' colors (of one
+   size) or sizes (of one color): the object count and each color's area never change. A
    positional concept's negative is the same objects placed so it fails.
 4. Placement (every pair apart along the axis a positional concept reads);
    then the library proof (concept_library.unfair); a problem that
    fails it is drawn again, a bounded number of times.
+5. The test scenes: a coin of the item's generator says whether test_a or
+   test_b is the positive one.
+bongard-freeform draws its two programs and its scenes in freeform.py.
 """
 from __future__ import annotations
 
@@ -25,11 +29,11 @@ from scenes.placement import PlacementError, place_scene
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
 from ..benchmark import Draw
-from ..seeds import balanced_label, draw_seed
+from ..seeds import draw_seed
 from . import freeform
 from .concept_library import unfair
-from .concepts import Concept, Panel, holds
-from .problem import NEGATIVES, POSITIVES, SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
+from .concepts import BASIC_TEMPLATES, Concept, Panel, holds
+from .problem import SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
 
 PROBLEM_DRAWS = 30  # whole sets of fourteen scenes per concept
 MENTIONED = 0.7  # chance that a value the concept names joins a scene's palette
@@ -64,16 +68,29 @@ def _things(rng: np.random.Generator, c: Concept, n: int) -> list[Thing]:
     return [Thing(*(str(palette[a][int(rng.integers(len(palette[a])))]) for a in TUPLE_ORDER)) for _ in range(n)]
 
 
-def _edits(things: list[Thing]) -> list[tuple[str, list[Thing]]]:
-    """Every one-step change of the objects that keeps their count and the area of each color."""
+def _shape_swaps(things: list[Thing]) -> list[tuple[str, list[Thing]]]:
     out = []
+    for i in range(len(things)):
+        for j in range(i + 1, len(things)):
+            x, y = things[i], things[j]
+            if x.shape != y.shape:
+                swapped = list(things)
+                swapped[i], swapped[j] = x._replace(shape=y.shape), y._replace(shape=x.shape)
+                out.append((f"objects {i} and {j}: shapes swapped", swapped))
+    return out
+
+
+def _edits(things: list[Thing], basic: bool) -> list[tuple[str, list[Thing]]]:
+    """Every one-step change of the objects that keeps their count and the area of each color; for basic
+    (basic=True), every one that keeps each object's color, material and size."""
+    out = _shape_swaps(things) if basic else []
     for i, t in enumerate(things):
-        for a in ("shape", "material"):
+        for a in ("shape",) if basic else ("shape", "material"):
             for v in ATTRIBUTES[a]:
                 if v != getattr(t, a):
                     out.append((f"object {i}: {a} {getattr(t, a)} -> {v}",
                                 things[:i] + [t._replace(**{a: v})] + things[i + 1:]))
-    for a, kept in (("color", "size"), ("size", "color")):  # the other one kept: each color's area stays
+    for a, kept in () if basic else (("color", "size"), ("size", "color")):  # each color's area stays
         for i in range(len(things)):
             for j in range(i + 1, len(things)):
                 x, y = things[i], things[j]
@@ -105,7 +122,7 @@ def _breakable(rng, c: Concept, n: int) -> tuple[list[Thing], tuple[str, list[Th
 
     def attempt():
         things = _positive(rng, c, n)
-        edits = _edits(things)
+        edits = _edits(things, c.kind in BASIC_TEMPLATES)
         order = rng.permutation(len(edits))
         return things, next((edits[k] for k in order if not holds(c, unplaced(edits[k][1]))), None)
 
@@ -140,33 +157,40 @@ def _problem(rng, c: Concept):
     return pos_specs, neg_specs, tuple(m for m, _ in misses)
 
 
-def _arranged(rng, c: Concept):
-    """A freeform problem: seven arrangements of the concept, seven with one action perturbed."""
-    pos = [freeform.scene(rng, c, True) for _ in range(SIDE)]
-    neg = [freeform.scene(rng, c, False) for _ in range(SIDE)]
-    p, q = [panel(s) for _, s in pos], [panel(s) for _, s in neg]
-    if unfair(c, p[:-1], q[:-1], [(p[-1], True), (q[-1], False)]):
-        return None
-    return [s for _, s in pos], [s for _, s in neg], tuple(m for m, _ in neg)
+def _arranged(rng, split: str):
+    """A freeform problem: two programs (freeform.programs), seven figures of each."""
+    turns, other = freeform.programs(rng, split)
+    c = freeform.program_concept(turns)
+    for _ in range(PROBLEM_DRAWS):
+        pos = [freeform.scene(rng, turns) for _ in range(SIDE)]
+        neg = [freeform.scene(rng, other) for _ in range(SIDE)]
+        p, q = [panel(s) for s in pos], [panel(s) for s in neg]
+        if not unfair(c, p[:-1], q[:-1], [(p[-1], True), (q[-1], False)]):
+            return c, (pos, neg, (freeform.near_miss(turns, other),) * SIDE)
+    raise OutOfDraws(f"no fair problem for '{c.words()}' in {PROBLEM_DRAWS} draws")
 
 
-def sample(rng: np.random.Generator, d: Draw) -> BongardItem:
-    concepts = problem_concepts(d.task)
+def _concept_problem(rng, task: str):
+    concepts = problem_concepts(task)
     kinds = sorted(concepts)
     options = concepts[kinds[int(rng.integers(len(kinds)))]]
     c = options[int(rng.integers(len(options)))]
     for _ in range(PROBLEM_DRAWS):
         try:
-            drawn = (_arranged if d.task == "bongard-freeform" else _problem)(rng, c)
+            drawn = _problem(rng, c)
         except OutOfDraws:
             drawn = None
         if drawn is not None:
-            break
-    else:
-        raise OutOfDraws(f"no fair problem for '{c.words()}' in {PROBLEM_DRAWS} draws")
-    pos_specs, neg_specs, misses = drawn
-    first = balanced_label(d.root_seed, d.split, d.code, d.index)  # the positive test shown first
-    order = (POSITIVES[-1], NEGATIVES[-1]) if first else (NEGATIVES[-1], POSITIVES[-1])
+            return c, drawn
+    raise OutOfDraws(f"no fair problem for '{c.words()}' in {PROBLEM_DRAWS} draws")
+
+
+def sample(rng: np.random.Generator, d: Draw) -> BongardItem:
+    c, (pos_specs, neg_specs, misses) = (_arranged(rng, d.split) if d.task == "bongard-freeform"
+                                         else _concept_problem(rng, d.task))
+    positive_first = bool(rng.integers(2))  # which test scene, test_a or test_b, is the positive one
+    tests = (pos_specs[-1], neg_specs[-1]) if positive_first else (neg_specs[-1], pos_specs[-1])
     return BongardItem(task=d.task, split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry,
-                       concept=c, description=c.words(), complexity=c.complexity, positives=tuple(pos_specs),
-                       negatives=tuple(neg_specs), near_misses=misses, test_order=order)
+                       concept=c, description=c.words(), complexity=c.complexity, positives=tuple(pos_specs[:-1]),
+                       negatives=tuple(neg_specs[:-1]), tests=tests, test_positive=(positive_first, not positive_first),
+                       near_misses=misses)
