@@ -73,6 +73,15 @@ def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, ca
     assert "oracle missed 1" in rows_of(capsys.readouterr().out)["number"]
 
 
+def test_a_train_episode_in_test_is_a_repeat(small, tmp_path, capsys):
+    subset(small, tmp_path, ["number"])
+    for index in range(3):
+        shutil.copytree(tmp_path / "train" / "number" / str(index), tmp_path / "test" / "number" / str(index))
+    assert main(["audit", str(tmp_path), "--workers", "1", "--no-card"]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("test ")]
+    assert len(lines) == 1 and "3 test items repeat an item of another split" in lines[0]
+
+
 def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, capsys):
     subset(small, tmp_path, ["number"])
     path = tmp_path / "train" / "number" / "4" / "episode.json"

@@ -11,9 +11,11 @@ only, identity fields) are tasks.audit.Probe cells, each against its floor.
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
-from ..audit import BALANCE_P, Probe, above_chance, leaking, uniform_p, wilson
+from ..audit import BALANCE_P, Probe, above_chance, leaking, repeat_failures, repeats, uniform_p, wilson
 from ..benchmark import Audit, AuditRun, UsageError
 from ..stored import StoredItem
 from .episode import Episode
@@ -22,16 +24,17 @@ from .solvers import SOLVERS, TaskSolvers, deprived, learned, names
 # The baselines, by their column titles; an exact solver's column is the bare deprivation.
 BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
 PROBES = ("names-only", "names-only learned", "identity learned")
-COLUMNS = ("split", "task", "n", "oracle", *BASELINES, *PROBES, "chance", "position p", "balance p", "verdict")
-NOTES = ("accuracy % [95 % interval]; query-only, no-hand, no-context-language, no-query (the context and the "
-         "choices, no query image): exact deprived solvers; "
-         "learned: a model on hand-made features; chance: the task's text-only analytic chance, or the "
-         "deprivation's own where its construction sets one (in brackets after the figure); "
-         "the verdict fails a baseline whose 99.9 % interval lies above its chance; "
+COLUMNS = ("split", "task", "n", "oracle", *BASELINES, *PROBES, "chance", "position p", "balance p", "repeats",
+           "verdict")
+NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / floor'; query-only, no-hand, "
+         "no-context-language, no-query (the context and the choices, no query image): exact deprived solvers; "
+         "learned: a model on hand-made features; a floor is the task's text-only analytic chance, or the "
+         "deprivation's own where its construction sets one; "
          "names-only: the panels' names (never a context image), the query and the choices, decoding '#k' as "
          "a universe index (exact) and a model on the names' numbers (learned), at the task's chance; identity "
-         "learned: a model on index, retry, seeds, camera and lights, choices by position only, at 1/5; these "
-         "cells read 'accuracy [95 % interval] / floor'")
+         "learned: a model on index, retry, seeds, camera and lights, choices by position only, at 1/5; "
+         "repeats: episodes whose content (panels' utterances and objects, query, choices, answer) is another "
+         "split's, none allowed in test; the verdict fails a cell whose 99.9 % interval lies above its floor")
 
 
 def _oracle_answers(solvers: TaskSolvers, ep: Episode) -> bool:
@@ -111,13 +114,27 @@ def failures(found: dict) -> list[str]:
     return out
 
 
-def _accuracy(rate: tuple[int, int] | None, bar: float | None, chance: float) -> str:
+def _accuracy(rate: tuple[int, int] | None, bar: float | None) -> str:
+    """A baseline's cell, 'accuracy [95 % interval] / floor'; the oracle's has no floor (it must be 100)."""
     if rate is None:
         return "-"
     hits, n = rate
+    if bar is not None:
+        return Probe(hits, n, bar).cell()
     lo, hi = wilson(hits, n)
-    own = f" (chance {100 * bar:.1f})" if bar is not None and bar != chance else ""
-    return f"{100 * hits / n:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]{own}"
+    return f"{100 * hits / n:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _objects(scene: dict) -> list:
+    return sorted(sorted(o.items()) for o in scene["objects"])
+
+
+def key(stored: StoredItem) -> str:
+    """What an episode shows a model up to camera, lights, positions, seeds and its panels' order: each
+    panel's utterance with its objects (their attributes), the query's objects, the choices and the answer."""
+    ep = stored.record()
+    panels = sorted(json.dumps([p["utterance"], _objects(p["scene"])]) for p in ep["context_panels"])
+    return json.dumps([ep["task"], panels, _objects(ep["query"]), sorted(ep["choices"]), ep["answer"]])
 
 
 def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
@@ -128,12 +145,15 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
         raise UsageError(f"--train has {len(train)} {task} episodes; the learned baselines need {learned.MIN_TRAIN}")
     found = rates(task, episodes, train)
     chance = SOLVERS[task].chance
-    cells = {"split": split, "task": task, "n": str(len(episodes)), "oracle": _accuracy(found["oracle"], None, chance)}
-    cells |= {name: _accuracy(found.get(name), found["bars"].get(name), chance) for name in BASELINES}
+    cells = {"split": split, "task": task, "n": str(len(episodes)), "oracle": _accuracy(found["oracle"], None)}
+    cells |= {name: _accuracy(found.get(name), found["bars"].get(name)) for name in BASELINES}
     cells |= {name: found["probes"][name].cell() if name in found["probes"] else "-" for name in PROBES}
     cells |= {"chance": f"{100 * chance:.1f}", "position p": f"{found['position p']:.3f}",
               "balance p": f"{found['balance p']:.3f} ({found['balance worst']})",
               "verdict": "; ".join(failures(found)) or "ok"}
+    repeated = repeats(items, run.others, key, run.workers)
+    cells["repeats"] = repeated.cell()
+    cells["verdict"] = "; ".join(filter(None, [*failures(found), *repeat_failures(split, repeated)])) or "ok"
     return cells
 
 
