@@ -22,7 +22,8 @@ the audit's `--train` items, or the first half (by index) of the audited ones.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Hashable, NamedTuple
+from collections.abc import Callable, Hashable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class Seen(NamedTuple):
 
 def level_of(size: float) -> int:
     """The level (0..9) of a half-extent read from the files."""
-    return int(round((size - SIZE_LEVELS[0]) / (SIZE_LEVELS[1] - SIZE_LEVELS[0])))
+    return round((size - SIZE_LEVELS[0]) / (SIZE_LEVELS[1] - SIZE_LEVELS[0]))
 
 
 def big(adjective: str) -> bool:

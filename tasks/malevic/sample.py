@@ -45,7 +45,7 @@ MIN_VISIBLE_FRACTION = 0.8  # of each object's silhouette, besides placement's o
 # The lower level of the pair; both levels (a, a + 1) are query levels (1..8).
 PAIR_LOW: tuple[int, ...] = tuple(range(1, 8))
 TOP = len(SIZE_LEVELS) - 1
-SCENE_DRAWS = 400  # scenes around one pair (cheap: no geometry); POS-hard at a = 1 keeps about 1 in 10
+SCENE_DRAWS = 400  # scenes around one pair (cheap: no geometry); the rarest, POS-hard at a = 1, keeps about 1 in 12
 _LABEL = name_code("malevic label")
 
 

@@ -10,7 +10,8 @@ from ..seeds import name_code
 from ..validation import check_scene_geometry, require
 from .item import K_SHARP, SIZE_LEVELS, MalevicItem, sentence
 from .rules import Rules, Statement, broken_rule, positive, reference_set, threshold, true_adjective, twin
-from .sample import IMAGE_SIZE, MATERIALS, MIN_VISIBLE_FRACTION, clevr_size, item_label, sentence_classes, visible_fractions
+from .sample import (IMAGE_SIZE, MATERIALS, MIN_VISIBLE_FRACTION, clevr_size, item_label, sentence_classes,
+                     visible_fractions)
 
 
 def validate(item: MalevicItem, rules: Rules) -> None:
