@@ -97,3 +97,12 @@ def test_the_probes_flag_items_drawn_the_old_way(task, leaks):
     flagged = {name for name, probe in found.items() if probe.leaks}
     print(task, {name: probe.cell() for name, probe in found.items()})
     assert leaks <= flagged and not flagged & {"index parity", "retried"}
+
+
+def test_learned_probes_fit_on_the_train_items_where_given():
+    """`mewl audit --train DIR`: fitted on one dataset, scored on every item of the other."""
+    fit, score = old_style("malevic-pos1", 600, 8), old_style("malevic-pos1", 600, 9)
+    found = probes(score, train=fit)
+    assert found["target size only"].n == found["scene statistics only"].n == 600
+    assert found["target size only"].leaks
+    assert not probes(seen(statements("malevic-pos1")), train=fit)["target size only"].leaks
