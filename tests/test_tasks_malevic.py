@@ -32,7 +32,7 @@ ITEMS = 24  # whole items (placed, measured, validated) per task
 
 @functools.cache
 def statements(task: str, n: int = STATEMENTS, split: str = "train", scheme: str = "iid") -> tuple:
-    """(sentence, label, adjective, statement) per index, redrawn as the registry redraws."""
+    """(sentence, label, adjective, statement, index, retry) per index, redrawn as the registry redraws."""
     rules, out = TASK_RULES[task.removeprefix("malevic-")], []
     for index in range(n):
         for retry in range(MAX_RETRIES):
