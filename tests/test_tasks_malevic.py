@@ -1,6 +1,7 @@
 """MALeViC in 3D: every label recomputes from the sizes, targets are unique,
-classes balanced, text alone at chance, the hard sets and the compositional
-split keep their rules, and broken items are rejected."""
+classes balanced, text alone at chance, the target's size alone at its proved
+floor and the scene without the target at chance, the hard sets and the
+compositional split keep their rules, and broken items are rejected."""
 from __future__ import annotations
 
 import functools
@@ -16,7 +17,7 @@ from tasks.catalog import sample_item
 from tasks import catalog
 from tasks.validation import InvalidItem
 from tasks.malevic.item import K_SHARP, K_SPREAD, SIZE_LEVELS, MalevicItem, sentence
-from tasks.malevic.rules import TASK_RULES
+from tasks.malevic.rules import TASK_RULES, twin
 from tasks.malevic import check_split
 from tasks.malevic.sample import HELD_OUT, UNSEEN, draw_sentence
 from tasks.benchmark import MAX_RETRIES, Draw
@@ -31,19 +32,20 @@ ITEMS = 24  # whole items (placed, measured, validated) per task
 
 @functools.cache
 def statements(task: str, n: int = STATEMENTS, split: str = "train", scheme: str = "iid") -> tuple:
-    """(sentence, label, adjective, statement) per index, redrawn as the registry redraws."""
+    """(sentence, label, adjective, statement, index, retry) per index, redrawn as the registry redraws."""
     rules, out = TASK_RULES[task.removeprefix("malevic-")], []
     for index in range(n):
         for retry in range(MAX_RETRIES):
             try:
-                adjective, label, st = draw_sentence(item_rng(0, split, catalog.task(task).code, index, retry),
-                                                     Draw(task, split, index, 0, retry, scheme), rules)
+                code = catalog.task(task).code
+                adjective, label, st = draw_sentence(item_rng(0, split, code, index, retry),
+                                                     Draw(task, split, index, 0, retry, scheme, code=code), rules)
                 break
             except OutOfDraws:
                 continue
         t = st.target
         noun = st.shapes[t] if rules.noun_is_shape else "object"
-        out.append((sentence(st.colors[t], st.shapes[t], adjective, noun), label, adjective, st))
+        out.append((sentence(st.colors[t], st.shapes[t], adjective, noun), label, adjective, st, index, retry))
     return tuple(out)
 
 
@@ -83,30 +85,31 @@ def test_a_checker_reading_only_the_files_recomputes_every_label(task):
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_labels_are_half_true_per_pair_and_classes_are_balanced(task):
+def test_labels_are_each_indexs_own_coin_and_classes_are_balanced(task):
     drawn = statements(task)
-    labels = [label for _, label, _, _ in drawn]
-    assert all(labels[i] != labels[i + 1] for i in range(0, STATEMENTS - 1, 2)), "one true item per index pair"
-    evens_true = sum(labels[0::2])  # which item of a pair is true is a coin, not the parity
-    assert_at_chance(evens_true / len(labels[0::2]), len(labels[0::2]), 0.5, f"{task} true item first in its pair")
+    labels = [d[1] for d in drawn]
+    assert_at_chance(sum(labels) / len(labels), len(labels), 0.5, f"{task} true share")
+    pairs = len(labels) // 2  # no pair of indexes (2j, 2j + 1) with exactly one true item
+    one_true = sum(labels[2 * j] != labels[2 * j + 1] for j in range(pairs))
+    assert_at_chance(one_true / pairs, pairs, 0.5, f"{task} index pairs with one true item")
     words = ("biggest", "smallest") if task.endswith("sup1") else ("big", "small")
-    classes = [(st.shapes[st.target], st.colors[st.target], adj, label) for _, label, adj, st in drawn]
+    classes = [(st.shapes[st.target], st.colors[st.target], adj, label) for _, label, adj, st, *_ in drawn]
     support = tuple((s, c, a, lab) for s in SHAPES for c in COLORS for a in words for lab in (True, False))
     assert_uniform(classes, support, f"{task} shape x color x adjective x label")
-    assert_uniform([len(st.shapes) for *_, st in drawn], (5, 6, 7, 8, 9), f"{task} object count")
+    assert_uniform([len(st.shapes) for *_, st, _, _ in drawn], (5, 6, 7, 8, 9), f"{task} object count")
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_text_alone_stays_at_chance(task):
     drawn = statements(task)
-    hits = sum(solver.text_only_guess(text) == label for text, label, _, _ in drawn)
+    hits = sum(solver.text_only_guess(text) == label for text, label, *_ in drawn)
     assert_at_chance(hits / len(drawn), len(drawn), solver.CHANCE, f"{task} text-only")
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_each_task_keeps_the_papers_rules(task):
     rules = TASK_RULES[task.removeprefix("malevic-")]
-    for text, label, adjective, st in statements(task):
+    for text, label, adjective, st, *_ in statements(task):
         t, sizes, n = st.target, st.sizes, len(st.shapes)
         assert 1 <= st.levels[t] <= 8 and 5 <= n <= 9
         key = [(c, s) for c, s in zip(st.colors, st.shapes)]
@@ -120,13 +123,14 @@ def test_each_task_keeps_the_papers_rules(task):
         if task.endswith("setpos-hard"):
             assert min(sizes[i] for i in ref) < sizes[t] < max(sizes[i] for i in ref)
         assert solver.verdict(adjective, list(sizes), t, ref, st.k) == label, text
+        assert twin(rules, st, adjective) is not None, "the other object the sentence could have named"
 
 
 def test_k_is_drawn_per_scene_around_the_papers_value():
-    ks = np.array([st.k for *_, st in statements("malevic-pos")])
+    ks = np.array([st.k for *_, st, _, _ in statements("malevic-pos")])
     assert abs(ks.mean() - K_SHARP) < Z_999 * K_SPREAD / np.sqrt(len(ks))
     assert abs(ks.std() / K_SPREAD - 1) < 0.1 and (ks >= 0).all()
-    assert all(st.k is None for *_, st in statements("malevic-sup1", 50))
+    assert all(st.k is None for *_, st, _, _ in statements("malevic-sup1", 50))
 
 
 def test_the_sharp_label_sometimes_differs_from_the_vague_one():
@@ -139,7 +143,7 @@ def test_the_sharp_label_sometimes_differs_from_the_vague_one():
 def test_the_unseen_scheme_holds_pairs_out_of_training(task):
     positive = {"big": "big", "small": "small"}
     for split, held in (("train", False), ("val", False), ("test", True)):
-        pairs = {(positive[adj], st.shapes[st.target]) for _, _, adj, st in statements(task, 300, split, UNSEEN)}
+        pairs = {(positive[adj], st.shapes[st.target]) for _, _, adj, st, *_ in statements(task, 300, split, UNSEEN)}
         assert pairs == (set(HELD_OUT) if held else {(a, s) for a in ("big", "small") for s in SHAPES} - HELD_OUT)
     for item in items(task, 4, "test", UNSEEN):
         assert (item.adjective, item.scene.objects[item.target].shape) in HELD_OUT

@@ -8,8 +8,12 @@ projected areas, blind to depth), the ceiling of a solver that uses the sharp
 k = 0.29, the share of true labels, the class balance (shape x color x
 adjective x label), and how size correlates with projected area and with
 distance to the camera within a scene, and the share of items redrawn from a
-derived seed (their first draw ran out of placements). Exit 1 when the oracle misses an item,
-text-only beats chance or labels or classes are unbalanced.
+derived seed (their first draw ran out of placements), and the leak probes of
+tasks.malevic.probes (target size only, scene statistics only, the no-target
+rule, index parity, retried, pair partner), each "accuracy [95 % interval] /
+floor", fitted on `--train` items where given, else on the first half by index.
+Exit 1 when the oracle misses an item, text-only beats chance, the true share
+is off 1/2, classes are unbalanced or a probe is above its floor.
 """
 from __future__ import annotations
 
@@ -19,13 +23,15 @@ import numpy as np
 
 from scenes.universe import COLORS
 
-from ..audit import BALANCE_P, above_chance, measured, uniform_p
+from ..audit import BALANCE_P, Z_VERDICT, above_chance, leaking, measured, uniform_p, wilson
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
+from .probes import Seen, level_of, probes
 
+PROBES = ("target size only", "scene statistics only", "no-target rule", "index parity", "retried", "pair partner")
 COLUMNS = ("split", "task", "n", "oracle", "text-only", "area shortcut", "sharp k ceiling", "true share",
-           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", "verdict")
+           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "verdict")
 
 
 def truth(stored: StoredItem, item: dict) -> dict:
@@ -51,9 +57,13 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
         o = image["objects"][target]
         eye = item["scene"]["camera"]["location"]
         distance = [math.dist(p["3d_coords"], eye) for p in image["objects"]]
+        levels = tuple(level_of(p["3d_coords"][2]) for p in image["objects"])
+        seen = Seen(item["label"], solver.parse(item["sentence"])[2], levels[target], levels, item["index"],
+                    item["retry"])
         rows.append((item["label"], solver.solve(item, image), solver.text_only_guess(item["sentence"]),
                      solver.area_guess(item, image), item["label_sharp"], (o["shape"], o["color"], item["adjective"]),
-                     _corr(item["sizes"], item["projected_area"]), _corr(item["sizes"], distance), item["retry"] > 0))
+                     _corr(item["sizes"], item["projected_area"]), _corr(item["sizes"], distance), item["retry"] > 0,
+                     seen))
     return rows
 
 
@@ -76,17 +86,22 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
              "corr(size, area)": float(np.mean([r[6] for r in rows if r[6] is not None])),
              "corr(size, distance)": float(np.mean([r[7] for r in rows if r[7] is not None])),
              "redrawn": sum(r[8] for r in rows) / n}
+    train = [r[9] for r in measured(_measure, run.train, run.workers)] if run.train else None
+    found_probes = probes([r[9] for r in rows], train)
+    found.update({name: p.cell() for name, p in found_probes.items()})
     failures = []
     if found["oracle"] < 1:
         failures.append("oracle misses")
     if above_chance(text_hits, n, solver.CHANCE):
         failures.append("text-only beats chance")
-    if abs(sum(labels) - n / 2) > 1:  # one true item per index pair: an odd count leaves one over
+    low, high = wilson(sum(labels), n, Z_VERDICT)
+    if not low <= 1 / 2 <= high:  # each index's own fair coin
         failures.append("labels not half true")
     if found["class balance p"] < BALANCE_P:
         failures.append("classes unbalanced")
+    failures += leaking(found_probes)
     found["verdict"] = "ok" if not failures else "; ".join(failures)
     return found
 
 
-AUDIT = Audit(columns=COLUMNS, row=row)
+AUDIT = Audit(columns=COLUMNS, row=row, learns=True)

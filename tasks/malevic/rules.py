@@ -83,7 +83,7 @@ def extreme(sizes, among, target: int) -> bool:
 
 def true_adjective(rules: Rules, st: Statement) -> str | None:
     """The adjective the target deserves; None for a SUP1 target that is neither the only
-    biggest nor the only smallest, or one within a hair of T."""
+    biggest nor the only smallest (a false item of either adjective), or one within a hair of T."""
     sizes, t = st.sizes, st.target
     if rules.superlative:
         others = [s for i, s in enumerate(sizes) if i != t]
@@ -117,6 +117,21 @@ def broken_rule(rules: Rules, st: Statement) -> str | None:
         return "the target is the biggest or smallest of its reference set"
     if (st.k is None) != rules.superlative:
         return "k is drawn for the threshold tasks and only for them"
-    if true_adjective(rules, st) is None:
-        return "the target is no superlative" if rules.superlative else f"the target lies within {HAIR} of T"
+    if not rules.superlative and true_adjective(rules, st) is None:
+        return f"the target lies within {HAIR} of T"
+    return None
+
+
+def twin(rules: Rules, st: Statement, adjective: str) -> int | None:
+    """The object the sampler paired the target with: of the target's shape, one level away, a valid
+    target itself, and on the other side of the adjective (exactly one of the two makes the sentence
+    true). Every item has one: which of the two the sentence names is the label's only cause."""
+    t = st.target
+    fits = true_adjective(rules, st) == adjective
+    for j, (shape, level) in enumerate(zip(st.shapes, st.levels)):
+        if j == t or shape != st.shapes[t] or abs(level - st.levels[t]) != 1:
+            continue
+        other = replace(st, target=j)
+        if broken_rule(rules, other) is None and (true_adjective(rules, other) == adjective) != fits:
+            return j
     return None

@@ -1,12 +1,17 @@
-"""Drawing a MALeViC item: choose the sentence's class, a scene where it holds
-(or fails), then place the scene so that every size can be judged.
+"""Drawing a MALeViC item: the sentence's class and its label, then a scene
+that is the same whichever the label, then which object the sentence names.
 
-Exactly one item of each index pair (2j, 2j+1) is true, which one drawn from
-the pair's seed (tasks.seeds.balanced_label), so any even number of items is
-exactly half true and the index tells nothing. A false item is the adjective swap of its scene's
-true sentence: the scene is drawn so that its target deserves the other
-adjective. Classes (shape x color x adjective) are uniform and independent of
-the label.
+The matched construction (docs/malevic.md, "True and false"): every scene holds
+a pair of objects of the target's shape at adjacent levels (a, a + 1), a
+uniform on 1..7, that the adjective tells apart: the upper one is big and the
+lower one small under the scene's T (SUP1: the upper one is the only biggest,
+or the lower one the only smallest). The scene, its sizes and k are drawn
+before and apart from the label; the label only chooses which of the two the
+sentence names. So nothing in the scene without the target's identity tells
+the label (1/2), and the target's own level tells it at 4/7, the least any
+scene drawn apart from the label allows (docs/malevic.md). Each index draws its
+label from its own seed (item_label): no pair of indexes shares one.
+Classes (shape x color x adjective) are uniform and independent of the label.
 """
 from __future__ import annotations
 
@@ -19,9 +24,9 @@ from scenes.universe import COLORS, SHAPES, SIZE_SCALE
 from scenes.visibility import estimate_visible_pixels, projected_areas
 
 from ..benchmark import IID, Draw
-from ..seeds import balanced_label, draw_seed
-from .item import K_SHARP, K_SPREAD, OBJECT_COUNTS, POSITIVE, QUERY_LEVELS, SIZE_LEVELS, SWAP, MalevicItem, sentence
-from .rules import Rules, Statement, broken_rule, positive, reference_set, threshold, true_adjective
+from ..seeds import draw_seed, name_code, split_code
+from .item import K_SHARP, K_SPREAD, OBJECT_COUNTS, POSITIVE, SIZE_LEVELS, MalevicItem, sentence
+from .rules import HAIR, SET_MIN, Rules, Statement, broken_rule, positive, reference_set, threshold, twin
 
 UNSEEN = "malevic-unseen"
 # Paper 7.2 held out half the (adjective, noun) pairs, each adjective seen with two
@@ -37,9 +42,11 @@ MATERIALS = ("rubber", "metal")
 # the camera; a level step (0.05) of a far small object spans two pixels.
 IMAGE_SIZE = (480, 360)
 MIN_VISIBLE_FRACTION = 0.8  # of each object's silhouette, besides placement's own pixel minimum
-# Statements per item (cheap: no geometry); the rarest kinds (SUP1 of 9 objects,
-# a big SET+POS-hard target among 5) are kept about 1 in 33.
-STATEMENT_DRAWS = 2000
+# The lower level of the pair; both levels (a, a + 1) are query levels (1..8).
+PAIR_LOW: tuple[int, ...] = tuple(range(1, 8))
+TOP = len(SIZE_LEVELS) - 1
+SCENE_DRAWS = 400  # scenes around one pair (cheap: no geometry); the rarest, POS-hard at a = 1, keeps about 1 in 12
+_LABEL = name_code("malevic label")
 
 
 def check_split(scheme: str, split: str, task: str = "malevic") -> None:
@@ -61,16 +68,71 @@ def sentence_classes(rules: Rules, scheme: str, split: str, task: str) -> list[t
     return [(a, s) for a, s in pairs if ((POSITIVE[a], s) in HELD_OUT) == SCHEME_SPLITS[split]]
 
 
-def draw_statement(rng: np.random.Generator, rules: Rules, n: int, shape: str, color: str) -> Statement:
-    """A random scene of n objects around a target of this shape and color (rules checked apart)."""
-    target = int(rng.integers(n))
-    shapes = [shape if rules.one_shape or i == target else str(rng.choice(SHAPES)) for i in range(n)]
-    # Another object of the target's shape never takes its color: drawn from the other seven.
-    others = [c for c in COLORS if c != color]
-    colors = [color if i == target else str(rng.choice(others if s == shape else COLORS)) for i, s in enumerate(shapes)]
-    levels = [int(rng.choice(QUERY_LEVELS)) if i == target else int(rng.integers(len(SIZE_LEVELS))) for i in range(n)]
-    k = None if rules.superlative else redraw(lambda: float(rng.normal(K_SHARP, K_SPREAD)), lambda v: 0 <= v <= 1, "k")
-    return Statement(tuple(shapes), tuple(colors), tuple(levels), target, k)
+def item_label(root_seed: int, split: str, code: int, index: int) -> bool:
+    """An item's label: a fair coin of its own index (not its pair's, not its retry's)."""
+    rng = np.random.default_rng(np.random.SeedSequence([root_seed, split_code(split), code, index, _LABEL]))
+    return bool(rng.integers(2))
+
+
+def range_bounds(rules: Rules, a: int, k: float) -> list[tuple[int, int]]:
+    """The reference set's (min, max) levels whose T (with this k) falls between levels a and a + 1,
+    a hair clear of both; strictly outside the pair where the task never queries an extreme. Those
+    whose T under the sharp k = 0.29 falls there too, where there are any (the label then holds
+    for the paper's k as well, as it does for most of the paper's items)."""
+    strict = int(rules.not_reference_extreme or (rules.not_scene_extreme and not rules.shape_reference))
+
+    def between(lo: int, hi: int, k: float) -> bool:
+        t = threshold((SIZE_LEVELS[lo], SIZE_LEVELS[hi]), (0, 1), k)
+        return SIZE_LEVELS[a + 1] - t >= HAIR and t - SIZE_LEVELS[a] >= HAIR
+
+    found = [(lo, hi) for lo in range(a + 1 - strict) for hi in range(a + 1 + strict, TOP + 1) if between(lo, hi, k)]
+    sharp = [b for b in found if between(*b, K_SHARP)]
+    return sharp or found
+
+
+def draw_levels(rng: np.random.Generator, rules: Rules, n: int, adjective: str, a: int
+                ) -> tuple[list[int], int, float | None] | None:
+    """Levels of n objects, the pair (a + 1, a) first, then the rest of the reference set, then the
+    objects outside it; the reference set's size; k. None where no reference range fits this k."""
+    if rules.superlative:  # the upper one the only biggest, or the lower one the only smallest
+        others = rng.integers(0, a + 1, n - 2) if adjective == "biggest" else rng.integers(a + 1, TOP + 1, n - 2)
+        return [a + 1, a, *map(int, others)], n, None
+    k = redraw(lambda: float(rng.normal(K_SHARP, K_SPREAD)), lambda v: 0 <= v <= 1, "k")
+    bounds = range_bounds(rules, a, k)
+    if not bounds:
+        return None
+    lo, hi = bounds[int(rng.integers(len(bounds)))]
+    ends = [v for v, beyond in ((lo, lo < a), (hi, hi > a + 1)) if beyond]
+    m = n if not rules.shape_reference else int(rng.integers(max(SET_MIN, 2 + len(ends)), n))
+    rest = rng.integers(lo, hi + 1, m - 2 - len(ends))
+    outside = rng.integers(0, TOP + 1, n - m)
+    return [a + 1, a, *ends, *map(int, rest), *map(int, outside)], m, k
+
+
+def draw_scene(rng: np.random.Generator, rules: Rules, n: int, shape: str, color: str, adjective: str, a: int,
+               upper: bool) -> Statement | None:
+    """A scene around the pair at levels (a + 1, a); the target, colored `color`, is the upper one
+    or the lower one. Everything but which of the two wears `color` is drawn alike either way."""
+    drawn = draw_levels(rng, rules, n, adjective, a)
+    if drawn is None:
+        return None
+    levels, m, k = drawn
+    rest = [s for s in SHAPES if s != shape]
+    shapes = [shape if rules.one_shape or i < m and (rules.shape_reference or i < 2)
+              else str(rng.choice(rest if rules.shape_reference else SHAPES)) for i in range(n)]
+    partner = str(rng.choice([c for c in COLORS if c != color]))
+    pair = (color, partner) if upper else (partner, color)
+    spare = [c for c in COLORS if c not in pair]
+    colors = [*pair, *(str(rng.choice(spare if s == shape else COLORS)) for s in shapes[2:])]
+    order = rng.permutation(n)
+    st = Statement(tuple(shapes[i] for i in order), tuple(colors[i] for i in order),
+                   tuple(levels[i] for i in order), int(np.flatnonzero(order == (0 if upper else 1))[0]), k)
+    return st
+
+
+def matched(rules: Rules, st: Statement | None, adjective: str) -> bool:
+    """Both objects of the pair are valid targets that the adjective tells apart."""
+    return st is not None and broken_rule(rules, st) is None and twin(rules, st, adjective) is not None
 
 
 def clevr_size(extent: float) -> str:
@@ -95,12 +157,13 @@ def draw_sentence(rng: np.random.Generator, d: Draw, rules: Rules) -> tuple[str,
     classes = sentence_classes(rules, d.scheme, d.split, d.task)
     adjective, shape = classes[int(rng.integers(len(classes)))]
     color = str(rng.choice(COLORS))
-    label = balanced_label(d.root_seed, d.split, d.code, d.index)
-    deserved = adjective if label else SWAP[adjective]
+    label = item_label(d.root_seed, d.split, d.code, d.index)
+    upper = (POSITIVE[adjective] == "big") == label
     n = int(rng.choice(OBJECT_COUNTS))
-    st = redraw(lambda: draw_statement(rng, rules, n, shape, color),
-                lambda s: broken_rule(rules, s) is None and true_adjective(rules, s) == deserved,
-                f"{d.task} scene with a {deserved} target", limit=STATEMENT_DRAWS)
+    a = int(rng.choice(PAIR_LOW))
+    st = redraw(lambda: draw_scene(rng, rules, n, shape, color, adjective, a, upper),
+                lambda s: matched(rules, s, adjective), f"{d.task} scene around levels {a} and {a + 1}",
+                limit=SCENE_DRAWS)
     return adjective, label, st
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-CHANCE = 1 / 2  # one true item per index pair, whatever the sentence
+CHANCE = 1 / 2  # each index its own fair label coin, whatever the sentence
 _SENTENCE = re.compile(r"^The (\w+) (\w+) is (?:a|the) (big|small|biggest|smallest) (\w+)$")
 
 

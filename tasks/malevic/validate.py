@@ -1,16 +1,17 @@
 """Every MALeViC item recomputed from its scene spec: sizes, reference set, T, label,
-the target's description, the task's rules and the visibility bound."""
+the target's description and its twin, the task's rules and the visibility bound."""
 from __future__ import annotations
 
 import math
 
 from scenes.visibility import visible_enough
 
-from ..seeds import balanced_label, name_code
+from ..seeds import name_code
 from ..validation import check_scene_geometry, require
 from .item import K_SHARP, SIZE_LEVELS, MalevicItem, sentence
-from .rules import Rules, Statement, broken_rule, positive, reference_set, threshold, true_adjective
-from .sample import IMAGE_SIZE, MATERIALS, MIN_VISIBLE_FRACTION, clevr_size, sentence_classes, visible_fractions
+from .rules import Rules, Statement, broken_rule, positive, reference_set, threshold, true_adjective, twin
+from .sample import (IMAGE_SIZE, MATERIALS, MIN_VISIBLE_FRACTION, clevr_size, item_label, sentence_classes,
+                     visible_fractions)
 
 
 def validate(item: MalevicItem, rules: Rules) -> None:
@@ -37,8 +38,10 @@ def validate(item: MalevicItem, rules: Rules) -> None:
     require(pair in sentence_classes(rules, item.scheme, item.split, item.task),
             f"{pair} is not a pair of the {item.split} split under {item.scheme}")
     require(item.label == (true_adjective(rules, st) == item.adjective), "the label does not follow from the sizes")
-    require(item.label == balanced_label(item.root_seed, item.split, name_code(item.task), item.index),
-            "the label is not the one its index pair gives it (one true item per pair)")
+    require(item.label == item_label(item.root_seed, item.split, name_code(item.task), item.index),
+            "the label is not its index's own coin")
+    require(twin(rules, st, item.adjective) is not None,
+            "no object of the target's shape one level away that the adjective tells apart from it")
     sharp = item.label if item.k is None else \
         positive(item.sizes, item.reference, item.target, K_SHARP) == item.adjective
     require(item.label_sharp == sharp, "label_sharp is not the label under k = 0.29")

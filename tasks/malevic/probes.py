@@ -1,0 +1,125 @@
+"""MALeViC's leak probes: solvers deprived of what the task is about, each against its floor.
+
+Each reads only what `Seen` holds (the label, the adjective, the target's size
+level, every object's level, the item's index and retry), so the audit feeds
+them from the files and the tests from plain statements, old-style ones
+included. Learned probes are fitted on one set of items and scored on another:
+the audit's `--train` items, or the first half (by index) of the audited ones.
+
+- target size: the adjective and the target's own level, no other object (an
+  exact Bayes table). Floor 4/7: the sampler's pair (a, a + 1), a uniform on
+  1..7, gives the true and the false target levels one step apart, and no
+  scene drawn apart from the label does better (docs/malevic.md proves it).
+- scene statistics: the adjective, the object count and every level sorted
+  (mean, min, max, spread, counts per level), not which object is the target
+  (gradient-boosted trees). Floor 1/2: the scene is drawn before the label.
+- no target: 'big'/'biggest' false iff some object has the top level,
+  'small'/'smallest' false iff some object has level 0. Floor 1/2.
+- index parity, retried, pair partner: the item's index parity and whether it
+  was redrawn (Bayes tables), and the label of the item at index i ^ 1,
+  negated (the old one-true-per-pair scheme scores 1). Floor 1/2.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Hashable
+from typing import NamedTuple
+
+import numpy as np
+
+from ..audit import Probe
+from .item import SIZE_LEVELS
+
+TARGET_FLOOR = 4 / 7
+CHANCE = 1 / 2
+TOP = len(SIZE_LEVELS) - 1
+MOST_OBJECTS = 9
+
+
+class Seen(NamedTuple):
+    label: bool
+    adjective: str
+    target_level: int
+    levels: tuple[int, ...]
+    index: int
+    retry: int
+
+
+def level_of(size: float) -> int:
+    """The level (0..9) of a half-extent read from the files."""
+    return round((size - SIZE_LEVELS[0]) / (SIZE_LEVELS[1] - SIZE_LEVELS[0]))
+
+
+def big(adjective: str) -> bool:
+    return adjective in ("big", "biggest")
+
+
+def table(fit: list[Seen], score: list[Seen], key: Callable[[Seen], Hashable], floor: float) -> Probe:
+    """An exact Bayes table: the majority label of each key among `fit`, the majority overall for a
+    key `fit` never saw; its hits on `score`."""
+    votes: dict[Hashable, Counter] = {}
+    for s in fit:
+        votes.setdefault(key(s), Counter())[s.label] += 1
+    overall = sum(s.label for s in fit) * 2 >= len(fit)
+
+    def guess(s: Seen) -> bool:
+        c = votes.get(key(s))
+        return overall if c is None or c[True] == c[False] else c[True] > c[False]
+
+    return Probe(sum(guess(s) == s.label for s in score), len(score), floor)
+
+
+def statistics(s: Seen) -> list[float]:
+    """The scene's sizes without the target: the adjective, count, mean, min, max, spread, the
+    levels sorted (padded with -1) and how many objects have each level."""
+    v = np.array(s.levels, dtype=float)
+    counts = np.bincount(np.array(s.levels), minlength=TOP + 1)
+    padded = sorted(s.levels) + [-1] * (MOST_OBJECTS - len(s.levels))
+    return [float(big(s.adjective)), len(v), v.mean(), v.min(), v.max(), v.std(), *padded, *counts]
+
+
+def scene_statistics(fit: list[Seen], score: list[Seen]) -> Probe:
+    if not score:
+        return Probe(0, 0, CHANCE)
+    if len({s.label for s in fit}) < 2:
+        return table(fit, score, lambda s: 0, CHANCE)
+    from sklearn.ensemble import HistGradientBoostingClassifier  # loads only when a probe is fitted
+
+    model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, random_state=0)
+    model.fit(np.array([statistics(s) for s in fit]), np.array([s.label for s in fit]))
+    guesses = model.predict(np.array([statistics(s) for s in score]))
+    return Probe(int(sum(g == s.label for g, s in zip(guesses, score))), len(score), CHANCE)
+
+
+def no_target(score: list[Seen]) -> Probe:
+    def guess(s: Seen) -> bool:
+        return (TOP if big(s.adjective) else 0) not in s.levels
+
+    return Probe(sum(guess(s) == s.label for s in score), len(score), CHANCE)
+
+
+def pair_partner(seen: list[Seen]) -> Probe:
+    label = {s.index: s.label for s in seen}
+    paired = [s for s in seen if s.index ^ 1 in label]
+    return Probe(sum((not label[s.index ^ 1]) == s.label for s in paired), len(paired), CHANCE)
+
+
+def halves(seen: list[Seen], train: list[Seen] | None) -> tuple[list[Seen], list[Seen]]:
+    """(fit, score): `train` and every audited item, or the first and second half by index."""
+    if train:
+        return train, seen
+    ordered = sorted(seen, key=lambda s: s.index)
+    return ordered[:len(ordered) // 2], ordered[len(ordered) // 2:]
+
+
+def probes(seen: list[Seen], train: list[Seen] | None = None) -> dict[str, Probe]:
+    """Every probe's score, by its column name."""
+    fit, score = halves(seen, train)
+    return {
+        "target size only": table(fit, score, lambda s: (s.adjective, s.target_level), TARGET_FLOOR),
+        "scene statistics only": scene_statistics(fit, score),
+        "no-target rule": no_target(seen),
+        "index parity": table(fit, score, lambda s: (s.adjective, s.index % 2), CHANCE),
+        "retried": table(fit, score, lambda s: (s.adjective, s.retry > 0), CHANCE),
+        "pair partner": pair_partner(seen),
+    }
