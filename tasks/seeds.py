@@ -30,14 +30,5 @@ def item_rng(root_seed: int, split: str, code: int, index: int, retry: int = 0) 
     return np.random.default_rng(np.random.SeedSequence(entropy))
 
 
-def balanced_label(root_seed: int, split: str, code: int, index: int) -> bool:
-    """True for exactly one item of each pair (2j, 2j+1), which one drawn from
-    the pair's own seed: any even number of items is exactly half true, and
-    neither an item's index nor its parity tells its label."""
-    pair = np.random.default_rng(np.random.SeedSequence(
-        [root_seed, split_code(split), code, index // 2, _code("balanced label pair")]))
-    return (index % 2 == 0) == bool(pair.integers(2))
-
-
 def draw_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(2**63))

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tasks import catalog
 from tasks.audit import repeat_failures, repeats
+from tasks.bongard.audit import key as bongard_key
+from tasks.malevic.audit import key as malevic_key
+from tasks.mewl.audit import key as mewl_key
 from tasks.benchmark import draw_item
 from tasks.shapeworld import SHAPEWORLD
 from tasks.shapeworld.item import ShapeWorldItem
@@ -83,3 +87,27 @@ def test_the_probe_counts_a_planted_repeat_and_fails_only_a_test_split(tmp_path)
     assert (found.hits, found.n) == (1, 21) and found.leaks
     assert repeat_failures("test", found) == ["1 test items repeat an item of another split"]
     assert repeat_failures("train", found) == []  # train and val may share an item
+
+
+@pytest.mark.parametrize("task, key", [("shape", mewl_key), ("malevic-pos", malevic_key),
+                                       ("bongard-basic", bongard_key)])
+def test_each_benchmarks_key_finds_a_train_item_seen_again_and_nothing_else(tmp_path, task, key):
+    """Every benchmark's key: a train item re-viewed (other camera, lights and seeds) is a repeat, another
+    item of the same task is not."""
+    spec = catalog.task(task)
+    train = [draw_item(spec, 3, "train", i) for i in range(3)]
+    again = train[1].with_scenes({name: s.model_copy(update={
+        "seed": s.seed + 1, "camera": s.camera.model_copy(update={"lens_mm": s.camera.lens_mm + 1}),
+        "lights": s.lights[::-1]}) for name, s in train[1].scenes().items()})
+    again = again.model_copy(update={"split": "test", "index": 0, "root_seed": 4})
+    others = [_stored_as(tmp_path, item, f"train{k}") for k, item in enumerate(train)]
+    fresh = draw_item(spec, 5, "test", 1)
+    found = repeats([_stored_as(tmp_path, again, "again"), _stored_as(tmp_path, fresh, "fresh")], others, key)
+    assert (found.hits, found.n) == (1, 2)
+
+
+def _stored_as(tmp_path: Path, item, name: str) -> StoredItem:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / item.RECORD_FILE).write_text(item.model_dump_json())
+    return StoredItem(item.split, item.task, item.index, folder, type(item))

@@ -22,6 +22,7 @@ Exit 1 when a problem is unsound, the file solver misses, or a probe's
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -31,13 +32,13 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS
 
-from ..audit import Probe, leaking, measured
+from ..audit import Probe, leaking, measured, repeat_failures, repeats
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import probes, solver
 
 PROBES = ("examples withheld", "identity fields", "names only", "count-only", "histogram-only")
-COLUMNS = ("split", "task", "n", "sound", "file solver", *PROBES, "histogram of", "verdict")
+COLUMNS = ("split", "task", "n", "sound", "file solver", *PROBES, "histogram of", "repeats", "verdict")
 NAMES = solver.NAMES
 LEVELS = 4  # histogram levels per color channel
 
@@ -114,6 +115,20 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
     return rows
 
 
+def _objects(scene: dict) -> str:
+    return json.dumps(sorted(json.dumps([o[a] for a in ("shape", "color", "material", "size")])
+                             for o in scene["objects"]))
+
+
+def key(stored: StoredItem) -> str:
+    """What a problem shows a model up to camera, lights, positions and seeds: its concept, each side's
+    scenes' objects (as multisets) and each test scene's objects with its label."""
+    item = stored.record()
+    sides = [sorted(_objects(s) for s in item[side]) for side in ("positives", "negatives")]
+    tests = [[_objects(s), positive] for s, positive in zip(item["tests"], item["test_positive"])]
+    return json.dumps([item["task"], item["concept"], sides, tests])
+
+
 def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     rows = measured(_measure, items, run.workers, batch=25)
     n = len(rows)
@@ -133,6 +148,9 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     if hits[1] < n:
         failures.append(f"the file solver misses {n - hits[1]}")
     failures += leaking(found_probes)
+    repeated = repeats(items, run.others, key, run.workers)
+    found["repeats"] = repeated.cell()
+    failures += repeat_failures(split, repeated)
     found["verdict"] = "ok" if not failures else "; ".join(failures)
     return found
 

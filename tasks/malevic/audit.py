@@ -17,13 +17,14 @@ is off 1/2, classes are unbalanced or a probe is above its floor.
 """
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 
 from scenes.universe import COLORS
 
-from ..audit import BALANCE_P, Z_VERDICT, above_chance, leaking, measured, uniform_p, wilson
+from ..audit import BALANCE_P, Z_VERDICT, Probe, leaking, measured, repeat_failures, repeats, uniform_p, wilson
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
@@ -31,7 +32,8 @@ from .probes import Seen, level_of, probes
 
 PROBES = ("target size only", "scene statistics only", "no-target rule", "index parity", "retried", "pair partner")
 COLUMNS = ("split", "task", "n", "oracle", "text-only", "area shortcut", "sharp k ceiling", "true share",
-           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "verdict")
+           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "repeats",
+           "verdict")
 
 
 def truth(stored: StoredItem, item: dict) -> dict:
@@ -67,6 +69,15 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
     return rows
 
 
+def key(stored: StoredItem) -> str:
+    """What an item shows a model up to camera, lights, positions and seeds: the sentence, the label and
+    every object's shape, color, material and size level (as a multiset)."""
+    item = stored.record()
+    objects = sorted(json.dumps([o["shape"], o["color"], o["material"], level])
+                     for o, level in zip(item["scene"]["objects"], item["size_levels"]))
+    return json.dumps([item["task"], item["sentence"], item["label"], objects])
+
+
 def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     rows = measured(_measure, items, run.workers)
     n = len(rows)
@@ -80,7 +91,8 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     support = tuple((s, c, a, lab) for s, a in pairs for c in COLORS for lab in (True, False))
     classes = [(*r[5], r[0]) for r in rows]
     text_hits = sum(r[2] == r[0] for r in rows)
-    found = {"split": split, "task": task, "n": n, "oracle": rate(1), "text-only": text_hits / n,
+    text_only = Probe(text_hits, n, solver.CHANCE)
+    found = {"split": split, "task": task, "n": n, "oracle": rate(1), "text-only": text_only.cell(),
              "area shortcut": rate(3), "sharp k ceiling": rate(4), "true share": sum(labels) / n,
              "class balance p": uniform_p(classes, support),
              "corr(size, area)": float(np.mean([r[6] for r in rows if r[6] is not None])),
@@ -92,14 +104,17 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     failures = []
     if found["oracle"] < 1:
         failures.append("oracle misses")
-    if above_chance(text_hits, n, solver.CHANCE):
-        failures.append("text-only beats chance")
+    if text_only.leaks:
+        failures.append("text-only above its floor")
     low, high = wilson(sum(labels), n, Z_VERDICT)
     if not low <= 1 / 2 <= high:  # each index's own fair coin
         failures.append("labels not half true")
     if found["class balance p"] < BALANCE_P:
         failures.append("classes unbalanced")
     failures += leaking(found_probes)
+    repeated = repeats(items, run.others, key, run.workers)
+    found["repeats"] = repeated.cell()
+    failures += repeat_failures(split, repeated)
     found["verdict"] = "ok" if not failures else "; ".join(failures)
     return found
 
