@@ -3,7 +3,7 @@
 Six context panels each show one object and utter its message; the query
 shows an object whose color-shape pair no panel shows. The five choices name
 the query and four objects of its material and size in four other colors,
-each of a random shape. Each choice's color is shown by exactly one panel
+each of a random shape (in test: of its color's held-out shape). Each choice's color is shown by exactly one panel
 (with another shape), a sixth panel shows none of their colors, and no panel
 shows a choice's color-shape pair: counting words in the context favours no
 choice. The panels also show the query's material, size and every choice's
@@ -12,8 +12,8 @@ validator derives it (derive.py); for the other grammars a learner needs the
 grammar's hidden parameters, and for HOL no context can give the answer at
 all (each message is random).
 
-Splits as icy-naming: in "test" the query is a held-out pair; elsewhere no
-scene and no choice is one. Context panels never show a held-out pair.
+Splits as icy-naming: in "test" the query and every choice are held-out pairs;
+elsewhere no scene and no choice is one. Context panels never show a held-out pair.
 """
 from __future__ import annotations
 
@@ -72,28 +72,52 @@ def _pair(o: ObjectTuple) -> tuple[str, str]:
     return (o[0], o[1])
 
 
-def draw_choices(rng: np.random.Generator, query: ObjectTuple) -> list[ObjectTuple]:
-    """The query and four objects of its material and size, each of another
-    color and a random shape: five objects alike but for their color-shape pairs."""
+def draw_choices(rng: np.random.Generator, query: ObjectTuple, lang: Language, split: str) -> list[ObjectTuple]:
+    """The query and four objects of its material and size, each of another color: five objects alike
+    but for their color-shape pairs. In test each distractor is its color's held-out pair, as the query
+    is, so that no choice is told apart by a pair training showed; elsewhere its shape is random."""
     colors = [c for c in COLORS if c != query[1]]
-    return [query, *((SHAPES[rng.integers(len(SHAPES))], colors[k], query[2], query[3])
-                     for k in rng.choice(len(colors), size=4, replace=False))]
+    held = dict((color, shape) for shape, color in lang.holdout)
+    return [query, *((held[colors[k]] if split == TEST_SPLIT else SHAPES[rng.integers(len(SHAPES))], colors[k],
+                      query[2], query[3]) for k in rng.choice(len(colors), size=4, replace=False))]
 
 
 def fair(choices: list[ObjectTuple], lang: Language, split: str) -> bool:
-    """Five colors and five messages; outside test no choice names a held-out pair."""
+    """Five colors and five messages; in test every choice names a held-out pair, elsewhere none does."""
     return (len({o[1] for o in choices}) == len({lang.messages[o] for o in choices}) == 5
-            and (split == TEST_SPLIT or not any(map(lang.held_out, choices))))
+            and all(lang.held_out(o) == (split == TEST_SPLIT) for o in choices))
+
+
+def layouts(lang: Language, choices: list[ObjectTuple]) -> list[tuple[list[str], tuple[str, ...]]]:
+    """Every (colors, shapes) of the six context panels that keeps the rules: a panel per choice, of its
+    color but another shape, and a sixth of none of their colors (each choice's color shown once, no
+    choice's pair at all, so counting words in the context tells the answer from no distractor); no
+    held-out pair; every shape shown by as many panels as another."""
+    taken = {c[1] for c in choices}
+    per_shape = N_PANELS // len(SHAPES)
+
+    def shapes_for(color: str, not_shape: str | None) -> list[str]:
+        return [s for s in SHAPES if s != not_shape and (s, color) not in lang.holdout]
+
+    found = []
+    for sixth in (c for c in COLORS if c not in taken):
+        colors = [c[1] for c in choices] + [sixth]
+        options = [shapes_for(c[1], c[0]) for c in choices] + [shapes_for(sixth, None)]
+        found += [(colors, shapes) for shapes in itertools.product(*options)
+                  if all(shapes.count(s) == per_shape for s in SHAPES)]
+    return found
 
 
 def draw_context(rng: np.random.Generator, lang: Language, choices: list[ObjectTuple]) -> list[ObjectTuple]:
-    """A panel per choice, of its color but another shape, and a sixth of none of their colors: each
-    choice's color is shown once and no choice's pair at all, so counting words in the context tells
-    the answer from no distractor. No panel shows a held-out pair."""
+    """The six panels: a layout drawn uniformly among those that keep the rules (enumerated, not
+    rejected: the rules leave few), then each panel's material and size; in random order."""
+    found = layouts(lang, choices)
+    colors, shapes = found[rng.integers(len(found))]
     pool = shown_in("train", lang)
-    groups = [[o for o in pool if o[1] == c[1] and o[0] != c[0]] for c in choices]
-    groups.append([o for o in pool if o[1] not in {c[1] for c in choices}])
-    picked = [g[rng.integers(len(g))] for g in groups]
+    picked = []
+    for color, shape in zip(colors, shapes):
+        group = [o for o in pool if o[0] == shape and o[1] == color]
+        picked.append(group[rng.integers(len(group))])
     return [picked[i] for i in rng.permutation(len(picked))]
 
 
@@ -119,7 +143,8 @@ def sample(rng: np.random.Generator, d: Draw) -> IcyEpisode:
     lang = language(d.root_seed, spec)
     queries = shown_in(d.split, lang)
     query = queries[int(rng.integers(len(queries)))]
-    objects = redraw(lambda: draw_choices(rng, query), lambda c: fair(c, lang, d.split), "five fair choices")
+    objects = redraw(lambda: draw_choices(rng, query, lang, d.split),
+                     lambda c: fair(c, lang, d.split) and bool(layouts(lang, c)), "five fair choices")
     context = redraw(lambda: draw_context(rng, lang, objects), lambda c: teaches(c, lang, objects),
                      "context that teaches the query's words")
     choices, answer = choices_with_answer(rng, lang.messages[query], [lang.messages[o] for o in objects[1:]])

@@ -1,6 +1,6 @@
 """icy-naming: one object per image, named by its message in the dataset's language.
 
-Splits: the language holds out three color-shape pairs (`Language.holdout`,
+Splits: the language holds out one color-shape pair per color (`Language.holdout`,
 drawn from the root seed). A split named "test" shows only objects of those
 pairs (18 of the 144); every other split name (train, val, ...) shows only
 the other 126, so a held-out pair is never seen outside test.
