@@ -1,6 +1,7 @@
-"""MEWL's data does not move: `mewl sample` of every MEWL task hashes as it did
-before the pipeline became generic over benchmarks (recorded at main 9de600e,
-the last commit that knew only MEWL). A change that alters a single byte of a
+"""MEWL's data does not move: `mewl sample` of every MEWL task hashes as
+recorded for mewl-gen 0.2.0 (issue 31 changed MEWL's names, words and
+pragmatic episodes; first recorded at main 9de600e, the last commit that
+knew only MEWL). A change that alters a single byte of a
 MEWL episode, seed or file name fails here; if it is meant, it is a new
 generator version and these digests are re-recorded in the same commit."""
 from __future__ import annotations
@@ -12,15 +13,15 @@ from cli.main import main
 
 # sha256 over (relative path, sha256 of the file) of train/<task>/**, 40 episodes, seed 7.
 PINNED = {
-    "bootstrap": "23385108b2a973262d0df11a4d50985bca978fb2c0b72b510c5cc9c74d397b32",
-    "color": "92d416a9afb380bf9f2fc9f04b609a6f167f3e21c341ef4fe88200c22f0e8a3f",
-    "composite": "b848bf8dc978d28d35680e2b8306ac1404fedc34e5b5e44787aa0dfc73959abf",
-    "material": "ff28a1256d307b766c3fa0db64432cfac3dedf3ccb6c55541ecb3c40e73c7473",
-    "number": "fee80355801976b846c580b27de4e6b9b1ef16b4069a53be1a89778336a6f606",
-    "object": "610bcb43a1975589683680bdb60b93306df851ebeb8b1ad5643e4aecc5a158d1",
-    "pragmatic": "263cd291154e44a945043766c77333ad9ebaf583efd2196c08c30c9942c68231",
-    "relation": "db45fc5b9c336e878de56ee1a457e8bc120701eef0db94a475cfa9810a314670",
-    "shape": "bd2d5ed2ee0f3b3e1fbb6fad711df85cab24bf2b44fb3a10fca560d02124737b",
+    "bootstrap": "2e2042211c123d87334a001a30611b0c878b6810969e292c1e5bbf67698eecd6",
+    "color": "e2f78634bf6cd0a23666ff820001f56b3f6593cacca90bcd79e0be2d0437268d",
+    "composite": "37e6e8885c7975c44111a998d61e3bb7b4d0acb1dedc42b630359b9e0d6578ed",
+    "material": "a74a9d13afe1c49270834acfaf30d3c68ca2695ff23442375f6702732bbacbb8",
+    "number": "af1cd0603eda50f866ca8e25c7ef0471644b50ffc6562c0b6f39872e00c6df48",
+    "object": "304e727b5ad7b3bc329911b5e890d462f985c72c8ced4b07ab7ac0e428adf384",
+    "pragmatic": "c9d64c78eed68f1266c0d081ff872ce1d0b6a79666bfaa73f1591de2404aca28",
+    "relation": "a3b1510810b72123a6a5386917d7fb9540e3149f7713c547a327d0002437889d",
+    "shape": "d68343b6235d4ecb3f8e8fa85797aa08e8ae8410bb31da24d3e4679b4113fd9b",
 }
 
 
