@@ -18,7 +18,12 @@ family:
   objects, or the color histogram: of the PNG's pixels, 4 levels per
   channel, where rendered, else the scene's area of each color x material).
 Exit 1 when a problem is unsound, the file solver misses, or a probe's
-99.9 % interval lies above its floor.
+99.9 % interval lies above its floor. Count-only and histogram-only are
+judged on basic and free-form, whose concepts say nothing of counts, colors
+or materials (basic's near misses change shapes only); abstract's concepts
+are about them (all objects share a material, exactly three objects, the
+frontmost object is red: in 3D the frontmost shows larger), so there those
+two solvers read the concept itself, and their cells are shown, not judged.
 """
 from __future__ import annotations
 
@@ -39,6 +44,8 @@ from . import probes, solver
 
 PROBES = ("examples withheld", "identity fields", "names only", "count-only", "histogram-only")
 COLUMNS = ("split", "task", "n", "sound", "file solver", *PROBES, "histogram of", "repeats", "verdict")
+CONCEPT_EVIDENCE = ("count-only", "histogram-only")  # a deprived solver only where the concepts are not about it
+ABOUT_COUNTS_AND_COLORS = ("bongard-abstract",)
 NAMES = solver.NAMES
 LEVELS = 4  # histogram levels per color channel
 
@@ -147,7 +154,8 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
         failures.append(f"{n - hits[0]} unsound problems")
     if hits[1] < n:
         failures.append(f"the file solver misses {n - hits[1]}")
-    failures += leaking(found_probes)
+    failures += leaking({name: p for name, p in found_probes.items()
+                         if name not in CONCEPT_EVIDENCE or task not in ABOUT_COUNTS_AND_COLORS})
     repeated = repeats(items, run.others, key, run.workers)
     found["repeats"] = repeated.cell()
     failures += repeat_failures(split, repeated)
@@ -155,4 +163,6 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     return found
 
 
-AUDIT = Audit(columns=COLUMNS, row=row)
+AUDIT = Audit(columns=COLUMNS, row=row, notes="every probe reads 'accuracy % [95 % interval] / floor'; "
+              "count-only and histogram-only are not judged on bongard-abstract, whose concepts are about counts, "
+              "colors and materials (there they read the concept); repeats: none allowed in test")
