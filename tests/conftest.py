@@ -35,9 +35,15 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):
         config._mewl_samples = tempfile.mkdtemp(prefix="mewl-test-samples-")
         os.environ[SAMPLES_ENV] = config._mewl_samples
+        if _needs_render(config):
+            start_render(config)
 
 
 def pytest_unconfigure(config):
+    render = getattr(config, "_mewl_render", None)
+    if render is not None and render.poll() is None:  # a session that ended before the render did
+        render.kill()
+        render.wait()
     folder = getattr(config, "_mewl_samples", None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
@@ -80,21 +86,59 @@ def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: 
 RENDERED_SEED = "2026"
 
 
-def rendered_all() -> Path:
-    import subprocess
+def _render_command(folder: Path) -> list[str]:
     import sys
+
+    return [sys.executable, "-m", "cli", "render", "--task", "all", "--n", "1", "--seed", RENDERED_SEED,
+            "--quality", "draft", "--device", "cpu", "--workers", "1", "--out", str(folder / "out")]
+
+
+def rendered_all() -> Path:
+    """The session's render: started in the background when the session began (start_render), or
+    here by the first process that asks; a process that asks meanwhile waits on the lock, not a sleep."""
+    import subprocess
 
     folder = Path(os.environ[SAMPLES_ENV]) / "rendered-all"
     with open(folder.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / "done").exists():
             shutil.rmtree(folder, ignore_errors=True)
-            r = subprocess.run([sys.executable, "-m", "cli", "render", "--task", "all", "--n", "1", "--seed",
-                                RENDERED_SEED, "--quality", "draft", "--device", "cpu", "--workers", "1",
-                                "--out", str(folder / "out")], capture_output=True, text=True, timeout=1200)
+            r = subprocess.run(_render_command(folder), capture_output=True, text=True, timeout=1200)
             assert r.returncode == 0, r.stderr
             (folder / "done").write_text("")
     return folder / "out"
+
+
+def _needs_render(config) -> bool:
+    """Whether the session runs a test file that reads the shared render (a file calling rendered_all)."""
+    tests = Path(__file__).parent
+    users = {p.resolve() for p in tests.glob("test_*.py") if "rendered_all(" in p.read_text()}
+    asked = [Path(a.split("::")[0]).resolve() for a in (config.args or [str(tests)])]
+    return any(u == a or a in u.parents for u in users for a in asked)
+
+
+def start_render(config) -> None:
+    """Start the shared render beside the tests, holding its lock until it is done, so that no test
+    process idles waiting for it: the render takes one core for a minute or two."""
+    import subprocess
+    import threading
+
+    folder = Path(os.environ[SAMPLES_ENV]) / "rendered-all"
+    lock = open(folder.with_suffix(".lock"), "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    process = subprocess.Popen(_render_command(folder), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def finish():
+        _, err = process.communicate()
+        if process.returncode == 0:
+            (folder / "done").write_text("")
+        else:  # rendered_all renders again in the test that asks, and its assertion shows why
+            (folder.parent / "rendered-all.err").write_text(err)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+
+    config._mewl_render = process
+    threading.Thread(target=finish, daemon=True).start()
 
 
 def stored_items(out: Path, prefix: str) -> list:
