@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -44,20 +45,47 @@ class CoinageError(OutOfDraws):
     """No pseudo-word could be coined within the bounded number of draws."""
 
 
-@cache
-def english_words() -> frozenset[str]:
-    """Every English word we know of, lowercased, loaded once per process:
-    Webster's Second and GCIDE (the `english-words` package), which lack
-    inflected and modern forms (`dies`, `fees`, `meme`, `disco`), and
-    wordfreq's large English list, which has them (its alphabetic forms;
-    the wheel ships its data, nothing is downloaded). About 0.5 s and
-    487,000 words; both packages are imported here, so commands that coin
-    no word never load them."""
+# The English words a coinage could hit: those of the word lists below that split into at most
+# MAX_SYLLABLES of our syllables (every coined word does), one per line. Written by
+# `python -m tasks.mewl.words` from the lists; tests/test_words.py checks it is theirs. Reading it
+# costs milliseconds where loading the lists cost half a second in every process that coins words.
+ENGLISH_FILE = Path(__file__).with_name("english_coinable.txt")
+MAX_SYLLABLES = 4
+
+
+def segmentable(word: str, parts: int = MAX_SYLLABLES) -> bool:
+    """Whether the word is a concatenation of at most `parts` of SYLLABLES."""
+    if not word:
+        return True
+    return parts > 0 and any(word.startswith(s) and segmentable(word[len(s):], parts - 1) for s in _BY_START.get(word[0], ()))
+
+
+_BY_START: dict[str, tuple[str, ...]] = {}
+for _s in SYLLABLES:
+    _BY_START[_s[0]] = (*_BY_START.get(_s[0], ()), _s)
+
+
+def english_lists() -> frozenset[str]:
+    """Every English word we know of, lowercased: Webster's Second and GCIDE (the `english-words`
+    package), which lack inflected and modern forms (`dies`, `fees`, `meme`, `disco`), and wordfreq's
+    large English list, which has them (its alphabetic forms; the wheel ships its data, nothing is
+    downloaded). About 0.5 s and 487,000 words."""
     from english_words import get_english_words_set
     from wordfreq import iter_wordlist
 
     frequent = {w.lower() for w in iter_wordlist("en", "large") if w.isalpha()}
     return frozenset(get_english_words_set(["web2", "gcide"], lower=True)) | frequent
+
+
+def coinable_english(words: frozenset[str]) -> list[str]:
+    """The words a coinage could hit: those that split into at most MAX_SYLLABLES syllables, sorted."""
+    return sorted(w for w in words if segmentable(w))
+
+
+@cache
+def english_words() -> frozenset[str]:
+    """The English words a coined word must not be (ENGLISH_FILE), read once per process."""
+    return frozenset(ENGLISH_FILE.read_text().split())
 
 
 def coinable(word: str) -> bool:
@@ -66,6 +94,8 @@ def coinable(word: str) -> bool:
 
 def pseudo_words(rng: np.random.Generator, n: int, syllables: int, exclude=()) -> list[str]:
     """n distinct words of `syllables` syllables, none English, reserved or excluded."""
+    if not 1 <= syllables <= MAX_SYLLABLES:
+        raise ValueError(f"{syllables} syllables: the English list covers words of 1 to {MAX_SYLLABLES}")
     taken = set(exclude)
     words: list[str] = []
     for _ in range(TRIES_PER_WORD * n):
@@ -76,3 +106,7 @@ def pseudo_words(rng: np.random.Generator, n: int, syllables: int, exclude=()) -
             if len(words) == n:
                 return words
     raise CoinageError(f"coined {len(words)} of {n} words of {syllables} syllables in {TRIES_PER_WORD * n} draws")
+
+
+if __name__ == "__main__":  # write ENGLISH_FILE from the word lists
+    ENGLISH_FILE.write_text("\n".join(coinable_english(english_lists())) + "\n")
