@@ -18,7 +18,7 @@ from tasks.mewl.solvers import SOLVERS, deprived, learned
 from tasks.mewl.episode import TASKS, Episode
 from scenes.universe import COLORS
 from tests.chance import Z_999
-from tests.conftest import episodes
+from tests.conftest import HALF, episodes
 
 OWN = ("shape", "color", "material", "object", "composite", "number")
 
@@ -145,7 +145,7 @@ def test_the_audit_goes_into_the_card_which_says_when_the_items_changed_since(tm
 
 @pytest.mark.parametrize("task", OWN)
 def test_query_only_exact_solvers_are_at_chance(task):
-    eps = episodes(task, 1000)
+    eps = episodes(task)
     rng = np.random.default_rng(0)
     query_only = SOLVERS[task].deprived[deprived.QUERY_ONLY]
     rate = np.mean([query_only.guess(deprived.view(ep, deprived.QUERY_ONLY), rng) == ep.answer for ep in eps])
@@ -173,10 +173,10 @@ def test_deprived_solvers_see_nothing_of_what_they_are_denied():
 
 @pytest.mark.parametrize("task", OWN)
 def test_learned_query_only_baselines_are_at_chance(task):
-    """Fitted on 500 episodes and scored on 500 others: these tasks' samplers leave the query alone no
-    cue (the exact solvers above prove it over 1,000), so the learned model's band may be wider."""
-    eps = episodes(task, 1000)
-    train, test = eps[:500], eps[500:]
+    """Fitted on half the episodes and scored on the other half: these tasks' samplers leave the query alone no
+    cue (the exact solvers above prove it over all of them), so the learned model's band may be wider."""
+    eps = episodes(task)
+    train, test = eps[:HALF], eps[HALF:]
     rate = learned.hits(task, deprived.QUERY_ONLY, list(train), list(test)).mean()
     chance = SOLVERS[task].chance
     print(f"{task}: query-only learned {rate:.3f} (chance {chance:.3f})")
@@ -186,30 +186,30 @@ def test_learned_query_only_baselines_are_at_chance(task):
 @pytest.mark.parametrize("task", OWN)
 def test_no_query_solvers_exact_and_learned_are_at_their_floor(task):
     """Without the query image these tasks' contexts say nothing the utterances do not about which choice
-    is asked: the exact guess is the text-only one (over 1,000 episodes), the learned model (fitted on 500,
-    scored on 500) reads the context and the lexicon it determines. Relation, bootstrap and pragmatic's
+    is asked: the exact guess is the text-only one (over every episode), the learned model (fitted on one half,
+    scored on the other) reads the context and the lexicon it determines. Relation, bootstrap and pragmatic's
     no-query baselines are among the redesigned tasks' below."""
-    eps = episodes(task, 1000)
+    eps = episodes(task)
     no_query = SOLVERS[task].deprived[deprived.NO_QUERY]
     rng = np.random.default_rng(0)
     rate = np.mean([no_query.guess(deprived.view(ep, deprived.NO_QUERY), rng) == ep.answer for ep in eps])
-    learned_rate = learned.hits(task, deprived.NO_QUERY, list(eps[:500]), list(eps[500:])).mean()
+    learned_rate = learned.hits(task, deprived.NO_QUERY, list(eps[:HALF]), list(eps[HALF:])).mean()
     chance = no_query.floor
     print(f"{task}: no-query exact {rate:.3f}, learned {learned_rate:.3f} (floor {chance:.3f})")
     assert abs(rate - chance) <= Z_999 * math.sqrt(chance * (1 - chance) / len(eps))
-    assert learned_rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / 500)
+    assert learned_rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / HALF)
 
 
-# The redesigned tasks (issue 10): their deprived baselines learn on 500 of
-# the 1,000 seed-0 episodes every test of the task shares (cached per
-# session) and are scored on the other 500.
+# The redesigned tasks (issue 10): their deprived baselines learn on half of
+# the seed-0 episodes every test of the task shares (cached per
+# session) and are scored on the other half.
 REDESIGNED = [(t, d) for t in ("relation", "bootstrap", "pragmatic") for d in SOLVERS[t].deprived]
 
 
 @pytest.mark.parametrize("task,deprivation", REDESIGNED)
 def test_learned_deprived_baselines_of_the_redesigned_tasks_are_at_chance(task, deprivation):
-    eps = episodes(task, 1000)
-    train, test = eps[:500], eps[500:]
+    eps = episodes(task)
+    train, test = eps[:HALF], eps[HALF:]
     rate = learned.hits(task, deprivation, list(train), list(test)).mean()
     chance = SOLVERS[task].deprived[deprivation].floor
     print(f"{task}: {deprivation} learned {rate:.3f} (chance {chance:.3f})")
@@ -224,8 +224,8 @@ def test_the_learned_baseline_finds_a_planted_shortcut():
         obj = ep.query.objects[0].model_copy(update={"color": COLORS[ep.answer_index]})
         return ep.model_copy(update={"query": ep.query.model_copy(update={"objects": (obj,)})})
 
-    eps = [planted(ep) for ep in episodes("shape", 1000)]
-    train, test = eps[:500], eps[500:]
+    eps = [planted(ep) for ep in episodes("shape")]
+    train, test = eps[:HALF], eps[HALF:]
     assert learned.hits("shape", deprived.QUERY_ONLY, train, test).mean() > 0.95
 
 

@@ -34,9 +34,9 @@ def _stored(tmp_path: Path, item, name: str) -> StoredItem:
 
 @pytest.fixture(scope="module")
 def existential_keys() -> dict[str, list[str]]:
-    """Keys of 3,500 existential items: five root seeds, 400 train, 100 val and 200 test items each."""
+    """Keys of 2,100 existential items: three root seeds, 400 train, 100 val and 200 test items each."""
     task, keys = TASKS["shapeworld-existential"], {}
-    for seed in range(5):
+    for seed in range(3):
         for split, n in (("train", 400), ("val", 100), ("test", 200)):
             keys.setdefault(split, []).extend(_key(draw_item(task, seed, split, i)) for i in range(n))
     return keys

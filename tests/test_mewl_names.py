@@ -27,15 +27,15 @@ def universe_named(ep: Episode) -> Episode:
 
 @pytest.mark.parametrize("task", BASIC)
 def test_the_names_only_probe_catches_universe_index_names(task):
-    found = probes(task, [universe_named(ep) for ep in episodes(task, 300)], None)
-    assert found["names-only"].hits == 300, "the old names decode every word"
+    found = probes(task, [universe_named(ep) for ep in episodes(task, 200)], None)
+    assert found["names-only"].hits == 200, "the old names decode every word"
     assert found["names-only"].leaks and found["names-only learned"].leaks
     assert leaking(found)[:2] == ["names-only above its floor", "names-only learned above its floor"]
 
 
 def test_the_identity_probe_catches_a_planted_leak():
     """The retry count made to tell the answer's position: a model on the identity fields must find it."""
-    planted = [ep.model_copy(update={"retry": ep.answer_index}) for ep in episodes("shape", 300)]
+    planted = [ep.model_copy(update={"retry": ep.answer_index}) for ep in episodes("shape", 200)]
     assert probes("shape", planted, None)["identity learned"].leaks
 
 

@@ -1,4 +1,4 @@
-"""Every task over 1,000 seeds: valid, solvable by an independent solver,
+"""Every task over EPISODES_PER_TASK seeds: valid, solvable by an independent solver,
 balanced, no better than chance for a text-only guesser, reproducible."""
 from __future__ import annotations
 

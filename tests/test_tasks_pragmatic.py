@@ -24,7 +24,7 @@ from tasks.mewl.words import pseudo_words
 from tasks.sampling import choices_with_answer, shuffled
 from tasks.validation import InvalidItem
 from tasks.mewl.pragmatic import distinguishing_values
-from tests.conftest import episodes
+from tests.conftest import EPISODES_PER_TASK, episodes
 
 N = 300
 
@@ -102,8 +102,8 @@ def test_validator_rejects_an_ambiguous_panel():
 
 
 # The hand is needed: the deprived solvers of tasks/mewl/solvers/pragmatic.py on
-# the 1,000 episodes every test of the task shares (exact solvers learn nothing from them).
-DEPRIVED_N = 1000
+# the episodes every test of the task shares (exact solvers learn nothing from them).
+DEPRIVED_N = EPISODES_PER_TASK
 Z_999 = 3.29  # two-sided 99.9 % normal quantile
 
 

@@ -152,8 +152,8 @@ def test_the_two_balanced_choice_sets_make_each_live_statement_equally_likely():
 def test_without_the_context_or_the_query_image_a_solver_is_at_chance():
     """Query-only (scene and choices, every lexicon weighed), no-query
     (context and choices, every layout weighed) and text-only over the
-    1,000 episodes every test of the task shares, against the floor of 1/4 proven above."""
-    eps1 = episodes("relation", 1000)
+    the episodes every test of the task shares, against the floor of 1/4 proven above."""
+    eps1 = episodes("relation")
     assert_at_chance(accuracy(query_only_guess, eps1), len(eps1), QUERY_ONLY_CHANCE, "relation query-only")
     assert_at_chance(accuracy(no_query_guess, eps1), len(eps1), NO_QUERY_CHANCE, "relation no-query")
     assert_at_chance(accuracy(text_only_guess, eps1), len(eps1), CHANCE, "relation text-only")
