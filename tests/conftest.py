@@ -18,10 +18,10 @@ from tasks.mewl.episode import Episode
 os.environ["MEWL_CACHE_DIR"] = tempfile.mkdtemp(prefix="mewl-test-cache-")
 
 # Episodes per task that the properties checked on every episode (validity, the oracle, balance,
-# text-only chance) and the deprived baselines share: 600 keep every chi-square and chance bound
-# meaningful (the baselines' 99.9 % band at chance 1/5 is +-0.054, fitted on 300 and scored on 300:
-# +-0.076) at under a third of the sampling of 2,000; the audit's own runs (docs/audit.md) are larger.
-EPISODES_PER_TASK = 600
+# text-only chance) and the deprived baselines share: 700 keep every chi-square and chance bound
+# meaningful (the baselines' 99.9 % band at chance 1/5 is +-0.050, fitted on 350 and scored on 350:
+# +-0.071) at a third of the sampling of 2,000; the audit's own runs (docs/audit.md) are larger.
+EPISODES_PER_TASK = 700
 HALF = EPISODES_PER_TASK // 2  # the learned baselines: fitted on the first half, scored on the second
 
 # Sampled episodes are shared by every test process of one session: several files ask for the
