@@ -97,9 +97,8 @@ def repeats(items: Sequence[StoredItem], others: Sequence[StoredItem], key: Call
     alone: what the item shows a model, up to what must not make two items differ (camera, lights,
     positions, rotations, jitter, index, retry and seeds), e.g. ShapeWorld's (task, caption, the
     objects' attributes as a multiset, agreement) or MEWL's (task, each panel's utterance with its
-    objects' attributes, the query's objects, the choices, the answer). Its audit's row then adds
-    `repeats(items, run.others, key, run.workers)` to its cells and `repeat_failures(split, probe)`
-    to its verdict. Keys must be module-level functions (the items are measured on worker processes)."""
+    objects' attributes, the query's objects, the choices, the answer). Its audit's row then takes
+    its `repeats` cell and verdict words from `repeat_column(split, items, run.others, key, run.workers)`. Keys must be module-level functions (the items are measured on worker processes)."""
     measure = partial(_keys, key)
     seen = set(measured(measure, others, workers))
     return Probe(sum(k in seen for k in measured(measure, items, workers)), len(items), 0.0)
@@ -108,6 +107,13 @@ def repeats(items: Sequence[StoredItem], others: Sequence[StoredItem], key: Call
 def repeat_failures(split: str, probe: Probe) -> list[str]:
     """The verdict's words for a test split with an item that repeats another split's."""
     return [f"{probe.hits} test items repeat an item of another split"] if split == TEST_SPLIT and probe.hits else []
+
+
+def repeat_column(split: str, items: Sequence[StoredItem], others: Sequence[StoredItem],
+                  key: Callable[[StoredItem], Hashable], workers: int = 1) -> tuple[str, list[str]]:
+    """An audit row's `repeats` cell and its verdict's words: `repeats`, judged by `repeat_failures`."""
+    probe = repeats(items, others, key, workers)
+    return probe.cell(), repeat_failures(split, probe)
 
 
 MANY_CLASSES = 10

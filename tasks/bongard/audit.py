@@ -37,7 +37,7 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS
 
-from ..audit import Probe, leaking, measured, repeat_failures, repeats
+from ..audit import Probe, leaking, measured, repeat_column
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import probes, solver
@@ -156,9 +156,8 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
         failures.append(f"the file solver misses {n - hits[1]}")
     failures += leaking({name: p for name, p in found_probes.items()
                          if name not in CONCEPT_EVIDENCE or task not in ABOUT_COUNTS_AND_COLORS})
-    repeated = repeats(items, run.others, key, run.workers)
-    found["repeats"] = repeated.cell()
-    failures += repeat_failures(split, repeated)
+    found["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
+    failures += repeated
     found["verdict"] = "ok" if not failures else "; ".join(failures)
     return found
 

@@ -44,7 +44,7 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 from scenes.universe import TUPLE_ORDER
 
-from ..audit import Probe, identity, leaking, learned, measured, repeat_failures, repeats
+from ..audit import Probe, identity, leaking, learned, measured, repeat_column
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
@@ -204,9 +204,8 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     found.update({name: probes[name].cell() if name in probes and probes[name].n else "-"
                   for name in ("text-only", "names-only", "identity fields")})
     failures += leaking(probes)
-    repeated = repeats(items, run.others, stored_key, run.workers)
-    found["repeats"] = repeated.cell()
-    failures += repeat_failures(split, repeated)
+    found["repeats"], repeated = repeat_column(split, items, run.others, stored_key, run.workers)
+    failures += repeated
     found["verdict"] = "ok" if not failures else "; ".join(failures)
     return found
 

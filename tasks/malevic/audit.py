@@ -24,7 +24,7 @@ import numpy as np
 
 from scenes.universe import COLORS
 
-from ..audit import BALANCE_P, Z_VERDICT, Probe, leaking, measured, repeat_failures, repeats, uniform_p, wilson
+from ..audit import BALANCE_P, Z_VERDICT, Probe, leaking, measured, repeat_column, uniform_p, wilson
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
@@ -112,9 +112,8 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     if found["class balance p"] < BALANCE_P:
         failures.append("classes unbalanced")
     failures += leaking(found_probes)
-    repeated = repeats(items, run.others, key, run.workers)
-    found["repeats"] = repeated.cell()
-    failures += repeat_failures(split, repeated)
+    found["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
+    failures += repeated
     found["verdict"] = "ok" if not failures else "; ".join(failures)
     return found
 

@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-from ..audit import BALANCE_P, Probe, above_chance, leaking, repeat_failures, repeats, uniform_p, wilson
+from ..audit import BALANCE_P, Probe, above_chance, leaking, repeat_column, uniform_p, wilson
 from ..benchmark import Audit, AuditRun, UsageError
 from ..stored import StoredItem
 from .episode import Episode
@@ -149,11 +149,9 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     cells |= {name: _accuracy(found.get(name), found["bars"].get(name)) for name in BASELINES}
     cells |= {name: found["probes"][name].cell() if name in found["probes"] else "-" for name in PROBES}
     cells |= {"chance": f"{100 * chance:.1f}", "position p": f"{found['position p']:.3f}",
-              "balance p": f"{found['balance p']:.3f} ({found['balance worst']})",
-              "verdict": "; ".join(failures(found)) or "ok"}
-    repeated = repeats(items, run.others, key, run.workers)
-    cells["repeats"] = repeated.cell()
-    cells["verdict"] = "; ".join(filter(None, [*failures(found), *repeat_failures(split, repeated)])) or "ok"
+              "balance p": f"{found['balance p']:.3f} ({found['balance worst']})"}
+    cells["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
+    cells["verdict"] = "; ".join([*failures(found), *repeated]) or "ok"
     return cells
 
 

@@ -33,7 +33,7 @@ from scenes.image_truth import geometric_truth
 from scenes.spec import SceneSpec
 from scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
-from ..audit import Probe, balanced, identity, index_pairs, leaking, learned, measured, repeat_failures, repeats
+from ..audit import Probe, balanced, identity, index_pairs, leaking, learned, measured, repeat_column
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
@@ -115,9 +115,8 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     found.update({name: probes[name].cell() if name in probes else "-"
                   for name in ("caption-only", "scene statistics", "identity fields", "index pairs")})
     failures += leaking(probes)
-    repeated = repeats(items, run.others, stored_key, run.workers)
-    found["repeats"] = repeated.cell()
-    failures += repeat_failures(split, repeated)
+    found["repeats"], repeated = repeat_column(split, items, run.others, stored_key, run.workers)
+    failures += repeated
     if any(r[7] for r in rows):
         using = sum(r[5] for r in rows)
         found["held-out items"] = using
