@@ -15,11 +15,9 @@ overwritten.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,17 +79,27 @@ def choose(out: Path, strict: bool) -> Chosen:
     return Chosen(chosen, lines)
 
 
-def panels(stored: StoredItem, export: Export) -> Iterator[tuple[str, str, str, bytes, str]]:
-    """(member, scene, utterance, PNG bytes, ground truth JSON text) of each image, in panel order."""
+@dataclass(frozen=True)
+class Exported:
+    """One item as an export writes it, its record read once."""
+
+    fields: dict  # the key columns, then the task's typed fields
+    members: list[str]  # each image's member name, in panel order
+    scenes: list[str]  # the scene each member shows
+    utterances: list[str]
+    pngs: list[bytes]  # the rendered PNGs, unchanged
+    truths: list[dict]  # each image's ground truth
+    files: dict[str, str]  # the item's own JSON files: name -> text, as written
+
+
+def exported(stored: StoredItem, export: Export) -> Exported:
     item = stored.item()
-    for member, scene, said in export.panels(item):
-        yield member, scene, said, stored.image(scene).read_bytes(), json.dumps(stored.truth(scene))
-
-
-def fields(stored: StoredItem, export: Export) -> dict:
-    """The key columns, then the task's typed fields."""
-    return {"key": safe_key(stored), "split": stored.split, "task": stored.task, "index": stored.index,
-            **export.fields(stored.item())}
+    shown = export.panels(item)
+    return Exported({"key": safe_key(stored), "split": stored.split, "task": stored.task, "index": stored.index,
+                     **export.fields(item)},
+                    [m for m, _, _ in shown], [scene for _, scene, _ in shown], [said for _, _, said in shown],
+                    [stored.image(scene).read_bytes() for _, scene, _ in shown],
+                    [stored.truth(scene) for _, scene, _ in shown], files(stored))
 
 
 def files(stored: StoredItem) -> dict[str, str]:

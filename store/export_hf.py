@@ -20,7 +20,7 @@ from tasks import catalog
 from tasks.benchmark import Column, Export
 from tasks.stored import StoredItem
 
-from .export import KEY_COLUMNS, Chosen, fields, files, panels, progress
+from .export import KEY_COLUMNS, Chosen, exported, progress
 
 PARQUET_SHARD_BYTES = 500 * 2**20  # the hub's own default shard size for Parquet
 
@@ -54,12 +54,10 @@ def features(export: Export):
 
 
 def row(stored: StoredItem, export: Export) -> dict:
-    shown = list(panels(stored, export))
-    return {**fields(stored, export),
-            "images": [{"bytes": png, "path": None} for _, _, _, png, _ in shown],
-            "panels": [member for member, *_ in shown], "scenes": [scene for _, scene, *_ in shown],
-            "utterances": [said for _, _, said, _, _ in shown], "truths": [truth for *_, truth in shown],
-            "files": json.dumps(files(stored))}
+    e = exported(stored, export)
+    return {**e.fields, "images": [{"bytes": png, "path": None} for png in e.pngs], "panels": e.members,
+            "scenes": e.scenes, "utterances": e.utterances, "truths": [json.dumps(t) for t in e.truths],
+            "files": json.dumps(e.files)}
 
 
 def _rows(items: list[StoredItem], export: Export, bar):

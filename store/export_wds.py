@@ -16,20 +16,18 @@ from pathlib import Path
 
 from tasks import catalog
 
-from .export import Chosen, fields, files, panels, progress, safe_key
+from .export import Chosen, exported, progress
 
 OWNER = "mewl"
 MODE = 0o444
 
 
 def sample(stored, export) -> dict:
-    shown = list(panels(stored, export))
-    meta = {**fields(stored, export),
-            "panels": [member for member, *_ in shown], "scenes": [scene for _, scene, *_ in shown],
-            "utterances": [said for _, _, said, _, _ in shown],
-            "truths": {member: json.loads(truth) for member, *_, truth in shown},
-            "files": {name: json.loads(text) for name, text in files(stored).items()}}
-    return {"__key__": safe_key(stored), **{f"{member}.png": png for member, _, _, png, _ in shown},
+    e = exported(stored, export)
+    meta = {**e.fields, "panels": e.members, "scenes": e.scenes, "utterances": e.utterances,
+            "truths": dict(zip(e.members, e.truths)),
+            "files": {name: json.loads(text) for name, text in e.files.items()}}
+    return {"__key__": e.fields["key"], **{f"{m}.png": png for m, png in zip(e.members, e.pngs)},
             "json": json.dumps(meta, sort_keys=False).encode()}
 
 
