@@ -97,7 +97,8 @@ def plot(found: list[dict], path: Path) -> None:
     err = [[a - r["interval"][0] for a, r in zip(acc, found)], [r["interval"][1] - a for a, r in zip(acc, found)]]
     ax.bar(x, acc, yerr=err, capsize=3, color="#4878a8", label="accuracy (95 % interval)")
     ax.scatter(x, [r["chance"] for r in found], marker="_", s=400, color="black", label="chance", zorder=3)
-    human = [next((v for k, v in r["published"].items() if v is not None and _is_human(r, k)), None) for r in found]
+    human = [next((p.accuracy[r["task"]] for p in catalog.benchmarks()[r["benchmark"]].published
+                   if p.human and r["task"] in p.accuracy), None) for r in found]
     if any(h is not None for h in human):
         ax.scatter([i for i, h in zip(x, human) if h is not None], [h for h in human if h is not None], marker="*",
                    s=120, color="#c44e52", label=f"human {PAPER} (original data)", zorder=4)
@@ -108,11 +109,6 @@ def plot(found: list[dict], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     pyplot.close(fig)
-
-
-def _is_human(r: dict, name: str) -> bool:
-    bench = catalog.benchmarks()[r["benchmark"]]
-    return any(p.human and f"{p.who} ({p.source})" == name for p in bench.published)
 
 
 def cmd_eval(args) -> int:
