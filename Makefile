@@ -25,6 +25,20 @@ PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
 
 setup: $(STAMP)
 
+# A .venv copied or moved from another checkout runs that checkout's code (its editable
+# install points there): where the venv's `cli` is not this folder's, make the venv again.
+VENV_CODE := $(if $(wildcard $(STAMP)),$(shell $(VENV)/bin/python -I -c 'import cli, pathlib; print(pathlib.Path(cli.__file__).resolve().parents[1])' 2>/dev/null))
+ifneq ($(wildcard $(STAMP)),)
+ifneq ($(VENV_CODE),$(realpath $(CURDIR)))
+$(STAMP): venv-elsewhere
+endif
+endif
+
+.PHONY: venv-elsewhere
+venv-elsewhere:
+	@echo "make: $(VENV) runs the code of $(or $(VENV_CODE),an unreadable install), not of $(realpath $(CURDIR)): making it again here" >&2
+	rm -rf $(VENV)
+
 $(STAMP): pyproject.toml
 	@if [ -z "$(PYTHON311)" ]; then echo "make: error: Python 3.11 not found (bpy 5.0.1 needs it); install it or pass PY=/path/to/python3.11" >&2; exit 1; fi
 	$(PYTHON311) -m venv $(VENV)

@@ -9,10 +9,13 @@ from store.files import writing
 from store.layout import SPLIT
 from store.manifest import read_manifest
 from store.reader import item_folders
+from store.status import dataset_status
 from store.verify import check
 from tasks import catalog
 
 from . import options
+
+DAMAGED, INCOMPLETE = 1, 3  # exit codes; 2 is a user error, as everywhere
 
 
 def cmd_verify(args) -> int:
@@ -23,11 +26,19 @@ def cmd_verify(args) -> int:
         damaged = check(out, items)
     for line in damaged:
         print(f"damaged: {line}")
-    noun = catalog.noun({task for _, task, _ in items}) if items else "item"
-    print(f"verify: {len(items)} {noun}(s) checked, {len(damaged)} damaged"
-          + ("; rerun the render command (or add --repair) to render them again" if damaged else ""),
-          file=sys.stderr if damaged else sys.stdout)
-    return 1 if damaged else 0
+    rows = dataset_status(out)
+    noun = catalog.noun({r.task for r in rows} | {task for _, task, _ in items}) if rows or items else "item"
+    absent = [len(r.failed) + len(r.missing) + len(r.in_progress) for r in rows]
+    planned = sum(r.n for r in rows)
+    line = f"verify: {len(items)} {noun}(s) checked, {len(damaged)} damaged"
+    if damaged:
+        line += "; rerun the render command (or add --repair) to render them again"
+    if sum(absent):
+        line += (f"; {sum(absent)} of {planned} planned {noun}(s) not written yet, the dataset is incomplete"
+                 " (mewl status names them; the render command finishes them)")
+    print(line, file=sys.stderr if damaged or sum(absent) else sys.stdout)
+    # Damage outranks absence: a damaged item must be rendered again whatever else is missing.
+    return DAMAGED if damaged else INCOMPLETE if sum(absent) else 0
 
 
 def cmd_index(args) -> int:

@@ -94,6 +94,19 @@ def test_verify_names_each_damaged_episode_and_a_rerun_restores_every_byte(refer
     assert r.returncode == 0 and "5 damaged episode folder(s) set aside" in r.stdout
 
 
+def test_verify_tells_an_incomplete_dataset_from_a_damaged_one(reference, tmp_path):
+    out = tmp_path / "specs"
+    shutil.copytree(reference, out)
+    shutil.rmtree(out / "train/shape/4")  # never written: absent, not damaged
+    r = mewl("verify", out)
+    assert r.returncode == 3 and r.stdout == "" and r.stderr.count("\n") == 1, (r.returncode, r.stdout, r.stderr)
+    assert "4 episode(s) checked, 0 damaged; 1 of 5 planned episode(s) not written yet" in r.stderr, r.stderr
+    (out / "train/shape/0/info.json").unlink()
+    r = mewl("verify", out)  # damage outranks absence: exit 1, both said
+    assert r.returncode == 1 and "1 damaged" in r.stderr and "1 of 5 planned" in r.stderr, r.stderr
+    assert sample(out).returncode == 0 and mewl("verify", out).returncode == 0
+
+
 def dead_pid() -> int:
     proc = subprocess.Popen(["true"])
     proc.wait()
