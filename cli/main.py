@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # here, where a closed pipe can still be caught
         return code
     except MISTAKES as err:
-        print(f"mewl: error: {err}", file=sys.stderr)
+        _complain(f"mewl: error: {err}")
         return 2
     except KeyboardInterrupt:
         print("mewl: interrupted", file=sys.stderr)
@@ -57,6 +57,16 @@ def main(argv: list[str] | None = None) -> int:
         if not _stdout_closed():
             raise  # a pipe of ours (a worker's), not the reader's: a bug
         return 141  # what a shell reports for a program ended by SIGPIPE
+
+
+def _complain(line: str) -> None:
+    """The one line of a user's error on stderr. Where stderr itself cannot be
+    written (a log on a full disk), the exit status alone says it: stderr is
+    pointed at /dev/null so that Python's exit flush keeps that status."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
 
 
 def _stdout_closed() -> bool:

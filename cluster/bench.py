@@ -30,6 +30,7 @@ from pathlib import Path
 
 from render.worker import DEVICES
 from scenes.quality import QUALITIES
+from store.manifest import claim_output
 from store.reader import read
 from tasks import catalog
 from tasks.catalog import resolve, sample_item
@@ -55,8 +56,10 @@ def sampling(scratch: Path, tasks: list[str], seconds: float, n: int, processes:
             count += 1
         rates[task] = count / (time.perf_counter() - start)
     out = scratch / "sampled"
+    settings = Settings(out=out, split=SPLIT, seed=0, quality="")
     start = time.perf_counter()
-    failed = sample_to_disk(Settings(out=out, split=SPLIT, seed=0, quality=""), tasks, n, processes)
+    claim_output(out, settings.manifest("specs"))
+    failed = sample_to_disk(settings, tasks, n, processes)
     wall = time.perf_counter() - start
     shutil.rmtree(out, ignore_errors=True)
     return {
@@ -101,6 +104,7 @@ def renderer_alone(scratch: Path, specs: list, device: str) -> dict:
 
 def pipeline(out: Path, jobs, quality: str, device: str, workers: int) -> dict:
     settings = Settings(out=out, split=SPLIT, seed=0, quality=quality)
+    claim_output(out, settings.manifest("rendered"))
     opts = worker_options(device, None, workers)
     images = renders = 0
     start = time.perf_counter()

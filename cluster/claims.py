@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from store.files import make_folder
 from store.layout import BOOKKEEPING, DAMAGED, STAGING
 
 from .writers import STALE_AFTER, Writer, is_alive, staging_folders
@@ -51,7 +52,7 @@ def claim(writer: Writer, split: str, task: str, index: int) -> dict | None:
     """Claim an episode for `writer`: None when it is now this writer's, else
     the claim of the live writer that holds it."""
     path = claim_path(writer.out, split, task, index)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(writer.out, path.parent)  # never OUT itself, were it removed meanwhile
     mine = json.dumps(writer.who) + "\n"
     for _ in range(ATTEMPTS):
         try:

@@ -5,7 +5,10 @@ folder, write its release files and its record last, and publish it.
 A scene that fails the renderer's visibility check sends the item back to
 the sampler for a redraw from a derived seed (`first_retry=retry + 1`), a
 bounded number of times; an item that still cannot be produced is recorded
-as failed and the others go on. A full disk stops everything.
+as failed and the others go on. A storage fault (a full disk, a read-only
+or failing one, OUT removed), wherever it strikes, the renderer's files
+included, stops everything in one line: never retried, never recorded as a
+renderer crash. A failure's record keeps each attempt's whole reason.
 """
 from __future__ import annotations
 
@@ -15,11 +18,12 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
-from render import NoSpaceError, RenderError, Worker
+from render import RenderError, StorageError, Worker
+from render.storage import naming
 from scenes.quality import with_quality
 from scenes.visibility import MIN_VISIBLE_PIXELS
 from store import bookkeeping, layout
-from store.files import dumps, no_space, writing
+from store.files import dumps, writing
 from store.record import full_problem, write_record
 from tasks.benchmark import ItemError
 from tasks.catalog import sample_item
@@ -58,7 +62,8 @@ def at_quality(item: Item, quality: str) -> Item:
 def write_release_files(folder, item: Item) -> None:
     """The item's release files beside its images, then the record, last."""
     for name, text in item.release_files().items():
-        (folder / name).write_text(text)
+        with naming(folder / name):
+            (folder / name).write_text(text)
     write_record(folder)
 
 
@@ -67,6 +72,7 @@ def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callabl
     or it turns out complete. A damaged folder is set aside first. `since`:
     the item waited for another writer from then; a failure that writer
     recorded meanwhile is taken as this run's."""
+    layout.present(s.out)  # OUT removed or emptied under the run: stop, never fill it again
     holder = claims.claim(writer, s.split, task, index)
     if holder is not None:
         return Outcome(task, index, False, 0, 0, held_by=str(holder.get("writer", "?")))
@@ -105,7 +111,8 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, 
             on_image()
         for name in scenes:  # the renderer knows no words: label each image with the item's
             truth = tmp / f"{name}.json"
-            truth.write_text(dumps(item.label_image(name, json.loads(truth.read_text()))))
+            with naming(truth):
+                truth.write_text(dumps(item.label_image(name, json.loads(truth.read_text()))))
         write_release_files(tmp, item)
         layout.publish(tmp, s.out, s.split, item.task, item.index)
         published = True
@@ -118,12 +125,13 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, 
 
 def render_item(worker: Worker, writer: Writer, s: Settings, task: str, index: int, stop: threading.Event,
                    on_image: Callable[[], None] = lambda: None, since: float | None = None) -> Outcome:
-    """Claim, sample, render and publish one item; NoSpace on a full disk."""
-    try:
-        with writing(s.out):
+    """Claim, sample, render and publish one item; a storage fault is one
+    line (store.files.storage_fault: NoSpace on a full disk, Vanished...)."""
+    with writing(s.out):
+        try:
             return claimed(writer, s, task, index, lambda: _produce(worker, writer, s, task, index, stop, on_image), since)
-    except NoSpaceError as err:
-        raise no_space(s.out, str(err)) from None
+        except StorageError as err:  # met by the renderer: judged like the same error here
+            raise err.error from None
 
 
 def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int, stop: threading.Event,
@@ -143,15 +151,17 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
         item = at_quality(item, s.quality)
         try:
             why, n = _render_into_place(worker, writer, s, item, stop, on_image)
-        except NoSpaceError:
+        except StorageError:
+            if stop.is_set():  # a Blender stopped by Ctrl-C may leave what looks like one
+                raise Aborted from None
             raise
         except RenderError as err:
             if stop.is_set() or stop.wait(1.0):  # a Blender killed by Ctrl-C dies before the parent sets `stop`
                 raise Aborted from None
             crashes += 1
-            reasons.append(f"renderer crashed: {str(err).splitlines()[0]}")
+            reasons.append(f"renderer crashed: {err}")  # whole: the traceback and Blender's log
             if crashes > MAX_CRASHES:
-                return failed(f"gave up after {MAX_CRASHES} renderer crashes")
+                return failed(f"gave up after {MAX_CRASHES} renderer crashes (the last: {_last_words(str(err))})")
             continue  # the same item on a fresh Blender
         renders += n
         if why is None:
@@ -166,3 +176,9 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
         except (ItemError, InvalidItem) as err:
             return failed(f"redraw: {err}")
     raise AssertionError("unreachable: the last crash or redraw allowed returns")
+
+
+def _last_words(crash: str) -> str:
+    """A crash's telling line: the exception a traceback ends with, before Blender's log."""
+    lines = [line.strip() for line in crash.split("--- Blender log")[0].splitlines() if line.strip()]
+    return lines[-1] if lines else "no message"

@@ -10,10 +10,20 @@ import shutil
 import sys
 import time
 
+from store.errors import UserError
 from tasks.catalog import noun
 
 from .item_job import Outcome
 
+
+def say(text: str, stream=None) -> None:
+    """A line of the run's log (stderr). A log that cannot be written (its disk
+    full: SLURM's logs may sit in OUT) stops the run like a fault of OUT's own
+    disk; cli.main then exits 2 even where that line cannot be written either."""
+    try:
+        print(text, file=stream or sys.stderr, flush=True)
+    except OSError as err:
+        raise UserError(f"cannot write the log (standard error): {err.strerror}") from None
 
 
 def _clock(seconds: float) -> str:
@@ -112,7 +122,7 @@ class Progress:
         if self.bar is not None:
             self.bar.write(text, file=self.stream)
         else:
-            print(text, file=self.stream, flush=True)
+            say(text, self.stream)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -4,13 +4,14 @@ Plan the items of the shard that are not complete, start the workers (one
 line and nothing written when no device can start), claim OUT, render the
 items, show progress, and leave the split's index and the dataset card
 current, also after Ctrl-C or SIGTERM: only complete items are ever kept.
+A storage fault anywhere (OUT's disk, its log) stops it in one line; an OUT
+removed under it is never made again (store.layout.present, store.files.make_folder).
 """
 from __future__ import annotations
 
 import contextlib
 import logging
 import signal
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from render import DeviceError
 from store import bookkeeping, card, index
 from store.errors import UserError
 from store.files import probe_writable, writing
-from store.layout import STAGING
+from store.layout import MANIFEST, STAGING
 from store.manifest import claim_output
 from store.verify import find_damage
 from tasks import catalog
@@ -27,7 +28,7 @@ from . import calibrate
 from .hardware import visible_gpus
 from .pipeline import RenderPool, plan, say_once, worker_options
 from .planning import Settings
-from .progress import Progress
+from .progress import Progress, say
 from .writers import Writer, clean_stale
 
 
@@ -66,8 +67,7 @@ def render(run: Run, repair: bool = False) -> int:
     probe_writable(out)  # a read-only or full OUT is refused before Blender starts
     if repair:
         damaged = find_damage(out, split, tasks, range(shard[0], n, shard[1]))
-        print(f"render: --repair found {len(damaged)} damaged {noun}(s)" + "".join(f"\n  {d}" for d in damaged),
-              file=sys.stderr)
+        say(f"render: --repair found {len(damaged)} damaged {noun}(s)" + "".join(f"\n  {d}" for d in damaged))
     jobs, complete = plan(settings, tasks, n, shard)
     logging.basicConfig(level=logging.WARNING, format="mewl: %(message)s")
     logging.getLogger("render").addFilter(say_once())
@@ -77,7 +77,7 @@ def render(run: Run, repair: bool = False) -> int:
         if not jobs:
             _claim(out, manifest, split, tasks, n)
             _index(out, split, tasks)
-            print(f"render: nothing to do, {complete} {noun}(s) already complete in {out / split}", file=sys.stderr)
+            say(f"render: nothing to do, {complete} {noun}(s) already complete in {out / split}")
             return 0
         created = not out.exists()
         try:
@@ -86,18 +86,18 @@ def render(run: Run, repair: bool = False) -> int:
         finally:
             if "progress" in state:
                 state["progress"].close()
-            if out.is_dir():
+            if (out / MANIFEST).is_file():
                 _index(out, split, tasks)  # also after an interrupt: the index lists what is complete
         progress = state["progress"]
-        print(progress.summary(), file=sys.stderr)
+        say(progress.summary())
         card.write_card(out)
         return 1 if progress.failed else 0
     except KeyboardInterrupt as err:
         if "progress" in state:
-            print(state["progress"].summary(interrupted=True), file=sys.stderr)
+            say(state["progress"].summary(interrupted=True))
         previous = {}  # keep ignoring: a repeated SIGTERM must not kill us on the way out
         what = "terminated" if isinstance(err, Terminated) else "interrupted"
-        print(f"mewl: {what}; only complete {noun}s were kept, rerun the same command to resume", file=sys.stderr)
+        say(f"mewl: {what}; only complete {noun}s were kept, rerun the same command to resume")
         return 143 if isinstance(err, Terminated) else 130
     finally:
         for sig, handler in previous.items():
@@ -122,11 +122,11 @@ def _render(state: dict, run: Run, jobs, complete, created) -> None:
             with RenderPool(opts, writer) as pool:
                 _claim(out, run.manifest, settings.split, tasks, run.n)
                 threads = opts[0]["threads"]
-                print(f"render: {len(jobs)} {catalog.noun(tasks)}(s) of {', '.join(tasks)} to {out / settings.split} "
-                      f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
-                      + (f", {threads} thread(s) each" if threads else "")
-                      + (f" ({per_device} per {'CPU' if threads else 'GPU'}: {source})" if source else "")
-                      + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""), file=sys.stderr)
+                say(f"render: {len(jobs)} {catalog.noun(tasks)}(s) of {', '.join(tasks)} to {out / settings.split} "
+                    f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
+                    + (f", {threads} thread(s) each" if threads else "")
+                    + (f" ({per_device} per {'CPU' if threads else 'GPU'}: {source})" if source else "")
+                    + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""))
                 progress = state["progress"] = Progress(jobs, complete, {t: catalog.task(t).images for t in tasks})
                 for outcome in pool.run(settings, jobs, tick=progress.tick, on_image=progress.image, on_wait=progress.waiting):
                     progress.update(outcome)

@@ -55,8 +55,8 @@ def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -
     out, split = settings.out, settings.split
     with writing(out):
         clean_stale(out)  # dead writers' staging folders
-    for task in tasks:
-        bookkeeping.record_plan(out, split, task, n)
+        for task in tasks:
+            bookkeeping.record_plan(out, split, task, n)
     jobs = [(t, list(range(start, min(start + 50, n)))) for t in tasks for start in range(0, n, 50)]
     results = Parallel(n_jobs=workers)(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
     for task in tasks:

@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+from store.files import make_folder
 from store.layout import STAGING
 
 WRITER_FILE = "writer.json"
@@ -131,14 +132,14 @@ class Writer:
         folder: same filesystem as OUT, so publishing is an atomic rename."""
         folder = self.root / split / task / str(index)
         shutil.rmtree(folder, ignore_errors=True)  # this writer's own earlier attempt
-        folder.mkdir(parents=True)
+        make_folder(self.out, folder)  # never OUT itself, were it removed meanwhile
         return folder
 
     def temp_dir(self, name: str) -> Path:
         """A folder for a Blender worker's scratch and log files: removed with
         the writer, or by the next run if this one is killed."""
         folder = self.root / ".tmp" / name  # hidden: a split's name never starts with a dot
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(self.out, folder)
         return folder
 
 

@@ -10,6 +10,6 @@ package does not.
 """
 from .result import RenderResult
 from .spec_file import render_scene
-from .worker import DeviceError, NoSpaceError, RenderError, Worker
+from .worker import DeviceError, NoSpaceError, RenderError, StorageError, Worker
 
-__all__ = ["DeviceError", "NoSpaceError", "RenderError", "RenderResult", "Worker", "render_scene"]
+__all__ = ["DeviceError", "NoSpaceError", "RenderError", "RenderResult", "StorageError", "Worker", "render_scene"]

@@ -23,7 +23,7 @@ import assets
 from scenes.spec import SceneSpec
 from scenes.universe import COLORS, MATERIALS, SHAPES
 
-from . import blender_stage, ground_truth
+from . import blender_stage, ground_truth, storage
 from .devices import configure, gpu_denoiser
 
 
@@ -47,11 +47,27 @@ def _rss_bytes() -> int | None:
         return None
 
 
+def _decoded(png: Path, need: int) -> Image.Image:
+    """The PNG Blender wrote, decoded. Blender's writer raises nothing on a
+    full disk and leaves the file cut short: one that does not decode is a
+    storage fault where its disk lacks `need` bytes (render.storage), else Blender's."""
+    im = None
+    try:
+        im = Image.open(png)
+        im.load()
+    except Exception as err:  # noqa: BLE001 - any decoder error: a short file or a bad one
+        if im is not None:
+            im.close()
+        raise (storage.fault(png, need) or err) from None
+    return im
+
+
 # The warm-up scene: every material and the hand, so that every shader and
 # kernel feature a real scene can need is compiled before the first timed image.
 WARM_UP_OBJECTS = (("cube", "red", "metal", "large"), ("sphere", "blue", "glass", "large"),
                    ("cylinder", "green", "rubber", "small"))
 WARM_UP_SIZE = (64, 48)
+BLENDER_PNG = "render.png"  # Blender's own PNG, in the scratch folder; the image is written again from it
 
 
 class BlenderScene:
@@ -64,10 +80,14 @@ class BlenderScene:
         self.denoiser = gpu_denoiser(self.scene, self.device)
         if self.denoiser != "OPENIMAGEDENOISE":
             self.device += f" (denoiser {self.denoiser.lower()})"
+        # Blender writes only here, by paths relative to this working folder: its writers make missing
+        # folders, and an absolute path would make a removed output folder again (without its manifest);
+        # a removed working folder fails the write instead.
         self.scratch = Path(tempfile.mkdtemp(prefix="mewl-render-"))
+        os.chdir(self.scratch)
         blender_stage.settings(self.scene)
         blender_stage.stage(self.scene)
-        self.index_path = blender_stage.compositor(self.scene, self.scratch)
+        self.index_path = self.scratch / blender_stage.compositor(self.scene, Path(os.curdir))
         self.meshes = {s: blender_stage.mesh(s, assets.shape_mesh(s)) for s in SHAPES}
         self.meshes["hand"] = blender_stage.mesh("hand", assets.hand_mesh())
         self.materials = {(m, c): blender_stage.material(f"{m}-{c}", assets.object_material(m, c))
@@ -177,12 +197,13 @@ class BlenderScene:
             lap("scene_update")
             bpy.ops.render.render()
             lap("render_call")
-            png_path.parent.mkdir(parents=True, exist_ok=True)
-            bpy.data.images["Render Result"].save_render(str(tmp_png))
-            with Image.open(tmp_png) as im:  # re-save without Blender's timing metadata
-                im.load()
+            # The compositor's EXR write fails silently: its size tells (RGBA float32, uncompressed: blender_stage).
+            storage.check_size(self.index_path, storage.raw_bytes(spec.camera.width, spec.camera.height, 4, 4))
+            bpy.data.images["Render Result"].save_render(os.path.join(os.curdir, BLENDER_PNG))  # into the scratch
+            with _decoded(self.scratch / BLENDER_PNG, storage.raw_bytes(spec.camera.width, spec.camera.height)) as im:
                 cycles = {k: _cycles_seconds(im.info, k) for k in ("render_time", "synchronization_time", "total_time")}
-                im.save(tmp_png, format="PNG")
+                with storage.naming(tmp_png):
+                    im.save(tmp_png, format="PNG")  # without Blender's timing metadata
             lap("png")
             index = self._read_index(spec.camera.height, spec.camera.width)
             lap("index_read")
@@ -191,14 +212,16 @@ class BlenderScene:
             if not small:
                 gt = ground_truth.build(spec, index, image_filename=png_path.name, device=self.device,
                                         blender_version=bpy.app.version_string)
-                json_path.parent.mkdir(parents=True, exist_ok=True)
-                tmp_json.write_text(json.dumps(gt, indent=1))
+                with storage.naming(tmp_json):
+                    tmp_json.write_text(json.dumps(gt, indent=1))
                 os.replace(tmp_png, png_path)
                 os.replace(tmp_json, json_path)
             lap("ground_truth")
         finally:
             tmp_png.unlink(missing_ok=True)
             tmp_json.unlink(missing_ok=True)
+            for scratch in (self.index_path, self.scratch / BLENDER_PNG):  # a failed render leaves none behind
+                scratch.unlink(missing_ok=True)
             self._clear()
         lap("scene_update")
         render_seconds = phases.pop("render_call")

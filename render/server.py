@@ -5,12 +5,13 @@ Blender's own prints go to stderr, which the parent sends to a log file.
 """
 from __future__ import annotations
 
-import errno
 import os
 import sys
 import traceback
 from multiprocessing.connection import Connection
 from pathlib import Path
+
+from .storage import STORAGE
 
 
 def _channels() -> tuple[Connection, Connection]:
@@ -59,8 +60,10 @@ def serve() -> None:
                 out = stage.render(SceneSpec.model_validate_json(spec_json), Path(png), Path(js))
                 writer.send(("done", out))
             except OSError as e:
-                full = e.errno in (errno.ENOSPC, errno.EDQUOT)
-                writer.send(("no_space" if full else "error", f"{e.strerror}: {e.filename}" if full else traceback.format_exc()))
+                if e.errno in STORAGE:  # a disk's fault, not Blender's: said as (errno, strerror, filename)
+                    writer.send(("storage", (e.errno, e.strerror, e.filename)))
+                else:
+                    writer.send(("error", traceback.format_exc()))
             except Exception:
                 writer.send(("error", traceback.format_exc()))
     finally:

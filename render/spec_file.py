@@ -22,6 +22,7 @@ def render_scene(spec: SceneSpec, out_dir: Path, stem: str, quality: str | None 
             raise SpecError(f"unknown quality {quality!r}; expected one of {', '.join(QUALITIES)}")
         spec = with_quality(spec, quality)
     out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)  # the renderer writes only into folders that are there
     with Worker(device=device, max_scenes=1) as worker:
         res = worker.render(spec, out_dir / f"{stem}.png", out_dir / f"{stem}.json")
     if not res.ok:

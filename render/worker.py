@@ -25,6 +25,7 @@ from pathlib import Path
 
 from scenes.spec import SceneSpec
 
+from . import storage
 from .result import RenderResult
 
 log = logging.getLogger("render")
@@ -48,8 +49,22 @@ class RenderError(RuntimeError):
     """The Blender child failed (a bug or a crash, not a scene to re-place)."""
 
 
-class NoSpaceError(RenderError):
+class StorageError(RenderError):
+    """A file could not be written: its filesystem is full, read-only or
+    failing, or its folder is gone (render.storage). Not the renderer's fault:
+    never to be retried. `error` is the OSError, as the child met it."""
+
+    def __init__(self, error: OSError):
+        super().__init__(f"{error.strerror}: {error.filename}" if error.filename else str(error.strerror))
+        self.error = error
+
+
+class NoSpaceError(StorageError):
     """A file could not be written: its filesystem is full."""
+
+
+def storage_error(error: OSError) -> StorageError:
+    return (NoSpaceError if error.errno in storage.FULL else StorageError)(error)
 
 
 NO_SPACE = os.strerror(errno.ENOSPC)  # "No space left on device", as Python and Blender report it
@@ -76,16 +91,18 @@ class Worker:
         self.starts = 0  # child processes started so far
         self._proc: subprocess.Popen | None = None
         self._log = None
+        self._log_mark = 0  # where the log stood when the render in hand began
         self._scenes = 0
 
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:
         if self._proc is not None:
             return
-        if self.temp_dir is not None:
-            Path(self.temp_dir).mkdir(parents=True, exist_ok=True)
+        if self.temp_dir is not None:  # never its parents: they may be an output folder removed under the run
+            Path(self.temp_dir).mkdir(exist_ok=True)
         self._scratch = Path(tempfile.mkdtemp(prefix="mewl-worker-", dir=self.temp_dir))
         self._log = open(self._scratch / "blender.log", "w+b")
+        self._log_mark = 0
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "render.server"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
@@ -101,7 +118,7 @@ class Worker:
             self.close()
             raise DeviceError(payload)
         if kind != "ready":
-            self._fail(payload)
+            self._fail(payload, storage.fault(self._scratch / "blender.log", storage.SLACK))
         self.device, self.blender_version = payload["device"], payload["blender"]
         self.warm_up_seconds = payload["warm_up_seconds"]
         if payload["note"] and self.starts == 1:
@@ -151,11 +168,18 @@ class Worker:
             self.close()
         self.start()
         start = time.perf_counter()
-        self._send.send(("render", spec.model_dump_json(), str(Path(png_path).absolute()), str(Path(json_path).absolute())))
-        self._scenes += 1
-        kind, out = self._receive(self.render_timeout)
-        if kind != "done":
-            self._fail(out, NoSpaceError if kind == "no_space" else RenderError)
+        self._log_mark = os.fstat(self._log.fileno()).st_size  # an earlier render's lines explain nothing here
+        try:
+            self._send.send(("render", spec.model_dump_json(), str(Path(png_path).absolute()), str(Path(json_path).absolute())))
+        except OSError:  # it died since its last render
+            kind, out = "error", f"Blender exited with code {self._proc.wait()}"
+        else:
+            self._scenes += 1
+            kind, out = self._receive(self.render_timeout)
+        if kind == "storage":  # the child met it, cleaned up and renders on
+            raise storage_error(OSError(*out))
+        if kind != "done":  # a storage fault Blender did not report is told by the folder and its free space
+            self._fail(out, storage.fault(Path(png_path), storage.raw_bytes(spec.camera.width, spec.camera.height)))
         seconds = time.perf_counter() - start
         return RenderResult(
             ok=out["ok"], visible_pixels=out["visible_pixels"], too_small=out["too_small"], device=out["device"],
@@ -165,30 +189,32 @@ class Worker:
         )
 
     def _receive(self, timeout: float):
+        """The child's answer; ("error", why) when it died or said nothing in time."""
         try:
             if self._recv.poll(timeout):
                 return self._recv.recv()
-            reason = f"no answer from Blender within {timeout:.0f} s"
+            return "error", f"no answer from Blender within {timeout:.0f} s"
         except (EOFError, OSError):
-            reason = f"Blender exited with code {self._proc.wait()}"
-        self._fail(reason)
+            return "error", f"Blender exited with code {self._proc.wait()}"
 
-    def _fail(self, reason: str, error: type[RenderError] = RenderError):
+    def _fail(self, reason: str, cause: OSError | None = None):
         tail = ""
         if self._log is not None and not self._log.closed:
             self._log.flush()
-            tail = Path(self._log.name).read_text(errors="replace")[-2000:]
+            with open(self._log.name, "rb") as log:
+                log.seek(self._log_mark)
+                tail = log.read().decode(errors="replace")[-2000:]
         if self._proc is not None:
             self._proc.kill()
         self.close()
-        if NO_SPACE in reason or NO_SPACE in tail:  # e.g. Blender's own image writer, which raises no OSError
-            error = NoSpaceError
-        if error is NoSpaceError:
-            raise NoSpaceError(_no_space_line(reason + "\n" + tail))
-        raise error(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
+        if cause is None and (NO_SPACE in reason or NO_SPACE in tail):  # e.g. Blender's EXR writer, which raises nothing
+            cause = OSError(errno.ENOSPC, NO_SPACE, _no_space_line(reason + "\n" + tail))
+        if cause is not None:
+            raise storage_error(cause)
+        raise RenderError(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
 
 
 def _no_space_line(text: str) -> str:
     """The line that names the full file, for a one-line error."""
     lines = [line.strip() for line in text.splitlines() if NO_SPACE in line]
-    return lines[-1] if lines else NO_SPACE
+    return lines[-1] if lines else ""

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from .errors import UserError
-from .files import dumps, write_atomic
+from .files import dumps, make_folder, write_atomic
 from .layout import BOOKKEEPING
 
 
@@ -43,7 +43,7 @@ def record_plan(out: Path, split: str, task: str, n: int) -> None:
     if planned(out, split, task) >= n:
         return
     path = plan_path(out, split, task)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(out, path.parent)
     write_atomic(path, dumps({"split": split, "task": task, "n": n}))
 
 
@@ -53,7 +53,7 @@ def failure_path(out: Path, split: str, task: str, index: int) -> Path:
 
 def record_failure(out: Path, split: str, task: str, index: int, reasons: list[str]) -> None:
     path = failure_path(out, split, task, index)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(out, path.parent)
     record = {"task": task, "split": split, "index": index, "reason": reasons[-1], "attempts": reasons}
     write_atomic(path, dumps(record))
 
@@ -76,7 +76,7 @@ def damage_path(out: Path, split: str, task: str, index: int) -> Path:
 
 def record_damage(out: Path, split: str, task: str, index: int, problem: str) -> None:
     path = damage_path(out, split, task, index)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(out, path.parent)
     write_atomic(path, dumps({"task": task, "split": split, "index": index, "problem": problem}))
 
 

@@ -1,5 +1,6 @@
-"""Writing files of an output folder: whole or not at all, and a full disk or a
-read-only mount said in one line (NoSpace, UserError), never a traceback."""
+"""Writing files of an output folder: whole or not at all, never making a deleted output folder again, and every storage fault (a
+full disk, a read-only mount, a failing or vanished folder) said in one line
+(NoSpace, Vanished, UserError), never a traceback nor a renderer's crash."""
 from __future__ import annotations
 
 import errno
@@ -12,6 +13,8 @@ from pathlib import Path
 from .errors import UserError
 
 FULL = (errno.ENOSPC, errno.EDQUOT)
+DENIED = (errno.EROFS, errno.EACCES, errno.EPERM)
+GONE = (errno.ENOENT, errno.ENOTDIR, errno.ESTALE)  # a folder removed, or a file server's handle gone stale
 
 
 def dumps(obj) -> str:
@@ -53,8 +56,37 @@ def create_exclusive(path: Path, text: str) -> bool:
         tmp.unlink(missing_ok=True)
 
 
+def make_folder(out: Path, folder: Path) -> list[Path]:
+    """Create `folder` and its missing parents inside OUT, never OUT itself: a
+    writer must not make a deleted output folder again (without its manifest
+    every command would refuse it). Returns the folders created, top first;
+    Vanished when OUT is gone."""
+    if folder == out:
+        if out.is_dir():
+            return []
+        raise vanished(out, "")
+    if out not in folder.parents:
+        raise ValueError(f"{folder} is not inside {out}")
+    try:
+        folder.mkdir()
+        return [folder]
+    except FileExistsError:
+        return []
+    except FileNotFoundError:
+        created = make_folder(out, folder.parent)
+    try:
+        folder.mkdir()
+    except FileExistsError:
+        return created
+    return [*created, folder]
+
+
 class NoSpace(UserError):
     """The filesystem of OUT (or of the renderer's scratch) is full: the run stops at once."""
+
+
+class Vanished(UserError):
+    """OUT, its manifest or a folder of it was removed (or unmounted) while a run wrote it: the run stops at once."""
 
 
 def no_space(out: Path, detail: str = "") -> NoSpace:
@@ -62,9 +94,33 @@ def no_space(out: Path, detail: str = "") -> NoSpace:
                    + "; nothing half-written was published: free space and rerun the same command to resume")
 
 
+def vanished(out: Path, detail: str) -> Vanished:
+    return Vanished(f"{out} was removed or became unreadable while this run wrote it" + (f" ({detail})" if detail else "")
+                    + "; stopped without writing more: restore it, or rerun the same command to start again")
+
+
+def storage_fault(out: Path, err: OSError) -> UserError | None:
+    """The one line a storage fault on OUT is, or None for an error that is a
+    bug (a traceback): a full disk, a read-only or failing file system, OUT
+    or a file of it gone while writing."""
+    where = str(err.filename or "")
+    if err.errno in FULL:
+        return no_space(out, where)
+    if err.errno in GONE and (not out.is_dir() or _inside(out, where)):
+        return vanished(out, f"{err.strerror}: {where}" if out.is_dir() else "")
+    if err.errno in DENIED or err.errno == errno.EIO:
+        return UserError(f"cannot write to {out}: {err.strerror}" + (f" ({where})" if where else ""))
+    return None
+
+
+def _inside(out: Path, path: str) -> bool:
+    top = os.path.abspath(out)
+    return bool(path) and os.path.commonpath([top, os.path.abspath(path)]) == top
+
+
 class writing:
-    """`with writing(out):` turns a full disk (ENOSPC, EDQUOT) into NoSpace
-    and other OS errors on OUT into a one-line UserError."""
+    """`with writing(out):` turns a storage fault on OUT (storage_fault) into
+    its one-line error; other errors pass."""
 
     def __init__(self, out: Path):
         self.out = out
@@ -73,10 +129,8 @@ class writing:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        if isinstance(exc, OSError) and exc.errno in FULL:
-            raise no_space(self.out, exc.filename or "") from None
-        if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise UserError(f"cannot write to {self.out}: {exc.strerror} ({exc.filename})") from None
+        if isinstance(exc, OSError) and (fault := storage_fault(self.out, exc)) is not None:
+            raise fault from None
         return False
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tasks import catalog
 
-from .files import write_atomic, writing
+from .files import make_folder, write_atomic, writing
 from .layout import is_complete, item_dir
 from .reader import item_folders
 
@@ -39,6 +39,6 @@ def rebuild(out: Path, split: str, task: str) -> int | None:
         entry = {"path": f"{split}/{task}/{i}", **item.index_entry()}
         lines.append(json.dumps(entry, separators=(",", ":")) + "\n")
     with writing(out):
-        (out / split).mkdir(parents=True, exist_ok=True)
+        make_folder(out, out / split)
         write_atomic(index_path(out, split, task), "".join(lines))
     return len(lines)

@@ -3,9 +3,11 @@
 OUT/<split>/<task>/<i>/ is an item: either complete or absent. An item is
 written into its writer's staging folder OUT/.staging/<writer>/ and renamed
 into place after its record of checksums (store.record), which is written
-last. Bookkeeping (plans, failures, damage notes, claims) lives in OUT/.mewl/,
-outside every split: loaders glob `<split>/<task>/*` with pathlib, which
-matches hidden names too, so nothing else may sit inside a split folder.
+last. Once a run has claimed OUT, no folder is made in it while OUT or its
+manifest is gone (store.files.make_folder, present). Bookkeeping (plans,
+failures, damage notes, claims) lives in OUT/.mewl/, outside every split:
+loaders glob `<split>/<task>/*` with pathlib, which matches hidden names too,
+so nothing else may sit inside a split folder.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from scenes.spec import SPLIT_PATTERN
 
+from .files import make_folder, vanished
 from .record import quick_problem
 
 MANIFEST = "mewl-dataset.json"
@@ -43,6 +46,14 @@ def is_complete(out: Path, split: str, task: str, index: int) -> bool:
     return quick_problem(item_dir(out, split, task, index)) is None
 
 
+def present(out: Path) -> None:
+    """OUT and its manifest are still there, or Vanished: a writer checks
+    before it claims or publishes an item, so an OUT removed, emptied or
+    unmounted under a run is never filled again without its manifest."""
+    if not (out / MANIFEST).is_file():
+        raise vanished(out, f"no {MANIFEST}")
+
+
 def partial_items(out: Path) -> list[Path]:
     """Item folders in staging (only while a writer works, or after a kill)."""
     return sorted(p for p in (out / STAGING).glob("*/*/*/*") if not p.relative_to(out / STAGING).parts[1].startswith("."))
@@ -55,7 +66,7 @@ def set_aside(out: Path, split: str, task: str, index: int) -> Path | None:
     if not folder.exists():
         return None
     aside = out / DAMAGED / split / task / f"{index}-{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(2)}"
-    aside.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(out, aside.parent)
     os.rename(folder, aside)
     return aside
 
@@ -65,13 +76,14 @@ def publish(tmp: Path, out: Path, split: str, task: str, index: int) -> bool:
     taken. The writer holds the item's claim and has set any damaged folder
     aside, so only a writer whose claim was taken over (silent for the
     farm's staleness limit, yet alive) can have been first: its item is the same."""
+    present(out)
     final = item_dir(out, split, task, index)
-    final.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(out, final.parent)
     try:
         os.rename(tmp, final)
-        return True
     except OSError as err:
         if err.errno in (errno.ENOTEMPTY, errno.EEXIST) and is_complete(out, split, task, index):
             shutil.rmtree(tmp, ignore_errors=True)
             return False
         raise
+    return True

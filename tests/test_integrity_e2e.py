@@ -2,7 +2,8 @@
 `mewl render` at once into one OUT equal one uninterrupted run byte for byte
 with no episode rendered twice; a killed writer's claim is taken over;
 damage found by `mewl verify` is rendered again to the same bytes; a full
-disk stops the run in one line and the rerun resumes."""
+disk stops the run in one line and the rerun resumes; an OUT removed or
+unmounted under a run stops it in one line and is never made again."""
 from __future__ import annotations
 
 import json
@@ -125,21 +126,47 @@ def small_fs(tmp_path):
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({r.stderr.strip()})")
     yield target
-    subprocess.run(["umount", str(target)], capture_output=True)
+    subprocess.run(["umount", "-l", str(target)], capture_output=True)
 
 
 def test_a_full_disk_stops_the_render_in_one_line_and_the_rerun_resumes(reference, small_fs):
+    # 300k: the first image's object-index EXR (1.2 MB at draft) does not fit; 1400k (issue 29's mount):
+    # Blender's PNG is cut short, which Blender does not report. Then room: the same command completes.
     out = small_fs / "data"
-    start = time.monotonic()
-    r = subprocess.run(render_args(out, "shape", N), capture_output=True, text=True, cwd=REPO, timeout=600)
-    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    errors = [line for line in r.stderr.splitlines() if line.startswith("mewl: error")]
-    assert len(errors) == 1 and f"no space left on {out}" in errors[0], r.stderr
-    assert "renderer crashed" not in r.stderr and time.monotonic() - start < 300
-    assert all(full_problem(f) is None for f in out.glob("train/*/*"))  # nothing half-written published
-    assert not list((out / ".staging").glob("*"))  # nor left in staging, Blender's scratch included
+    for size in ("300k", "1400k"):
+        subprocess.run(["mount", "-o", f"remount,size={size}", str(small_fs)], check=True)
+        start = time.monotonic()
+        r = subprocess.run(render_args(out, "shape", N), capture_output=True, text=True, cwd=REPO, timeout=600)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        errors = [line for line in r.stderr.splitlines() if line.startswith("mewl: error")]
+        assert len(errors) == 1 and f"no space left on {out}" in errors[0], r.stderr
+        assert "renderer crashed" not in r.stderr and "failed:" not in r.stderr and time.monotonic() - start < 300
+        assert not list(out.glob(".mewl/failed/**/*.json"))  # a full disk is no item's failure
+        assert all(full_problem(f) is None for f in out.glob("train/*/*"))  # nothing half-written published
+        assert not list((out / ".staging").glob("*"))  # nor left in staging, Blender's scratch included
     subprocess.run(["mount", "-o", "remount,size=16m", str(small_fs)], check=True)
     r = subprocess.run(render_args(out, "shape", N), capture_output=True, text=True, cwd=REPO, timeout=600)
     assert r.returncode == 0, r.stderr
     for i in range(N):
         assert files(out, f"train/shape/{i}") == files(reference, f"train/shape/{i}")
+    assert subprocess.run([*MEWL, "verify", str(out)], capture_output=True, cwd=REPO, check=False).returncode == 0
+
+
+@pytest.mark.parametrize("how", ["deleted", "unmounted"])
+def test_an_out_removed_mid_run_stops_the_render_in_one_line_and_is_never_made_again(small_fs, how):
+    subprocess.run(["mount", "-o", "remount,size=16m", str(small_fs)], check=True)
+    out = small_fs / "data" if how == "deleted" else small_fs  # unmounted: OUT is the mount point, left empty
+    proc = subprocess.Popen(render_args(out, "icy-naming", 6), cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not list(out.glob("train/icy-naming/*")):  # the first item published: the run is mid-way
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1]
+        time.sleep(0.1)
+    if how == "deleted":
+        shutil.rmtree(out)
+    else:
+        subprocess.run(["umount", "-l", str(small_fs)], check=True)
+    stderr = proc.communicate(timeout=300)[1]
+    assert proc.returncode == 2 and stderr.count("mewl: error") == 1 and "Traceback" not in stderr, stderr
+    assert f"mewl: error: {out} was removed or became unreadable while this run wrote it" in stderr, stderr
+    assert not out.exists() if how == "deleted" else not list(out.iterdir())  # nothing made again

@@ -1,0 +1,69 @@
+"""A full or vanished disk told from a renderer's fault (no bpy).
+
+Blender's image writers do not raise: `save_render` on a full disk leaves a
+truncated PNG, and the compositor's EXR write says so only in the log, which
+may sit on the same full disk. So what Blender wrote is checked (there, of
+its size, decodable), and a file that is not is a storage fault when its
+folder is gone (ENOENT: the output was removed) or its filesystem lacks the
+room the file needs (ENOSPC); otherwise the fault is the renderer's.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from pathlib import Path
+
+FULL = (errno.ENOSPC, errno.EDQUOT)
+# What a failing disk or file server says, as opposed to a bug: these stop a run, never retried.
+STORAGE = (*FULL, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.ESTALE)
+SLACK = 64 * 1024  # headers, metadata and Blender's log lines beside an image's pixels
+
+
+def raw_bytes(width: int, height: int, channels: int = 4, depth: int = 1) -> int:
+    """An image's pixels uncompressed: an upper bound of its PNG, the size of an uncompressed EXR."""
+    return width * height * channels * depth
+
+
+def free_bytes(folder: Path) -> int | None:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def fault(path: Path, need: int) -> OSError | None:
+    """The storage fault that explains why `path` is missing, short or does
+    not decode: its folder is gone, or its filesystem has less than `need`
+    bytes free (a write that failed for room leaves it all but full). None
+    when neither holds."""
+    if not path.parent.is_dir():
+        return FileNotFoundError(errno.ENOENT, "the folder was removed while writing", str(path.parent))
+    free = free_bytes(path.parent)
+    if free is not None and free < need:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    return None
+
+
+def check_size(path: Path, least: int) -> None:
+    """A file Blender wrote holds at least `least` bytes, or the storage fault
+    that cut it short is raised; a short file on a disk with room is the renderer's fault."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = 0
+    if size >= least:
+        return
+    raise fault(path, least + SLACK) or RuntimeError(f"Blender wrote {size} bytes to {path}, expected at least {least}")
+
+
+@contextlib.contextmanager
+def naming(path: Path):
+    """An OSError met while writing `path` names it (a failed write() names no file)."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is None and err.errno is not None:
+            raise OSError(err.errno, err.strerror, str(path)) from None
+        raise
