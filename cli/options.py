@@ -179,6 +179,15 @@ class Parser(argparse.ArgumentParser):
         raise UserError(message)
 
 
+def durable() -> bool:
+    """MEWL_FSYNC=0 publishes items without fsync (store.layout.publish): faster
+    where a lost power may cost the last items; 1 or unset is the default, durable."""
+    value = os.environ.get("MEWL_FSYNC", "1")
+    if value not in ("0", "1"):
+        raise UserError(f"MEWL_FSYNC must be 0 (no fsync) or 1 (fsync each item, the default), got {value!r}")
+    return value == "1"
+
+
 def shard(value: str | None) -> tuple[int, int]:
     """'I/K': every K-th episode starting at I (episodes i with i % K == I)."""
     if value is None:

@@ -52,7 +52,7 @@ def _checked(args) -> Run:
     out = options.output(args.out)
     settings = Settings(out=out, split=split, seed=seed, quality=quality,
                         scheme=options.split_scheme(args.split_scheme, tasks, split),
-                        configs=options.configs(args, tasks)[0])
+                        configs=options.configs(args, tasks)[0], durable=options.durable())
     manifest = settings.manifest("rendered")
     check_output(out, manifest, catalog.benchmark_names(tasks))
     return Run(tasks, n, device, gpu_ids, workers, per_gpu, shard, settings, manifest)

@@ -16,7 +16,8 @@ def cmd_sample(args) -> int:
     n = options.item_count(args.n)
     split, seed = options.split(args.split), options.seed(args.seed)
     settings = Settings(out=args.out, split=split, seed=seed, quality="",
-                        scheme=options.split_scheme(args.split_scheme, tasks, split), configs=options.configs(args, tasks)[0])
+                        scheme=options.split_scheme(args.split_scheme, tasks, split), configs=options.configs(args, tasks)[0],
+                        durable=options.durable())
     workers = options.workers(args.workers)
     claim_output(args.out, settings.manifest("specs"), catalog.benchmark_names(tasks))
     failed = sample_to_disk(settings, tasks, n, workers)

@@ -11,10 +11,14 @@
 (d) GPU throughput, where an NVIDIA GPU is visible: images per second on one
     GPU at the default profile with 1-4 workers sharing it (cluster.calibrate,
     whose choice `mewl render` then uses), the device recorded in the ground
-    truth and each worker's warm-up time; without a GPU it says so.
+    truth and each worker's warm-up time; without a GPU it says so;
+(e) durable publish (cluster.bench_fsync): the pipeline's episodes per second
+    with fsync and without (MEWL_FSYNC=0), one run each, as a ratio, and the
+    milliseconds an episode's publish takes each way, on the disk of --out.
 Prints a report and writes it as JSON to bench-out/bench.json. The whole run
-took about 12 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
-20 items per task, one pipeline round) about 4.
+took about 12 minutes on 2 CPU cores before (e), which adds about a minute
+(`--only fsync`: 56 s on 2 shared cores); --quick (one scene, 20 memory
+renders, 20 items per task, one pipeline round) about 4 before (e).
 """
 from __future__ import annotations
 
@@ -35,10 +39,11 @@ from store.reader import read
 from tasks import catalog
 from tasks.catalog import resolve, sample_item
 
+from .bench_fsync import format_fsync, publish_costs
 from .pipeline import RenderPool, Settings, cpu_cores, say_once, worker_options
 from .sample import sample_to_disk
 
-PARTS = ("sampling", "render", "pipeline", "gpu")
+PARTS = ("sampling", "render", "pipeline", "gpu", "fsync")
 SPLIT = "bench"
 
 
@@ -102,8 +107,8 @@ def renderer_alone(scratch: Path, specs: list, device: str) -> dict:
             "images_per_second": len(specs) / (end - started), "load_average": _load()}
 
 
-def pipeline(out: Path, jobs, quality: str, device: str, workers: int) -> dict:
-    settings = Settings(out=out, split=SPLIT, seed=0, quality=quality)
+def pipeline(out: Path, jobs, quality: str, device: str, workers: int, durable: bool = True) -> dict:
+    settings = Settings(out=out, split=SPLIT, seed=0, quality=quality, durable=durable)
     claim_output(out, settings.manifest("rendered"))
     opts = worker_options(device, None, workers)
     images = renders = 0
@@ -164,6 +169,17 @@ def gpu_throughput(device: str, quick: bool) -> dict:
             "best_images_per_second": max(rates.values()), "load_average": _load()}
 
 
+# -- (e) durable publish -----------------------------------------------------
+def fsync_cost(scratch: Path, jobs, quality: str, device: str) -> dict:
+    """The pipeline (1 worker) on the same episodes publishing with fsync and
+    without, one run each: seconds with / seconds without is durability's price."""
+    on = pipeline(scratch / "fsync-on", jobs, quality, device, 1, durable=True)
+    off = pipeline(scratch / "fsync-off", jobs, quality, device, 1, durable=False)
+    return {"quality": quality, "episodes": len(jobs), "with_fsync": on, "without_fsync": off,
+            "seconds_ratio": on["render_seconds"] / off["render_seconds"],
+            **publish_costs(scratch / "fsync-on", scratch, SPLIT)}
+
+
 # -- report -------------------------------------------------------------------
 def preset_images() -> dict[str, int]:
     """The images each named run (`--preset`) renders: its items of every split times their images."""
@@ -212,6 +228,8 @@ def format_report(r: dict) -> str:
                               for name, n in preset_images().items())
             lines.append(f"    best {g['best_images_per_second']:.2f} images/s per GPU; `mewl render` will run "
                          f"{g['workers_per_gpu']} worker(s) per GPU ({hours} on one GPU)")
+    if "fsync" in r:
+        lines.append(format_fsync(r["fsync"]))
     return "\n".join(lines)
 
 
@@ -248,6 +266,10 @@ def main(argv=None) -> int:
             report["pipeline"] = pipeline_bench(scratch, jobs, a.quality, a.device, rounds=1 if a.quick else 3)
         if "gpu" in parts:
             report["gpu"] = gpu_throughput(a.device, a.quick)
+        if "fsync" in parts:
+            names = resolve(a.pipeline_task) if a.pipeline_task else [b.tasks[0].name for b in catalog.BENCHMARKS]
+            report["fsync"] = fsync_cost(scratch, [(t, 0) for t in names], a.quality, a.device)
+            print(format_fsync(report["fsync"]), flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("\n" + format_report(report))

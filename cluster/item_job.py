@@ -114,7 +114,7 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, 
             with naming(truth):
                 truth.write_text(dumps(item.label_image(name, json.loads(truth.read_text()))))
         write_release_files(tmp, item)
-        layout.publish(tmp, s.out, s.split, item.task, item.index)
+        layout.publish(tmp, s.out, s.split, item.task, item.index, durable=s.durable)
         published = True
         bookkeeping.clear_failure(s.out, s.split, item.task, item.index)
         return None, renders

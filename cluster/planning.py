@@ -18,6 +18,7 @@ class Settings:
     quality: str
     scheme: str = "iid"  # how splits differ (tasks.benchmark.Scheme)
     configs: tuple[tuple[str, object], ...] = ()  # (benchmark, its dataset-wide config) where one was given
+    durable: bool = True  # fsync each item before and after it is published (MEWL_FSYNC=0: not; store.layout.publish)
 
     def config_of(self, task: str) -> object | None:
         """What the task's benchmark was configured with (None: its defaults)."""

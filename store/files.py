@@ -1,4 +1,5 @@
-"""Writing files of an output folder: whole or not at all, never making a deleted output folder again, and every storage fault (a
+"""Writing files of an output folder: whole or not at all, durable where it
+counts, never making a deleted output folder again, and every storage fault (a
 full disk, a read-only mount, a failing or vanished folder) said in one line
 (NoSpace, Vanished, UserError), never a traceback nor a renderer's crash."""
 from __future__ import annotations
@@ -22,9 +23,14 @@ def dumps(obj) -> str:
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
+    """Replace `path` whole; its data is on disk before the rename, so even a
+    power loss leaves the old file or the new one, never an empty one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        tmp.write_bytes(text.encode() if isinstance(text, str) else text)
+        with open(tmp, "wb") as f:
+            f.write(text.encode() if isinstance(text, str) else text)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -38,7 +44,7 @@ def create_exclusive(path: Path, text: str) -> bool:
     created exclusively and written in place."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        tmp.write_text(text)
+        write_synced(tmp, text)
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -54,6 +60,34 @@ def create_exclusive(path: Path, text: str) -> bool:
         return True
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_synced(path: Path, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def sync_folder(folder: Path) -> None:
+    """fsync a folder: the names created, removed or renamed in it are on disk."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_tree(folder: Path) -> None:
+    """fsync every file of a folder (one level: an item's folder is flat), then the folder."""
+    for entry in os.scandir(folder):
+        if entry.is_file(follow_symlinks=False):
+            fd = os.open(entry.path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    sync_folder(folder)
 
 
 def make_folder(out: Path, folder: Path) -> list[Path]:

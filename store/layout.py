@@ -3,7 +3,9 @@
 OUT/<split>/<task>/<i>/ is an item: either complete or absent. An item is
 written into its writer's staging folder OUT/.staging/<writer>/ and renamed
 into place after its record of checksums (store.record), which is written
-last. Once a run has claimed OUT, no folder is made in it while OUT or its
+last, and durably: every file and the folder are fsynced before the rename and
+the folders it changed after it, so a node that loses power keeps whole items
+or none. Once a run has claimed OUT, no folder is made in it while OUT or its
 manifest is gone (store.files.make_folder, present). Bookkeeping (plans,
 failures, damage notes, claims) lives in OUT/.mewl/, outside every split:
 loaders glob `<split>/<task>/*` with pathlib, which matches hidden names too,
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from scenes.spec import SPLIT_PATTERN
 
-from .files import make_folder, vanished
+from .files import make_folder, sync_folder, sync_tree, vanished
 from .record import quick_problem
 
 MANIFEST = "mewl-dataset.json"
@@ -71,14 +73,18 @@ def set_aside(out: Path, split: str, task: str, index: int) -> Path | None:
     return aside
 
 
-def publish(tmp: Path, out: Path, split: str, task: str, index: int) -> bool:
+def publish(tmp: Path, out: Path, split: str, task: str, index: int, durable: bool = True) -> bool:
     """Rename a finished staging folder into place; False if the place was
     taken. The writer holds the item's claim and has set any damaged folder
     aside, so only a writer whose claim was taken over (silent for the
-    farm's staleness limit, yet alive) can have been first: its item is the same."""
+    farm's staleness limit, yet alive) can have been first: its item is the same.
+    `durable` (MEWL_FSYNC=0 turns it off): fsync the item's files and folder
+    before the rename, and the folders it changed after."""
     present(out)
     final = item_dir(out, split, task, index)
-    make_folder(out, final.parent)
+    created = make_folder(out, final.parent)
+    if durable:
+        sync_tree(tmp)
     try:
         os.rename(tmp, final)
     except OSError as err:
@@ -86,4 +92,7 @@ def publish(tmp: Path, out: Path, split: str, task: str, index: int) -> bool:
             shutil.rmtree(tmp, ignore_errors=True)
             return False
         raise
+    if durable:
+        for folder in (final.parent, *(c.parent for c in created)):
+            sync_folder(folder)
     return True

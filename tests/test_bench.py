@@ -8,8 +8,12 @@ import subprocess
 import sys
 
 from cluster import bench as cluster_bench
+from cluster.bench_fsync import publish_costs
+from cluster.planning import Settings
+from cluster.sample import sample_to_disk
 from render import bench
 from scenes import quality
+from store.manifest import claim_output
 
 
 def test_render_bench_reports_ratio_psnr_and_every_phase_of_a_default_image(tmp_path, monkeypatch, capsys):
@@ -72,3 +76,17 @@ def test_a_measured_gpu_is_reported_per_worker_count_with_the_hours_for_mewl():
     assert "on one NVIDIA H100 80GB HBM3 (ground truth says device 'optix (denoiser optix)')" in text
     assert "    2 worker(s) sharing the GPU: 36.00 images/s" in text
     assert "`mewl render` will run 3 worker(s) per GPU (mewl-release's 264,600 images in 1.8 h on one GPU)" in text
+
+
+def test_the_fsync_part_times_one_publish_each_way_on_sampled_episode_folders(tmp_path):
+    published = tmp_path / "published"
+    settings = Settings(out=published, split=cluster_bench.SPLIT, seed=0, quality="")
+    claim_output(published, settings.manifest("specs"))
+    assert sample_to_disk(settings, ["shape"], 3, 1) == []
+    costs = publish_costs(published, tmp_path, cluster_bench.SPLIT)
+    assert costs["publish_ms_with_fsync"] > 0 and costs["publish_ms_without_fsync"] > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["published"]  # the OUTs it published into are gone
+    run = {"render_seconds": 20.0}
+    r = {"quality": "draft", "episodes": 4, "with_fsync": run, "without_fsync": run, "seconds_ratio": 1.0, **costs}
+    text = cluster_bench.format_report({"fsync": r})
+    assert text.startswith("(e) durable publish at draft quality, 4 episodes") and "ms/episode with fsync" in text

@@ -3,6 +3,7 @@ work starts, and nothing already written is touched."""
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +92,15 @@ def test_an_existing_file_is_replaced_only_with_force(data, tmp_path):
 def test_empty_contradictory_or_huge_values_are_refused(tmp_path, args, words):
     r = mewl(*args, cwd=tmp_path)
     assert refused(r, *words), r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_mewl_fsync_other_than_0_or_1_is_refused(tmp_path):
+    env = {**os.environ, "MEWL_FSYNC": "off"}
+    for command in ("render", "sample"):
+        r = subprocess.run([str(MEWL), command, "--task", "shape", "--n", "1", "--out", str(tmp_path / "x")],
+                           capture_output=True, text=True, env=env, check=False)
+        assert refused(r, "MEWL_FSYNC must be 0 (no fsync) or 1"), r.stderr
     assert list(tmp_path.iterdir()) == []
 
 
