@@ -47,18 +47,20 @@ def _rss_bytes() -> int | None:
         return None
 
 
-def _decoded(png: Path, need: int) -> Image.Image:
-    """The PNG Blender wrote, decoded. Blender's writer raises nothing on a
-    full disk and leaves the file cut short: one that does not decode is a
-    storage fault where its disk lacks `need` bytes (render.storage), else Blender's."""
+def _saved_png(scratch: Path, need: int) -> Image.Image:
+    """The render saved by Blender as a PNG in the scratch folder (the working
+    folder), decoded. On a full disk Blender's writer raises nothing and leaves
+    the file cut short: a PNG not written whole is a storage fault where its
+    folder is gone or its disk lacks `need` bytes (render.storage), else Blender's."""
     im = None
     try:
-        im = Image.open(png)
+        bpy.data.images["Render Result"].save_render(os.path.join(os.curdir, BLENDER_PNG))
+        im = Image.open(scratch / BLENDER_PNG)
         im.load()
-    except Exception as err:  # noqa: BLE001 - any decoder error: a short file or a bad one
+    except Exception as err:  # noqa: BLE001 - a failed save or any decoder error: a short file or a bad one
         if im is not None:
             im.close()
-        raise (storage.fault(png, need) or err) from None
+        raise (storage.fault(scratch / BLENDER_PNG, need) or err) from None
     return im
 
 
@@ -199,8 +201,7 @@ class BlenderScene:
             lap("render_call")
             # The compositor's EXR write fails silently: its size tells (RGBA float32, uncompressed: blender_stage).
             storage.check_size(self.index_path, storage.raw_bytes(spec.camera.width, spec.camera.height, 4, 4))
-            bpy.data.images["Render Result"].save_render(os.path.join(os.curdir, BLENDER_PNG))  # into the scratch
-            with _decoded(self.scratch / BLENDER_PNG, storage.raw_bytes(spec.camera.width, spec.camera.height)) as im:
+            with _saved_png(self.scratch, storage.raw_bytes(spec.camera.width, spec.camera.height)) as im:
                 cycles = {k: _cycles_seconds(im.info, k) for k in ("render_time", "synchronization_time", "total_time")}
                 with storage.naming(tmp_png):
                     im.save(tmp_png, format="PNG")  # without Blender's timing metadata

@@ -2,10 +2,11 @@
 
 Blender's image writers do not raise: `save_render` on a full disk leaves a
 truncated PNG, and the compositor's EXR write says so only in the log, which
-may sit on the same full disk. So what Blender wrote is checked (there, of
-its size, decodable), and a file that is not is a storage fault when its
-folder is gone (ENOENT: the output was removed) or its filesystem lacks the
-room the file needs (ENOSPC); otherwise the fault is the renderer's.
+may sit on the same full disk. So what Blender wrote is checked where it
+lies (its size; whether it decodes), and a file not written whole is a
+storage fault when its folder is gone (ENOENT: the output was removed) or its
+filesystem lacks the room the file needs (ENOSPC); otherwise the fault is
+the renderer's.
 """
 from __future__ import annotations
 

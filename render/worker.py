@@ -201,9 +201,9 @@ class Worker:
         tail = ""
         if self._log is not None and not self._log.closed:
             self._log.flush()
-            with open(self._log.name, "rb") as log:
-                log.seek(self._log_mark)
-                tail = log.read().decode(errors="replace")[-2000:]
+            fd, size = self._log.fileno(), os.fstat(self._log.fileno()).st_size  # by descriptor: OUT may be gone
+            since = max(self._log_mark, size - 8192)
+            tail = os.pread(fd, size - since, since).decode(errors="replace")[-2000:]
         if self._proc is not None:
             self._proc.kill()
         self.close()

@@ -27,10 +27,7 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     power loss leaves the old file or the new one, never an empty one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        with open(tmp, "wb") as f:
-            f.write(text.encode() if isinstance(text, str) else text)
-            f.flush()
-            os.fsync(f.fileno())
+        write_synced(tmp, text)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -62,9 +59,10 @@ def create_exclusive(path: Path, text: str) -> bool:
         tmp.unlink(missing_ok=True)
 
 
-def write_synced(path: Path, text: str) -> None:
-    with open(path, "w") as f:
-        f.write(text)
+def write_synced(path: Path, text: str | bytes) -> None:
+    """Write a whole file and fsync it."""
+    with open(path, "wb") as f:
+        f.write(text.encode() if isinstance(text, str) else text)
         f.flush()
         os.fsync(f.fileno())
 
