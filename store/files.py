@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import UserError
+from .nfs import replace
 
 FULL = (errno.ENOSPC, errno.EDQUOT)
 
@@ -20,35 +21,10 @@ def dumps(obj) -> str:
 
 def write_atomic(path: Path, text: str | bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    data = text.encode() if isinstance(text, str) else text
     try:
-        tmp.write_bytes(text.encode() if isinstance(text, str) else text)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def create_exclusive(path: Path, text: str) -> bool:
-    """Write a whole file where none is, atomically; False if one is there
-    already (another process was first). The file appears complete or not
-    at all: it is written aside and hard-linked into place, which fails
-    rather than replaces; where the filesystem has no hard links, it is
-    created exclusively and written in place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    try:
-        tmp.write_text(text)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError as err:
-            if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
-                raise
-            try:
-                with open(path, "x") as f:
-                    f.write(text)
-            except FileExistsError:
-                return False
-        return True
+        tmp.write_bytes(data)
+        replace(tmp, path, data)  # verified where NFS leaves the outcome uncertain
     finally:
         tmp.unlink(missing_ok=True)
 

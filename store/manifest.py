@@ -15,8 +15,9 @@ from scenes.spec import GENERATOR_VERSION
 from tasks import catalog
 
 from .errors import UserError
-from .files import create_exclusive, dumps, probe_writable, write_atomic, writing
+from .files import dumps, probe_writable, write_atomic, writing
 from .layout import BOOKKEEPING, MANIFEST
+from .nfs import create_exclusive
 
 
 def claim_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> None:
