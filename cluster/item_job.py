@@ -43,7 +43,7 @@ class Outcome:
     renders: int  # every render, redrawn panels included
     reasons: tuple[str, ...] = ()  # why panels were redrawn, or why the item failed
     by_other: bool = False  # another writer finished it first
-    held_by: str | None = None  # a live writer holds it now: try again later
+    held_by: str | None = None  # a live writer holds it now (who, and until when): try again later
 
 
 class Aborted(Exception):
@@ -69,7 +69,7 @@ def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callabl
     recorded meanwhile is taken as this run's."""
     holder = claims.claim(writer, s.split, task, index)
     if holder is not None:
-        return Outcome(task, index, False, 0, 0, held_by=str(holder.get("writer", "?")))
+        return Outcome(task, index, False, 0, 0, held_by=holder)
     try:
         if bookkeeping.is_damaged(s.out, s.split, task, index) and full_problem(layout.item_dir(s.out, s.split, task, index)) is None:
             bookkeeping.clear_damage(s.out, s.split, task, index)  # restored by hand since verify

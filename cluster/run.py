@@ -24,11 +24,12 @@ from store.verify import find_damage
 from tasks import catalog
 
 from . import calibrate
+from .claims import clean_stale
 from .hardware import visible_gpus
 from .pipeline import RenderPool, plan, say_once, worker_options
 from .planning import Settings
 from .progress import Progress
-from .writers import Writer, clean_stale
+from .writers import Writer, nfs_warning
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,8 @@ def render(run: Run, repair: bool = False) -> int:
     out, split = settings.out, settings.split
     noun = catalog.noun(tasks)
     probe_writable(out)  # a read-only or full OUT is refused before Blender starts
+    if warning := nfs_warning(out):
+        print(f"mewl: warning: {warning}", file=sys.stderr)
     if repair:
         damaged = find_damage(out, split, tasks, range(shard[0], n, shard[1]))
         print(f"render: --repair found {len(damaged)} damaged {noun}(s)" + "".join(f"\n  {d}" for d in damaged),
@@ -76,8 +79,11 @@ def render(run: Run, repair: bool = False) -> int:
     try:
         if not jobs:
             _claim(out, manifest, split, tasks, n)
+            with writing(out):
+                stale, _ = clean_stale(out)
             _index(out, split, tasks)
-            print(f"render: nothing to do, {complete} {noun}(s) already complete in {out / split}", file=sys.stderr)
+            print(f"render: nothing to do, {complete} {noun}(s) already complete in {out / split}"
+                  + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""), file=sys.stderr)
             return 0
         created = not out.exists()
         try:
@@ -118,7 +124,7 @@ def _render(state: dict, run: Run, jobs, complete, created) -> None:
             per_device, source = calibrate.workers_per_device(device, gpu_ids, settings.quality)
         opts = worker_options(device, gpu_ids, workers, per_device=per_device, at_most=len(jobs))
         with Writer(out) as writer:
-            stale = clean_stale(out)
+            stale, _ = clean_stale(out)
             with RenderPool(opts, writer) as pool:
                 _claim(out, run.manifest, settings.split, tasks, run.n)
                 threads = opts[0]["threads"]
