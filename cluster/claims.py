@@ -21,6 +21,7 @@ from pathlib import Path
 
 from store.layout import BOOKKEEPING, DAMAGED, STAGING
 from store.nfs import create_exclusive, read_fresh, replace
+from tasks import catalog
 
 from .writers import (
     STALE_AFTER,
@@ -148,7 +149,7 @@ def busy(out: Path, split: str, tasks: list[str], n: int) -> str | None:
     if not live:
         return None
     silent = [c for c in live if c.until is not None]
-    return (f"nothing to submit now: {len(live)} item(s) of {split} are claimed by live writers"
+    return (f"nothing to submit now: {len(live)} {catalog.noun(tasks)}(s) of {split} are claimed by live writers"
             + (f"; {len(silent)} by writers on other hosts or in other PID namespaces, {_silent(silent)}: rerun then"
                if silent else ""))
 

@@ -87,7 +87,7 @@ def test_silent_writers_elsewhere_count_as_missing_and_heard_ones_as_running(tmp
     for i in (1, 2):
         mark_complete(out, "shape", i)
     plan = mewl("slurm", "--task", "shape", "--n", 3, "--out", out, "--array", 3)
-    assert plan.returncode == 0 and plan.stdout.startswith("nothing to submit now: 1 item(s) of train are claimed "
+    assert plan.returncode == 0 and plan.stdout.startswith("nothing to submit now: 1 episode(s) of train are claimed "
                                                            "by live writers; 1 by writers on other hosts"), plan.stdout
     assert "count as missing by " in plan.stdout and not (out / "slurm").exists()
 
