@@ -130,15 +130,16 @@ def held(out: Path) -> frozenset[tuple[str, str, int]]:
     return frozenset((c.split, c.task, c.index) for c in all_claims(out) if c.alive)
 
 
-def clean_stale(out: Path) -> tuple[list[Path], int]:
+def clean_stale(out: Path) -> list[Path]:
     """Remove dead writers' staging folders and claims (any run does, with or
-    without work to do); returns the folders removed and the claims count."""
+    without work to do); returns the folders removed."""
     folders = [folder for folder, alive in staging_folders(out) if not alive]
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
-    dead = [c for c in all_claims(out) if not c.alive]
-    removed = sum(_take_over(None, claim_path(out, c.split, c.task, c.index), c.text, None) for c in dead)
-    return folders, removed
+    for c in all_claims(out):
+        if not c.alive:
+            _take_over(None, claim_path(out, c.split, c.task, c.index), c.text, None)
+    return folders
 
 
 def busy(out: Path, split: str, tasks: list[str], n: int) -> str | None:

@@ -80,7 +80,7 @@ def render(run: Run, repair: bool = False) -> int:
         if not jobs:
             _claim(out, manifest, split, tasks, n)
             with writing(out):
-                stale, _ = clean_stale(out)
+                stale = clean_stale(out)
             _index(out, split, tasks)
             print(f"render: nothing to do, {complete} {noun}(s) already complete in {out / split}"
                   + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""), file=sys.stderr)
@@ -124,7 +124,7 @@ def _render(state: dict, run: Run, jobs, complete, created) -> None:
             per_device, source = calibrate.workers_per_device(device, gpu_ids, settings.quality)
         opts = worker_options(device, gpu_ids, workers, per_device=per_device, at_most=len(jobs))
         with Writer(out) as writer:
-            stale, _ = clean_stale(out)
+            stale = clean_stale(out)
             with RenderPool(opts, writer) as pool:
                 _claim(out, run.manifest, settings.split, tasks, run.n)
                 threads = opts[0]["threads"]
