@@ -60,7 +60,7 @@ def claim(writer: Writer, split: str, task: str, index: int) -> str | None:
             return holder(parse_who(text), heard)
         if _take_over(writer, path, text, mine):
             return None
-    return "(contended): tried again later"
+    return "several writers at once: tried again later"
 
 
 def _take_over(writer: Writer | None, path: Path, dead: str, mine: str | None) -> bool:
