@@ -97,7 +97,7 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, 
         for name, scene in scenes.items():
             if stop.is_set():
                 raise Aborted
-            res = worker.render(scene, tmp / f"{name}.png", tmp / f"{name}.json")
+            res = worker.render(scene, tmp / f"{name}.png", tmp / f"{name}.json", passes=s.passes)
             renders += 1
             if not res.ok:
                 small = ", ".join(f"#{i} {res.visible_pixels[i]} px" for i in res.too_small)

@@ -104,7 +104,7 @@ def claim(req: Request) -> None:
 
 def render_settings(req: Request) -> dict:
     # The manifest `mewl render` claims (cli.render): the array tasks must find it equal.
-    return Settings(req.out, req.split, req.seed, req.quality, req.scheme, req.configs).manifest("rendered")
+    return Settings(req.out, req.split, req.seed, req.quality, req.scheme, req.configs, req.passes).manifest("rendered")
 
 
 def refuse_if_running(req: Request) -> None:

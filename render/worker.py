@@ -25,6 +25,7 @@ from pathlib import Path
 
 from scenes.spec import SceneSpec
 
+from .passes import PASSES
 from .result import RenderResult
 
 log = logging.getLogger("render")
@@ -145,13 +146,18 @@ class Worker:
         return None if self._proc is None else self._proc.pid
 
     # -- rendering ----------------------------------------------------------
-    def render(self, spec: SceneSpec, png_path: Path, json_path: Path) -> RenderResult:
-        """Render one spec; writes PNG and JSON only if everything is visible enough."""
+    def render(self, spec: SceneSpec, png_path: Path, json_path: Path, passes: tuple[str, ...] = ()) -> RenderResult:
+        """Render one spec; writes PNG and JSON, and beside them the passes asked for (render.passes),
+        only if everything is visible enough."""
+        unknown = [p for p in passes if p not in PASSES]
+        if unknown:
+            raise ValueError(f"unknown pass {unknown[0]!r}; expected some of {', '.join(PASSES)}")
         if self._proc is not None and self._scenes >= self.max_scenes:
             self.close()
         self.start()
         start = time.perf_counter()
-        self._send.send(("render", spec.model_dump_json(), str(Path(png_path).absolute()), str(Path(json_path).absolute())))
+        self._send.send(("render", spec.model_dump_json(), str(Path(png_path).absolute()), str(Path(json_path).absolute()),
+                         tuple(passes)))
         self._scenes += 1
         kind, out = self._receive(self.render_timeout)
         if kind != "done":

@@ -112,6 +112,11 @@ def read_manifest(out: Path) -> dict:
     return have
 
 
+def passes_of(out: Path) -> tuple[str, ...]:
+    """The passes (render.passes) every image of OUT has, as its manifest pins them; none without one."""
+    return tuple(read_manifest(out).get("passes", ())) if (out / MANIFEST).is_file() else ()
+
+
 def enclosing_dataset(path: Path) -> Path | None:
     """The dataset folder that holds `path` (or is it), if any."""
     path = path.expanduser().absolute()
