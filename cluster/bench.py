@@ -11,7 +11,9 @@
 (d) GPU throughput, where an NVIDIA GPU is visible: images per second on one
     GPU at the default profile with 1-4 workers sharing it (cluster.calibrate,
     whose choice `mewl render` then uses), the device recorded in the ground
-    truth and each worker's warm-up time; without a GPU it says so.
+    truth and each worker's warm-up time; without a GPU it says so;
+(e) passes: each extra pass's cost as a ratio against the plain image, the
+    same scenes with and without it in one worker (render.pass_bench).
 Prints a report and writes it as JSON to bench-out/bench.json. The whole run
 took about 12 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
 20 items per task, one pipeline round) about 4.
@@ -28,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from render import pass_bench
 from render.worker import DEVICES
 from scenes.quality import QUALITIES
 from store.reader import read
@@ -37,7 +40,7 @@ from tasks.catalog import resolve, sample_item
 from .pipeline import RenderPool, Settings, cpu_cores, say_once, worker_options
 from .sample import sample_to_disk
 
-PARTS = ("sampling", "render", "pipeline", "gpu")
+PARTS = ("sampling", "render", "pipeline", "gpu", "passes")
 SPLIT = "bench"
 
 
@@ -208,6 +211,8 @@ def format_report(r: dict) -> str:
                               for name, n in preset_images().items())
             lines.append(f"    best {g['best_images_per_second']:.2f} images/s per GPU; `mewl render` will run "
                          f"{g['workers_per_gpu']} worker(s) per GPU ({hours} on one GPU)")
+    if "passes" in r:
+        lines.append("(e) " + pass_bench.format_report(r["passes"]).replace("\n", "\n    "))
     return "\n".join(lines)
 
 
@@ -216,7 +221,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="a smoke run: less sampling, one render scene, 20 memory renders")
     ap.add_argument("--quality", default="draft", choices=QUALITIES, help="pipeline quality (draft: the worst case for overhead)")
     ap.add_argument("--device", default="auto", choices=DEVICES,
-                    help="as mewl render --device, for (b), (c) and (d); cpu measures the CPU on a GPU machine")
+                    help="as mewl render --device, for (b) to (e); cpu measures the CPU on a GPU machine")
     ap.add_argument("--out", default="bench-out", type=Path)
     ap.add_argument("--only", default=",".join(PARTS), help="comma list of parts to run")
     ap.add_argument("--task", default="all", help="(a): the tasks sampled (a task, a benchmark, all or a comma list)")
@@ -244,6 +249,8 @@ def main(argv=None) -> int:
             report["pipeline"] = pipeline_bench(scratch, jobs, a.quality, a.device, rounds=1 if a.quick else 3)
         if "gpu" in parts:
             report["gpu"] = gpu_throughput(a.device, a.quick)
+        if "passes" in parts:
+            report["passes"] = pass_bench.run(a.out / "passes", rounds=2 if a.quick else 3, quick=a.quick, device=a.device)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("\n" + format_report(report))

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 from cluster import bench as cluster_bench
-from render import bench
+from render import bench, pass_bench
+from render.passes import PASSES
 from scenes import quality
 
 
@@ -72,3 +73,16 @@ def test_a_measured_gpu_is_reported_per_worker_count_with_the_hours_for_mewl():
     assert "on one NVIDIA H100 80GB HBM3 (ground truth says device 'optix (denoiser optix)')" in text
     assert "    2 worker(s) sharing the GPU: 36.00 images/s" in text
     assert "`mewl render` will run 3 worker(s) per GPU (mewl-release's 264,600 images in 1.8 h on one GPU)" in text
+
+
+def test_pass_bench_reports_each_pass_against_the_plain_image_of_the_same_worker(tmp_path, monkeypatch):
+    monkeypatch.setitem(quality.PROFILES, "draft", {**quality.PROFILES["draft"], "samples": 1, "denoiser": "none"})
+    report = pass_bench.run(tmp_path, quality="draft", rounds=1, quick=True, device="cpu")
+    assert report["same_png"] and report["device"] == "cpu" and report["ratio"]["plain"] == 1.0
+    assert set(report["ratio"]) == set(pass_bench.VARIANTS) and all(r > 0 for r in report["ratio"].values())
+    sizes = report["pass_bytes_per_image"]
+    assert sizes["plain"] == 0 and sizes["all"] == sum(sizes[p] for p in PASSES) and min(sizes[p] for p in PASSES) > 0
+    assert json.loads((tmp_path / "passes.json").read_text())["ratio"] == report["ratio"]
+    text = cluster_bench.format_report({"passes": report})
+    assert text.startswith("(e) passes at draft quality on cpu, 1 scene(s) x 1 round(s)")
+    assert all(f"\n    {v} " in text for v in pass_bench.VARIANTS) and "the same bytes with and without passes" in text
