@@ -74,7 +74,8 @@ def cmd_render_spec(args) -> int:
     passes = options.passes(args.passes)
     out = options.output(args.out)
     scene, stem = choose_scene(load_spec(args.spec), args.spec, args.panel)
-    for name in (f"{stem}.png", f"{stem}.json", *files_of(stem, passes)):  # never over a dataset's files, nor another file unless --force
+    # Never over a dataset's files, nor another file unless --force.
+    for name in (f"{stem}.png", f"{stem}.json", *files_of(stem, passes)):
         options.new_file(out / name, "--out", args.force)
     probe_writable(out)
     try:

@@ -15,8 +15,9 @@
 (e) passes: each extra pass's cost as a ratio against the plain image, the
     same scenes with and without it in one worker (render.pass_bench).
 Prints a report and writes it as JSON to bench-out/bench.json. The whole run
-took about 12 minutes on 2 CPU cores; --quick (one scene, 20 memory renders,
-20 items per task, one pipeline round) about 4.
+took about 12 minutes on 2 CPU cores before (e), which adds about a minute;
+--quick (one scene, 20 memory renders, 20 items per task, one pipeline
+round, (e) on one scene twice) about 4.
 """
 from __future__ import annotations
 

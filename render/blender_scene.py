@@ -203,11 +203,10 @@ class BlenderScene:
             lap("index_read")
             counts = ground_truth.visible_pixels(spec, index)
             small = ground_truth.too_small(counts)
-            for kind, tmp in temps.items():
-                pixels = index if kind == "instance" else self._read_exr(self.pass_exrs[kind], *index.shape)
-                if not small:
+            if passes and not small:
+                for kind, tmp in temps.items():
+                    pixels = index if kind == "instance" else self._read_exr(self.pass_exrs[kind], *index.shape)
                     tmp.write_bytes(encode(kind, pixels))
-            if passes:
                 lap("pass_files")
             if not small:
                 gt = ground_truth.build(spec, index, image_filename=png_path.name, device=self.device,

@@ -4,7 +4,7 @@ bpy cannot be restarted inside a process, and a long-lived Blender grows, so
 the Blender side lives in a child (`python -m render.server`) that is started
 lazily and replaced after `max_scenes` renders. This module never imports bpy.
 
-Every temporary file of the child (Blender's log, the object-index EXR,
+Every temporary file of the child (Blender's log, the object-index and pass EXRs,
 Blender's own session folder) lives in one folder per worker, removed when
 the worker closes: `temp_dir` if given (cluster puts it under OUT/.staging,
 so a killed run's leftovers are cleaned by the next run), else a fresh

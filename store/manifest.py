@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
+from render.passes import PASSES
 from scenes.spec import GENERATOR_VERSION
 from tasks import catalog
 
@@ -114,7 +115,12 @@ def read_manifest(out: Path) -> dict:
 
 def passes_of(out: Path) -> tuple[str, ...]:
     """The passes (render.passes) every image of OUT has, as its manifest pins them; none without one."""
-    return tuple(read_manifest(out).get("passes", ())) if (out / MANIFEST).is_file() else ()
+    passes = tuple(read_manifest(out).get("passes", ())) if (out / MANIFEST).is_file() else ()
+    unknown = [p for p in passes if p not in PASSES]
+    if unknown:
+        raise UserError(f"{out / MANIFEST} names the pass {unknown[0]!r}, which this tool does not know "
+                        f"({', '.join(PASSES)}); is it damaged?")
+    return passes
 
 
 def enclosing_dataset(path: Path) -> Path | None:
