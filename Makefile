@@ -11,6 +11,8 @@ WORKERS ?=
 WORKERS_PER_GPU ?=
 DEVICE ?= auto
 QUALITY ?= default
+# Extra passes beside each image, a comma list of depth, normal, albedo, instance (docs/passes.md); none by default.
+PASSES ?=
 PYTEST_ARGS ?=
 # Test processes: one per core; each test file stays in one process (the SLURM tests share one cluster).
 TEST_JOBS ?= auto
@@ -51,12 +53,14 @@ test: setup
 
 render: setup
 	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \
-		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),)
+		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),) \
+		$(if $(PASSES),--passes $(PASSES),)
 
 # MEWL's release as the paper sized it: every task, 3,000 / 600 / 600 episodes in train / val / test.
 release: setup
 	$(VENV)/bin/mewl render --preset mewl-release --out $(OUT) --seed $(SEED) \
-		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),) $(if $(DRY_RUN),--dry-run,)
+		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),) $(if $(DRY_RUN),--dry-run,) \
+		$(if $(PASSES),--passes $(PASSES),)
 
 bench: setup
 	$(VENV)/bin/python -m cluster.bench --device $(DEVICE) --pipeline-task shape,number,pragmatic,relation $(if $(QUICK),--quick,)

@@ -15,6 +15,7 @@ from pathlib import Path
 from joblib import Parallel, delayed
 
 from render import legibility
+from render.passes import is_pass_file
 from store import card, reader
 from store.errors import UserError
 from store.manifest import read_manifest
@@ -113,7 +114,7 @@ def images(out: Path) -> list[tuple[tuple[str, str, int], Path, Path]]:
     for items in reader.sound_items(out, what="rendered items").values():
         for stored in items:
             found += [((stored.split, stored.task, stored.index), png, png.with_suffix(".json"))
-                      for png in sorted(stored.folder.glob("*.png"))]
+                      for png in sorted(stored.folder.glob("*.png")) if not is_pass_file(png.name)]
     if not found:
         raise UserError(f"no rendered objects found under {out} (expected OUT/<split>/<task>/<i>/*.json with PNGs)")
     return found

@@ -5,6 +5,7 @@ import argparse
 import os
 from pathlib import Path
 
+from render.passes import PASSES, PassError, parse
 from render.worker import DEVICES  # declared once, beside the worker that checks it
 from scenes.quality import QUALITIES
 from store.errors import UserError
@@ -123,6 +124,23 @@ def device(value: str) -> str:
     if value not in DEVICES:
         raise UserError(f"unknown device {value!r}; expected one of {', '.join(DEVICES)}")
     return value
+
+
+def add_passes_argument(parser) -> None:
+    """--passes, declared once for render, slurm and render-spec."""
+    parser.add_argument("--passes", default=None, metavar="LIST",
+                        help=f"extra passes of the same render beside each image: a comma list of {', '.join(PASSES)}, "
+                             "or all (default none; docs/passes.md)")
+
+
+def passes(value: str | None) -> tuple[str, ...]:
+    """--passes: the pass names in render.passes.PASSES order; none when not given."""
+    if value is None:
+        return ()
+    try:
+        return parse(value)
+    except PassError as err:
+        raise UserError(str(err)) from None
 
 
 def workers(value: str | int | None) -> int:

@@ -52,7 +52,8 @@ def _checked(args) -> Run:
     out = options.output(args.out)
     settings = Settings(out=out, split=split, seed=seed, quality=quality,
                         scheme=options.split_scheme(args.split_scheme, tasks, split),
-                        configs=options.configs(args, tasks)[0], durable=options.durable())
+                        configs=options.configs(args, tasks)[0], passes=options.passes(args.passes),
+                        durable=options.durable())
     manifest = settings.manifest("rendered")
     check_output(out, manifest, catalog.benchmark_names(tasks))
     return Run(tasks, n, device, gpu_ids, workers, per_gpu, shard, settings, manifest)
@@ -79,6 +80,7 @@ def register(sub) -> None:
     s.add_argument("--workers-per-gpu", default=None, metavar="K",
                    help="Blender workers sharing each GPU (default: measured once per GPU model, see `mewl calibrate`)")
     s.add_argument("--quality", default="default", help="draft, default or paper")
+    options.add_passes_argument(s)
     s.add_argument("--shard", default=None, help="I/K: only episodes i with i %% K == I")
     s.add_argument("--repair", action="store_true",
                    help="check every hash and image of the existing episodes first; render the damaged ones again")

@@ -52,6 +52,7 @@ def register(subparsers) -> None:
     s.add_argument("--max-parallel", default=None, metavar="M", help="array tasks running at once (%%M)")
     s.add_argument("--quality", default="default")
     s.add_argument("--device", default="auto")
+    options.add_passes_argument(s)
     s.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                    help="extra sbatch option for both jobs, e.g. --sbatch-arg=--account=lab (repeatable)")
     s.add_argument("--submit", action="store_true",
@@ -119,7 +120,7 @@ def request(args) -> Request:
         shards=k, max_parallel=throttle, partition=args.partition, gpus_per_task=gpus, cpus_per_task=cpus, mem=mem,
         time=time_limit(args.time), sbatch_args=[sbatch_arg(a) for a in args.sbatch_arg],
         submit_dir=Path.cwd(), scheme=options.split_scheme(args.split_scheme, tasks, options.split(args.split)),
-        configs=configs, config_args=tuple(config_args), workers_per_gpu=per_gpu,
+        configs=configs, config_args=tuple(config_args), workers_per_gpu=per_gpu, passes=options.passes(args.passes),
     )
     check_output(out, render_settings(req), catalog.benchmark_names(req.tasks))  # another seed or quality in OUT: refused
     return req

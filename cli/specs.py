@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from render import DeviceError, render_scene
+from render.passes import files_of
 from scenes import image_truth
 from scenes.spec import SceneSpec, SpecError
 from store.errors import UserError
@@ -70,13 +71,15 @@ def choose_scene(spec: Item | SceneSpec, spec_path: Path, panel: str | None) -> 
 def cmd_render_spec(args) -> int:
     quality = options.quality(args.quality) if args.quality else None
     device = options.device(args.device)
+    passes = options.passes(args.passes)
     out = options.output(args.out)
     scene, stem = choose_scene(load_spec(args.spec), args.spec, args.panel)
-    for suffix in (".png", ".json"):  # never over a dataset's files, nor another file unless --force
-        options.new_file(out / f"{stem}{suffix}", "--out", args.force)
+    # Never over a dataset's files, nor another file unless --force.
+    for name in (f"{stem}.png", f"{stem}.json", *files_of(stem, passes)):
+        options.new_file(out / name, "--out", args.force)
     probe_writable(out)
     try:
-        return render_scene(scene, out, stem, quality=quality, device=device, source=str(args.spec))
+        return render_scene(scene, out, stem, quality=quality, device=device, source=str(args.spec), passes=passes)
     except (SpecError, DeviceError) as err:
         raise UserError(str(err)) from None
 
@@ -100,5 +103,6 @@ def register(sub) -> None:
     s.add_argument("--device", default="auto")
     s.add_argument("--panel", default=None, metavar="NAME",
                    help="for an episode.json: the context panel to render, or 'question' for the query")
-    s.add_argument("--force", action="store_true", help="replace an existing <stem>.png and .json in --out")
+    options.add_passes_argument(s)
+    s.add_argument("--force", action="store_true", help="replace an existing <stem>.png and .json (and passes) in --out")
     s.set_defaults(func=cmd_render_spec)

@@ -12,13 +12,16 @@
     GPU at the default profile with 1-4 workers sharing it (cluster.calibrate,
     whose choice `mewl render` then uses), the device recorded in the ground
     truth and each worker's warm-up time; without a GPU it says so;
-(e) durable publish (cluster.bench_fsync): the pipeline's episodes per second
+(e) passes: each extra pass's cost as a ratio against the plain image, the
+    same scenes with and without it in one worker (render.pass_bench);
+(f) durable publish (cluster.bench_fsync): the pipeline's episodes per second
     with fsync and without (MEWL_FSYNC=0), one run each, as a ratio, and the
     milliseconds an episode's publish takes each way, on the disk of --out.
 Prints a report and writes it as JSON to bench-out/bench.json. The whole run
-took about 12 minutes on 2 CPU cores before (e), which adds about a minute
-(`--only fsync`: 56 s on 2 shared cores); --quick (one scene, 20 memory
-renders, 20 items per task, one pipeline round) about 4 before (e).
+took about 12 minutes on 2 CPU cores before (e), which adds about a minute,
+and (f) another (`--only fsync`: 56 s on 2 shared cores); --quick (one scene,
+20 memory renders, 20 items per task, one pipeline round, (e) on one scene
+twice) about 4 before (f).
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from render import pass_bench
 from render.worker import DEVICES
 from scenes.quality import QUALITIES
 from store.manifest import claim_output
@@ -43,7 +47,7 @@ from .bench_fsync import format_fsync, publish_costs
 from .pipeline import RenderPool, Settings, cpu_cores, say_once, worker_options
 from .sample import sample_to_disk
 
-PARTS = ("sampling", "render", "pipeline", "gpu", "fsync")
+PARTS = ("sampling", "render", "pipeline", "gpu", "passes", "fsync")
 SPLIT = "bench"
 
 
@@ -169,7 +173,7 @@ def gpu_throughput(device: str, quick: bool) -> dict:
             "best_images_per_second": max(rates.values()), "load_average": _load()}
 
 
-# -- (e) durable publish -----------------------------------------------------
+# -- (f) durable publish -----------------------------------------------------
 def fsync_cost(scratch: Path, jobs, quality: str, device: str) -> dict:
     """The pipeline (1 worker) on the same episodes publishing with fsync and
     without, one run each: seconds with / seconds without is durability's price."""
@@ -228,6 +232,8 @@ def format_report(r: dict) -> str:
                               for name, n in preset_images().items())
             lines.append(f"    best {g['best_images_per_second']:.2f} images/s per GPU; `mewl render` will run "
                          f"{g['workers_per_gpu']} worker(s) per GPU ({hours} on one GPU)")
+    if "passes" in r:
+        lines.append("(e) " + pass_bench.format_report(r["passes"]).replace("\n", "\n    "))
     if "fsync" in r:
         lines.append(format_fsync(r["fsync"]))
     return "\n".join(lines)
@@ -238,7 +244,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="a smoke run: less sampling, one render scene, 20 memory renders")
     ap.add_argument("--quality", default="draft", choices=QUALITIES, help="pipeline quality (draft: the worst case for overhead)")
     ap.add_argument("--device", default="auto", choices=DEVICES,
-                    help="as mewl render --device, for (b), (c) and (d); cpu measures the CPU on a GPU machine")
+                    help="as mewl render --device, for (b) to (e); cpu measures the CPU on a GPU machine")
     ap.add_argument("--out", default="bench-out", type=Path)
     ap.add_argument("--only", default=",".join(PARTS), help="comma list of parts to run")
     ap.add_argument("--task", default="all", help="(a): the tasks sampled (a task, a benchmark, all or a comma list)")
@@ -266,6 +272,8 @@ def main(argv=None) -> int:
             report["pipeline"] = pipeline_bench(scratch, jobs, a.quality, a.device, rounds=1 if a.quick else 3)
         if "gpu" in parts:
             report["gpu"] = gpu_throughput(a.device, a.quick)
+        if "passes" in parts:
+            report["passes"] = pass_bench.run(a.out / "passes", rounds=2 if a.quick else 3, quick=a.quick, device=a.device)
         if "fsync" in parts:
             names = resolve(a.pipeline_task) if a.pipeline_task else [b.tasks[0].name for b in catalog.BENCHMARKS]
             report["fsync"] = fsync_cost(scratch, [(t, 0) for t in names], a.quality, a.device)

@@ -1,4 +1,4 @@
-"""`make bench` part (e), durable publish: what fsync costs an episode.
+"""`make bench` part (f), durable publish: what fsync costs an episode.
 
 The pipeline's ratio (cluster.bench.fsync_cost) is one run each way and moves
 by a few percent from run to run, more than fsync costs a rendered episode;
@@ -40,7 +40,7 @@ def publish_costs(published: Path, scratch: Path, split: str) -> dict:
 def format_fsync(r: dict) -> str:
     per_episode = {k: r[k]["render_seconds"] / r["episodes"] for k in ("with_fsync", "without_fsync")}
     share = (r["publish_ms_with_fsync"] - r["publish_ms_without_fsync"]) / 10 / per_episode["without_fsync"]
-    return (f"(e) durable publish at {r['quality']} quality, {r['episodes']} episodes, 1 worker, one run each: "
+    return (f"(f) durable publish at {r['quality']} quality, {r['episodes']} episodes, 1 worker, one run each: "
             f"{per_episode['with_fsync']:.2f} s/episode with fsync, {per_episode['without_fsync']:.2f} s without, "
             f"ratio {r['seconds_ratio']:.3f}; publishing alone {r['publish_ms_with_fsync']:.1f} ms/episode with fsync, "
             f"{r['publish_ms_without_fsync']:.1f} ms without ({share:+.2f} % of an episode)")

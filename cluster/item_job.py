@@ -47,7 +47,7 @@ class Outcome:
     renders: int  # every render, redrawn panels included
     reasons: tuple[str, ...] = ()  # why panels were redrawn, or why the item failed
     by_other: bool = False  # another writer finished it first
-    held_by: str | None = None  # a live writer holds it now: try again later
+    held_by: str | None = None  # a live writer holds it now (who, and until when): try again later
 
 
 class Aborted(Exception):
@@ -75,7 +75,7 @@ def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callabl
     layout.present(s.out)  # OUT removed or emptied under the run: stop, never fill it again
     holder = claims.claim(writer, s.split, task, index)
     if holder is not None:
-        return Outcome(task, index, False, 0, 0, held_by=str(holder.get("writer", "?")))
+        return Outcome(task, index, False, 0, 0, held_by=holder)
     try:
         if bookkeeping.is_damaged(s.out, s.split, task, index) and full_problem(layout.item_dir(s.out, s.split, task, index)) is None:
             bookkeeping.clear_damage(s.out, s.split, task, index)  # restored by hand since verify
@@ -103,7 +103,7 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, 
         for name, scene in scenes.items():
             if stop.is_set():
                 raise Aborted
-            res = worker.render(scene, tmp / f"{name}.png", tmp / f"{name}.json")
+            res = worker.render(scene, tmp / f"{name}.png", tmp / f"{name}.json", passes=s.passes)
             renders += 1
             if not res.ok:
                 small = ", ".join(f"#{i} {res.visible_pixels[i]} px" for i in res.too_small)

@@ -18,6 +18,7 @@ class Settings:
     quality: str
     scheme: str = "iid"  # how splits differ (tasks.benchmark.Scheme)
     configs: tuple[tuple[str, object], ...] = ()  # (benchmark, its dataset-wide config) where one was given
+    passes: tuple[str, ...] = ()  # the extra passes written beside each image (render.passes), in PASSES order
     durable: bool = True  # fsync each item before and after it is published (MEWL_FSYNC=0: not; store.layout.publish)
 
     def config_of(self, task: str) -> object | None:
@@ -25,11 +26,13 @@ class Settings:
         return dict(self.configs).get(catalog.task(task).benchmark)
 
     def manifest(self, kind: str) -> dict:
-        """What OUT's manifest pins: a run with other values is refused. The
-        scheme and configs only where given, so manifests of datasets without them stay as they were."""
+        """What OUT's manifest pins: a run with other values is refused. The scheme,
+        passes and configs only where given, so manifests of datasets without them stay as they were."""
         pinned = {"seed": self.seed, "quality": self.quality, "kind": kind} if self.quality else {"seed": self.seed, "kind": kind}
         if self.scheme != "iid":
             pinned["split_scheme"] = self.scheme
+        if self.passes:
+            pinned["passes"] = list(self.passes)
         if self.configs:
             pinned["config"] = {name: catalog.benchmarks()[name].config.manifest(value, self.seed) for name, value in self.configs}
         return pinned

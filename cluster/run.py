@@ -25,11 +25,12 @@ from store.verify import find_damage
 from tasks import catalog
 
 from . import calibrate
+from .claims import clean_stale
 from .hardware import visible_gpus
 from .pipeline import RenderPool, plan, say_once, worker_options
 from .planning import Settings
 from .progress import Progress, say
-from .writers import Writer, clean_stale
+from .writers import Writer, nfs_warning
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ def render(run: Run, repair: bool = False) -> int:
     out, split = settings.out, settings.split
     noun = catalog.noun(tasks)
     probe_writable(out)  # a read-only or full OUT is refused before Blender starts
+    if warning := nfs_warning(out):
+        say(f"mewl: warning: {warning}")
     if repair:
         damaged = find_damage(out, split, tasks, range(shard[0], n, shard[1]))
         say(f"render: --repair found {len(damaged)} damaged {noun}(s)" + "".join(f"\n  {d}" for d in damaged))
@@ -76,8 +79,11 @@ def render(run: Run, repair: bool = False) -> int:
     try:
         if not jobs:
             _claim(out, manifest, split, tasks, n)
+            with writing(out):
+                stale = clean_stale(out)
             _index(out, split, tasks)
-            say(f"render: nothing to do, {complete} {noun}(s) already complete in {out / split}")
+            say(f"render: nothing to do, {complete} {noun}(s) already complete in {out / split}"
+                + (f"; removed {len(stale)} staging folder(s) of dead writers" if stale else ""))
             return 0
         created = not out.exists()
         try:

@@ -7,6 +7,7 @@ samplers (or a sampler beside a renderer) share one OUT safely.
 """
 from __future__ import annotations
 
+import sys
 import time
 
 from joblib import Parallel, delayed
@@ -14,11 +15,12 @@ from joblib import Parallel, delayed
 from store import bookkeeping, card, index, layout
 from store.files import writing
 from tasks.benchmark import ItemError
-from tasks.catalog import sample_item
+from tasks.catalog import noun, sample_item
 
+from .claims import clean_stale
 from .item_job import Outcome, claimed, write_release_files
 from .planning import Settings
-from .writers import Writer, clean_stale
+from .writers import Writer, nfs_warning
 
 RECHECK = 1.0  # seconds between looks at episodes another writer holds
 
@@ -41,20 +43,28 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
         return write
 
     todo = [i for i in indices if not layout.is_complete(out, split, task, i) or bookkeeping.is_damaged(out, split, task, i)]
+    told: set[int] = set()
     with writing(out), Writer(out) as writer:
         while todo:
-            held = [i for i in todo if claimed(writer, settings, task, i, produce(writer, i)).held_by is not None]
+            held = {i: outcome.held_by for i in todo
+                    if (outcome := claimed(writer, settings, task, i, produce(writer, i))).held_by is not None}
+            for i in held.keys() - told:  # once per item: who holds it, and until when
+                print(f"sample: waiting: {task} {noun([task])} {i} is being written by another writer ({held[i]})",
+                      file=sys.stderr, flush=True)
+            told |= held.keys()
             if held:
                 time.sleep(RECHECK)  # another live writer has them: wait for it to finish
-            todo = held
+            todo = sorted(held)
     return failed
 
 
 def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -> list[str]:
     """Write every missing item; returns the failures' reasons."""
     out, split = settings.out, settings.split
+    if warning := nfs_warning(out):
+        print(f"mewl: warning: {warning}", file=sys.stderr)
     with writing(out):
-        clean_stale(out)  # dead writers' staging folders
+        clean_stale(out)  # dead writers' staging folders and claims
         for task in tasks:
             bookkeeping.record_plan(out, split, task, n)
     jobs = [(t, list(range(start, min(start + 50, n)))) for t in tasks for start in range(0, n, 50)]

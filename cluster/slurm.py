@@ -21,7 +21,7 @@ from store.manifest import claim_output
 from store.status import task_status
 from tasks import catalog
 
-from .claims import held
+from .claims import busy, held
 from .planning import Settings
 from .slurm_script import Request, active_shards, complete_script, ranges, render_script, sbatch
 
@@ -31,8 +31,8 @@ SUBMISSIONS = "submissions.jsonl"
 def write_and_submit(req: Request, submit_it: bool, script_path: Path | None = None) -> None:
     missing = missing_by_shard(req)
     if not missing:
-        print(f"nothing missing: all {len(req.tasks)} x {req.n} {catalog.noun(req.tasks)}s of {req.split} are complete in {req.out}; "
-              "nothing submitted")
+        print(busy(req.out, req.split, req.tasks, req.n) or f"nothing missing: all {len(req.tasks)} x {req.n} "
+              f"{catalog.noun(req.tasks)}s of {req.split} are complete in {req.out}; nothing submitted")
         return
     shards = sorted(missing)
     episodes = [e for shard in missing.values() for e in shard]
@@ -104,7 +104,7 @@ def claim(req: Request) -> None:
 
 def render_settings(req: Request) -> dict:
     # The manifest `mewl render` claims (cli.render): the array tasks must find it equal.
-    return Settings(req.out, req.split, req.seed, req.quality, req.scheme, req.configs).manifest("rendered")
+    return Settings(req.out, req.split, req.seed, req.quality, req.scheme, req.configs, req.passes).manifest("rendered")
 
 
 def refuse_if_running(req: Request) -> None:

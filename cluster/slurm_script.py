@@ -61,6 +61,7 @@ class Request:
     configs: tuple = ()  # (benchmark, config) pairs, as cluster.planning.Settings holds them
     workers_per_gpu: int | None = None  # None: each array task uses the measured number (cluster.calibrate)
     config_args: tuple[str, ...] = ()  # the same as command-line options for `mewl render`
+    passes: tuple[str, ...] = ()  # extra passes beside each image (render.passes)
 
     @property
     def slurm_dir(self) -> Path:
@@ -118,7 +119,8 @@ def render_script(req: Request, shards: list[int], log_dir: Path | None) -> str:
         str(req.mewl), "render", "--task", ",".join(req.tasks), "--n", str(req.n), "--out", str(req.out),
         "--split", req.split, "--seed", str(req.seed), "--quality", req.quality, "--device", req.device,
     ] + ([] if req.scheme == "iid" else ["--split-scheme", req.scheme]) + list(req.config_args) + (
-        ["--workers-per-gpu", str(req.workers_per_gpu)] if req.workers_per_gpu else [])
+        ["--workers-per-gpu", str(req.workers_per_gpu)] if req.workers_per_gpu else []) + (
+        ["--passes", ",".join(req.passes)] if req.passes else [])
     k = req.shards
     body = f"""\
 set -euo pipefail

@@ -2,15 +2,19 @@
 their private staging folders.
 
 Several processes may write one OUT at once: two local `mewl render`, a local
-run beside SLURM array tasks on other hosts, `mewl sample`. Each is a Writer
-with an id (host, pid, random) and a folder OUT/.staging/<id>/ that no other
-writer ever touches while it lives. A writer is judged dead by other writers
-on the same host when its pid is gone (or now belongs to a process started
-later); from another host, when its heartbeat (the mtime of its files, touched
-every HEARTBEAT seconds) is older than STALE_AFTER.
+run beside SLURM array tasks on other hosts, a run in a container, `mewl
+sample`. Each is a Writer with an id (host, pid, random) and a folder
+OUT/.staging/<id>/ that no other writer ever touches while it lives. Every
+writer keeps a heartbeat: the mtime of its files, touched every HEARTBEAT
+seconds. A pid means something only where it was taken: a writer on the same
+host, in the same boot and the same PID namespace is dead when its pid is gone
+(or now belongs to a process started later); any other (another node, a
+container with its own PID namespace where it is pid 1, an earlier boot) is
+dead when its heartbeat is older than STALE_AFTER.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -22,10 +26,14 @@ from pathlib import Path
 
 from store.files import make_folder
 from store.layout import STAGING
+from store.nfs import attribute_cache, read_fresh, replace
 
 WRITER_FILE = "writer.json"
 HEARTBEAT = 30.0  # seconds between touches of a live writer's files
-STALE_AFTER = 300.0  # a writer on another host unheard of this long is dead (10 missed heartbeats; tolerates clock skew)
+# A writer judged by its heartbeat and unheard of this long is dead: 10 missed heartbeats. It must
+# exceed a heartbeat plus NFS's attribute cache (another client may see an mtime that old, docs/nfs.md)
+# and leaves the rest for clocks of hosts and file server that disagree.
+STALE_AFTER = 300.0
 
 
 def process_start(pid: int) -> str | None:
@@ -37,17 +45,45 @@ def process_start(pid: int) -> str | None:
         return None
 
 
+@functools.cache
+def _where() -> dict:
+    """Where this process's pid means something: host, boot and PID namespace (None where unknown)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = None
+    try:
+        pidns = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        pidns = None
+    return {"host": socket.gethostname(), "boot": boot, "pidns": pidns}
+
+
+def _slurm_job() -> dict:
+    """The SLURM job this process runs in, for the lines that name a writer."""
+    env = os.environ
+    if env.get("SLURM_ARRAY_JOB_ID") and env.get("SLURM_ARRAY_TASK_ID"):
+        return {"slurm_job": f"{env['SLURM_ARRAY_JOB_ID']}_{env['SLURM_ARRAY_TASK_ID']}"}
+    return {"slurm_job": env["SLURM_JOB_ID"]} if env.get("SLURM_JOB_ID") else {}
+
+
 def identity() -> dict:
-    pid = os.getpid()
-    host = socket.gethostname()
-    return {"writer": f"{host}-{pid}-{secrets.token_hex(4)}", "host": host, "pid": pid,
-            "pid_start": process_start(pid), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    pid, where = os.getpid(), _where()
+    return {"writer": f"{where['host']}-{pid}-{secrets.token_hex(4)}", **where, "pid": pid,
+            "pid_start": process_start(pid), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **_slurm_job()}
+
+
+def by_pid(who: dict) -> bool:
+    """Whether the writer's pid names a process this one can see: same host,
+    boot and PID namespace, all known. Else only its heartbeat tells."""
+    here = _where()
+    return all(here[k] is not None and who.get(k) == here[k] for k in ("host", "boot", "pidns"))
 
 
 def is_alive(who: dict, heard: float) -> bool:
     """Whether the writer described by `who` (a claim's or writer file's
     content), last heard of at mtime `heard`, may still be working."""
-    if who.get("host") == socket.gethostname():
+    if by_pid(who):
         pid = who.get("pid")
         if not isinstance(pid, int) or pid <= 0:
             return False
@@ -62,19 +98,49 @@ def is_alive(who: dict, heard: float) -> bool:
     return time.time() - heard < STALE_AFTER
 
 
-def read_who(path: Path) -> tuple[dict, float] | None:
-    """(content, mtime) of a writer or claim file; None if it is gone. An
-    unreadable file (a writer killed while creating it) reads as nobody."""
-    try:
-        heard = path.stat().st_mtime
-        text = path.read_text()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
+def stale_at(who: dict, heard: float) -> float | None:
+    """When the writer counts as dead if it stays silent; None when its process decides."""
+    return None if by_pid(who) else heard + STALE_AFTER
+
+
+def clock(t: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(t))
+
+
+def holder(who: dict, heard: float) -> str:
+    """A live writer for a line that says what it waits for, and until when."""
+    name = str(who.get("writer", "?")) + (f", SLURM job {who['slurm_job']}" if who.get("slurm_job") else "")
+    until = stale_at(who, heard)
+    if until is None:
+        return f"{name}: taken over when its process {who.get('pid')} ends"
+    return f"{name}, last heard {clock(heard)}: taken over at {clock(until)} if it stays silent"
+
+
+def parse_who(text: str) -> dict:
+    """A writer or claim file's writer; a broken one (its writer killed while
+    writing it, where hard links are missing) is nobody's, judged by its age alone."""
     try:
         who = json.loads(text)
     except ValueError:
-        who = {}
-    return (who if isinstance(who, dict) else {}), heard
+        return {}
+    return who if isinstance(who, dict) else {}
+
+
+def read_who(path: Path) -> tuple[dict, float] | None:
+    """(writer, mtime) of a writer or claim file; None if it is gone."""
+    seen = read_fresh(path)
+    return None if seen is None else (parse_who(seen[0]), seen[1])
+
+
+def nfs_warning(out: Path) -> str | None:
+    """A line when OUT's NFS mount caches attributes so long that a live
+    writer's heartbeat could look older than STALE_AFTER to another host."""
+    cache = attribute_cache(out)
+    if cache is None or HEARTBEAT + cache < STALE_AFTER:
+        return None
+    return (f"{out} is on NFS with attributes cached up to {cache:g} s (acregmax/acdirmax): another host may see "
+            f"a live writer's heartbeat older than the {STALE_AFTER:g} s after which it is taken for dead; "
+            f"mount it with acregmax and acdirmax under {STALE_AFTER - HEARTBEAT:g}")
 
 
 class Writer:
@@ -96,8 +162,9 @@ class Writer:
         # writer file is never a live writer's.
         building = self.root.with_name(f".{self.id}")
         building.mkdir(parents=True)
-        (building / WRITER_FILE).write_text(json.dumps(self.who) + "\n")
-        os.rename(building, self.root)
+        mine = (json.dumps(self.who) + "\n").encode()
+        (building / WRITER_FILE).write_bytes(mine)
+        replace(building, self.root, mine, proof=self.root / WRITER_FILE)
         self.keep_alive(self.root / WRITER_FILE)
         if self._beat is not None:
             self._beat.start()
@@ -162,13 +229,3 @@ def _young(folder: Path) -> bool:
         return time.time() - folder.stat().st_mtime < STALE_AFTER
     except OSError:
         return False
-
-
-def clean_stale(out: Path) -> list[Path]:
-    """Remove the staging folders of dead writers; returns what was removed."""
-    removed = []
-    for folder, alive in staging_folders(out):
-        if not alive:
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-    return removed

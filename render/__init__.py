@@ -5,6 +5,7 @@ package does not.
 
     with Worker(device="auto", gpu_ids=None, threads=None, max_scenes=200) as w:
         res = w.render(spec, png_path, json_path)   # -> RenderResult
+        # passes=("depth", "normal", "albedo", "instance"): those files beside the PNG (render.passes)
         if not res.ok:   # res.too_small lists what showed < MIN_VISIBLE_PIXELS;
             ...          # nothing was written: place the scene again
 """

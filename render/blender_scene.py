@@ -2,7 +2,8 @@
 
 The stage (ground, world, camera, compositor) and the assets (meshes and
 materials) are built once (render.blender_stage); each spec adds its lights, objects and hand,
-renders, reads the object-index pass of that render and removes them again.
+renders, reads the object-index pass of that render (and the passes asked for, render.passes)
+and removes them again.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from scenes.universe import COLORS, MATERIALS, SHAPES
 
 from . import blender_stage, ground_truth, storage
 from .devices import configure, gpu_denoiser
+from .passes import encode, file_name
 
 
 def _cycles_seconds(info: dict, key: str) -> float | None:
@@ -90,6 +92,8 @@ class BlenderScene:
         blender_stage.settings(self.scene)
         blender_stage.stage(self.scene)
         self.index_path = self.scratch / blender_stage.compositor(self.scene, Path(os.curdir))
+        self.passes: tuple[str, ...] = ()  # the extra passes the view layer writes now
+        self.pass_exrs: dict[str, Path] = {}
         self.meshes = {s: blender_stage.mesh(s, assets.shape_mesh(s)) for s in SHAPES}
         self.meshes["hand"] = blender_stage.mesh("hand", assets.hand_mesh())
         self.materials = {(m, c): blender_stage.material(f"{m}-{c}", assets.object_material(m, c))
@@ -167,25 +171,41 @@ class BlenderScene:
         self.added.clear()
         bpy.data.orphans_purge(do_local_ids=True, do_linked_ids=True, do_recursive=True)
 
-    def _read_index(self, height: int, width: int) -> np.ndarray:
-        img = bpy.data.images.load(str(self.index_path))
+    def _read_exr(self, path: Path, height: int, width: int) -> np.ndarray:
+        """A pass the compositor wrote, (height, width, channels) with row 0 at the top; the file is removed.
+        One that does not load whole is a storage fault where its disk is full (render.storage), else Blender's."""
+        img = None
         try:
+            img = bpy.data.images.load(str(path))
             px = np.empty(len(img.pixels), dtype=np.float32)
             img.pixels.foreach_get(px)
+            return px.reshape(height, width, -1)[::-1]  # Blender's rows start at the bottom
+        except Exception as err:  # noqa: BLE001 - a file cut short fails in Blender's loader or in the reshape
+            raise (storage.fault(path, storage.raw_bytes(width, height, 4, 4) + storage.SLACK) or err) from None
         finally:
-            bpy.data.images.remove(img)
-            self.index_path.unlink(missing_ok=True)
-        px = px.reshape(height, width, -1)[::-1, :, 0]  # Blender's rows start at the bottom
-        return np.rint(px).astype(np.int32)
+            if img is not None:
+                bpy.data.images.remove(img)
+            path.unlink(missing_ok=True)
 
-    def render(self, spec: SceneSpec, png_path: Path, json_path: Path) -> dict:
-        """Render one spec; returns the verdict, the device and where the time went (`phases`, seconds:
-        scene_update (objects added and removed), sync (Cycles' scene and BVH update), path_tracing
-        (path tracing and denoising), passes (the rest of the render call: compositing, the index pass
-        written), png (PNG written), index_read (the pass read back), ground_truth (computed and written))."""
+    def _read_index(self, height: int, width: int) -> np.ndarray:
+        return np.rint(self._read_exr(self.index_path, height, width)[..., 0]).astype(np.int32)
+
+    def render(self, spec: SceneSpec, png_path: Path, json_path: Path, passes: tuple[str, ...] = ()) -> dict:
+        """Render one spec, and the passes asked for (render.passes) beside the PNG; returns the verdict,
+        the device and where the time went (`phases`, seconds: scene_update (objects added and removed),
+        sync (Cycles' scene and BVH update), path_tracing (path tracing and denoising), passes (the rest
+        of the render call: compositing, the index pass written), png (PNG written), index_read (the
+        pass read back), pass_files (the extra passes read back and written, when asked for),
+        ground_truth (computed and written))."""
         start = time.perf_counter()
+        passes = tuple(passes)
+        if passes != self.passes:
+            self.pass_exrs = blender_stage.use_passes(self.scene, self.scratch, passes)
+            self.passes = passes
         tmp_png = png_path.with_name(f".{png_path.name}.{os.getpid()}.tmp")
         tmp_json = json_path.with_name(f".{json_path.name}.{os.getpid()}.tmp")
+        finals = {kind: png_path.with_name(file_name(png_path.stem, kind)) for kind in passes}
+        temps = {kind: final.with_name(f".{final.name}.{os.getpid()}.tmp") for kind, final in finals.items()}
         phases: dict[str, float] = {}
         clock = [start]
 
@@ -210,18 +230,27 @@ class BlenderScene:
             lap("index_read")
             counts = ground_truth.visible_pixels(spec, index)
             small = ground_truth.too_small(counts)
+            if passes and not small:
+                for kind, tmp in temps.items():
+                    pixels = index if kind == "instance" else self._read_exr(self.pass_exrs[kind], *index.shape)
+                    with storage.naming(tmp):
+                        tmp.write_bytes(encode(kind, pixels))
+                lap("pass_files")
             if not small:
                 gt = ground_truth.build(spec, index, image_filename=png_path.name, device=self.device,
                                         blender_version=bpy.app.version_string)
                 with storage.naming(tmp_json):
                     tmp_json.write_text(json.dumps(gt, indent=1))
+                for kind, final in finals.items():
+                    os.replace(temps[kind], final)
                 os.replace(tmp_png, png_path)
                 os.replace(tmp_json, json_path)
             lap("ground_truth")
         finally:
-            tmp_png.unlink(missing_ok=True)
-            tmp_json.unlink(missing_ok=True)
-            for scratch in (self.index_path, self.scratch / BLENDER_PNG):  # a failed render leaves none behind
+            for tmp in (tmp_png, tmp_json, *temps.values()):
+                tmp.unlink(missing_ok=True)
+            # a render that failed half-way leaves none of Blender's files for the next, nor on the disk
+            for scratch in (self.index_path, self.scratch / BLENDER_PNG, *self.pass_exrs.values()):
                 scratch.unlink(missing_ok=True)
             self._clear()
         lap("scene_update")

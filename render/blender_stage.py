@@ -1,6 +1,6 @@
 """The parts of a worker's Blender scene built once (imports bpy; runs only in the child):
 render settings, the stage (sky, ground, camera), the compositor with its object-index
-pass, and the datablocks of meshes and materials."""
+pass (and the passes asked for: render.passes), and the datablocks of meshes and materials."""
 from __future__ import annotations
 
 import os
@@ -12,6 +12,8 @@ import assets
 
 GROUND_SIZE = 200.0
 INDEX_PASS = "index"
+# Each extra pass: the render layer's output and the File Output item that writes it (render.passes).
+PASS_SOCKETS = {"depth": ("Depth", "FLOAT"), "normal": ("Normal", "VECTOR"), "albedo": ("Diffuse Color", "RGBA")}
 
 
 def material(name: str, inputs: dict) -> bpy.types.Material:
@@ -110,3 +112,25 @@ def compositor(sc: bpy.types.Scene, scratch: Path) -> Path:
     files.file_name = "pass_"
     tree.links.new(layers.outputs["Object Index"], files.inputs[INDEX_PASS])
     return scratch / f"pass_{INDEX_PASS}.exr"
+
+
+def use_passes(sc: bpy.types.Scene, scratch: Path, passes: tuple[str, ...]) -> dict[str, Path]:
+    """Turn the view layer's depth, normal and diffuse colour passes on or off as asked (instance is the
+    index pass) and write those asked for beside the index pass; returns each one's EXR. Passes only add
+    outputs: the image is the same bytes with or without them (docs/passes.md)."""
+    layer = sc.view_layers[0]
+    layer.use_pass_z = "depth" in passes
+    layer.use_pass_normal = "normal" in passes
+    layer.use_pass_diffuse_color = "albedo" in passes
+    tree = sc.compositing_node_group
+    layers = next(n for n in tree.nodes if n.bl_idname == "CompositorNodeRLayers")
+    files = next(n for n in tree.nodes if n.bl_idname == "CompositorNodeOutputFile")
+    while len(files.file_output_items) > 1:  # the index item, made first, stays
+        files.file_output_items.remove(files.file_output_items[-1])
+    written = {}
+    for kind, (socket, item) in PASS_SOCKETS.items():
+        if kind in passes:
+            files.file_output_items.new(item, kind)
+            tree.links.new(layers.outputs[socket], files.inputs[kind])
+            written[kind] = scratch / f"pass_{kind}.exr"
+    return written

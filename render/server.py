@@ -55,9 +55,9 @@ def serve() -> None:
 
     try:
         for msg in iter(lambda: _next_scene(reader), None):
-            _, spec_json, png, js = msg
+            _, spec_json, png, js, passes = msg
             try:
-                out = stage.render(SceneSpec.model_validate_json(spec_json), Path(png), Path(js))
+                out = stage.render(SceneSpec.model_validate_json(spec_json), Path(png), Path(js), passes)
                 writer.send(("done", out))
             except OSError as e:
                 if e.errno in STORAGE:  # a disk's fault, not Blender's: said as (errno, strerror, filename)

@@ -4,7 +4,7 @@ bpy cannot be restarted inside a process, and a long-lived Blender grows, so
 the Blender side lives in a child (`python -m render.server`) that is started
 lazily and replaced after `max_scenes` renders. This module never imports bpy.
 
-Every temporary file of the child (Blender's log, the object-index EXR,
+Every temporary file of the child (Blender's log, the object-index and pass EXRs,
 Blender's own session folder) lives in one folder per worker, removed when
 the worker closes: `temp_dir` if given (cluster puts it under OUT/.staging,
 so a killed run's leftovers are cleaned by the next run), else a fresh
@@ -26,6 +26,7 @@ from pathlib import Path
 from scenes.spec import SceneSpec
 
 from . import storage
+from .passes import PASSES
 from .result import RenderResult
 
 log = logging.getLogger("render")
@@ -162,15 +163,20 @@ class Worker:
         return None if self._proc is None else self._proc.pid
 
     # -- rendering ----------------------------------------------------------
-    def render(self, spec: SceneSpec, png_path: Path, json_path: Path) -> RenderResult:
-        """Render one spec; writes PNG and JSON only if everything is visible enough."""
+    def render(self, spec: SceneSpec, png_path: Path, json_path: Path, passes: tuple[str, ...] = ()) -> RenderResult:
+        """Render one spec; writes PNG and JSON, and beside them the passes asked for (render.passes),
+        only if everything is visible enough."""
+        unknown = [p for p in passes if p not in PASSES]
+        if unknown:
+            raise ValueError(f"unknown pass {unknown[0]!r}; expected some of {', '.join(PASSES)}")
         if self._proc is not None and self._scenes >= self.max_scenes:
             self.close()
         self.start()
         start = time.perf_counter()
         self._log_mark = os.fstat(self._log.fileno()).st_size  # an earlier render's lines explain nothing here
         try:
-            self._send.send(("render", spec.model_dump_json(), str(Path(png_path).absolute()), str(Path(json_path).absolute())))
+            self._send.send(("render", spec.model_dump_json(), str(Path(png_path).absolute()),
+                             str(Path(json_path).absolute()), tuple(passes)))
         except OSError:  # it died since its last render
             kind, out = "error", f"Blender exited with code {self._proc.wait()}"
         else:

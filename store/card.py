@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from render.passes import MEANING, SUFFIXES
 from tasks import catalog
 
 from . import bookkeeping, status
@@ -45,6 +46,7 @@ def _commands(settings: dict, plans: list[tuple[str, str, int]]) -> list[str]:
     verb = "render" if settings.get("kind") == "rendered" else "sample"
     quality = f" --quality {settings['quality']}" if "quality" in settings else ""
     scheme = f" --split-scheme {settings['split_scheme']}" if "split_scheme" in settings else ""
+    scheme += f" --passes {','.join(settings['passes'])}" if settings.get("passes") else ""
     known = catalog.benchmarks()
     scheme += "".join(f" {known[b].config.option} <its config in mewl-dataset.json>"
                       for b in settings.get("config", {}) if b in known)
@@ -86,6 +88,7 @@ def card_text(out: Path) -> str:
         *[f"| {split} | {task} | {n} | {status.task_status(out, split, task, n).complete} |" for split, task, n in plans], "",
         "## How to load", "",
         *[line for loader in loaders for line in (loader, "")],
+        *_passes(settings.get("passes")),
         *_audit(out, {(split, task): status.task_status(out, split, task, n).complete for split, task, n in plans}),
         "## Checking it", "",
         "`mewl status OUT` counts complete, failed and missing episodes; `mewl verify OUT` checks every file "
@@ -93,6 +96,14 @@ def card_text(out: Path) -> str:
         "episodes again.", "",
     ]
     return "\n".join(lines)
+
+
+def _passes(passes: list[str] | None) -> list[str]:
+    """How to read the pass files beside each image, where the dataset has them."""
+    if not passes:
+        return []
+    return ["Beside each `<scene>.png` lie its passes, from the same render (mewl-gen's docs/passes.md):", "",
+            *[f"- `<scene>{SUFFIXES[p]}`: {MEANING[p]}" for p in passes], ""]
 
 
 def _audit(out: Path, complete: dict[tuple[str, str], int]) -> list[str]:

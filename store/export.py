@@ -7,7 +7,9 @@ rendering is exported as far as it is complete, and a line counts what is
 missing. Each item becomes one row (one sample): its images in panel order,
 as the rendered PNG bytes, each under a member name that bears no answer
 (`ctx0` ... `query`, or `image`), the typed fields its task declares
-(tasks.benchmark.Export), and every file of the item kept as JSON text.
+(tasks.benchmark.Export), and every file of the item kept as JSON text. A
+dataset rendered with passes (render.passes) carries each image's pass files
+too, their bytes unchanged, in the same panel order.
 
 DIR is written in a staging folder beside it and renamed into place at the
 end: an export killed half-way leaves no DIR, and an existing DIR is never
@@ -28,6 +30,8 @@ from tasks.stored import StoredItem
 from . import bookkeeping, reader, status
 from .errors import UserError
 from .files import writing
+from .manifest import passes_of
+from .reader import pass_files
 
 # The columns every exported item has, before its task's own fields.
 KEY_COLUMNS = ("key", "split", "task", "index")
@@ -39,6 +43,7 @@ class Chosen:
 
     items: dict[str, dict[str, list[StoredItem]]]  # task -> split -> its items, by index
     lines: list[str]
+    passes: tuple[str, ...] = ()  # the passes beside every image (OUT's manifest)
 
 
 def safe_key(stored: StoredItem) -> str:
@@ -76,7 +81,7 @@ def choose(out: Path, strict: bool) -> Chosen:
     if missing > 0:
         lines.append(f"{missing} planned item(s) are not complete yet and are not exported; "
                      "`mewl status OUT` names them")
-    return Chosen(chosen, lines)
+    return Chosen(chosen, lines, passes_of(out))
 
 
 @dataclass(frozen=True)
@@ -90,16 +95,20 @@ class Exported:
     pngs: list[bytes]  # the rendered PNGs, unchanged
     truths: list[dict]  # each image's ground truth
     files: dict[str, str]  # the item's own JSON files: name -> text, as written
+    passes: dict[str, list[bytes]]  # pass -> each image's pass file, unchanged, in panel order
 
 
-def exported(stored: StoredItem, export: Export) -> Exported:
+def exported(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> Exported:
     item = stored.item()
     shown = export.panels(item)
+    scenes = [scene for _, scene, _ in shown]
+    found = [pass_files(stored, scene, passes) for scene in scenes]
     return Exported({"key": safe_key(stored), "split": stored.split, "task": stored.task, "index": stored.index,
                      **export.fields(item)},
-                    [m for m, _, _ in shown], [scene for _, scene, _ in shown], [said for _, _, said in shown],
-                    [stored.image(scene).read_bytes() for _, scene, _ in shown],
-                    [stored.truth(scene) for _, scene, _ in shown], files(stored))
+                    [m for m, _, _ in shown], scenes, [said for _, _, said in shown],
+                    [stored.image(scene).read_bytes() for scene in scenes],
+                    [stored.truth(scene) for scene in scenes], files(stored),
+                    {kind: [paths[kind].read_bytes() for paths in found] for kind in passes})
 
 
 def files(stored: StoredItem) -> dict[str, str]:

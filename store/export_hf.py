@@ -7,7 +7,9 @@ can be pushed to a hub as it is), and `save_to_disk` folders under
 `disk/<task>/` (`datasets.load_from_disk`). Images are `datasets.Image`
 features holding the rendered PNG bytes unchanged, in panel order; the
 answer is typed (a `ClassLabel` where it is a class); every other file of the
-item is kept as JSON text (`files`, `truths`).
+item is kept as JSON text (`files`, `truths`). A dataset rendered with passes
+has a column per pass (`depth`, `normal`, ...): each image's pass file as
+bytes, unchanged, in panel order (docs/passes.md says how to decode them).
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ def _feature(column: Column):
     return datasets.Value({"string": "string", "int": "int64", "float": "float64", "bool": "bool"}[column.kind])
 
 
-def features(export: Export):
+def features(export: Export, passes: tuple[str, ...] = ()):
     import datasets
 
     key = {"key": datasets.Value("string"), "split": datasets.Value("string"), "task": datasets.Value("string"),
@@ -44,6 +46,7 @@ def features(export: Export):
     return datasets.Features({
         **key,
         "images": datasets.List(datasets.Image()),
+        **{kind: datasets.List(datasets.Value("binary")) for kind in passes},  # each image's pass file, as written
         "panels": datasets.List(datasets.Value("string")),  # the member names: ctx0 ... query, or image
         "scenes": datasets.List(datasets.Value("string")),  # each image's scene name in the item's folder
         "utterances": datasets.List(datasets.Value("string")),
@@ -53,16 +56,16 @@ def features(export: Export):
     })
 
 
-def row(stored: StoredItem, export: Export) -> dict:
-    e = exported(stored, export)
-    return {**e.fields, "images": [{"bytes": png, "path": None} for png in e.pngs], "panels": e.members,
+def row(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> dict:
+    e = exported(stored, export, passes)
+    return {**e.fields, "images": [{"bytes": png, "path": None} for png in e.pngs], **e.passes, "panels": e.members,
             "scenes": e.scenes, "utterances": e.utterances, "truths": [json.dumps(t) for t in e.truths],
             "files": json.dumps(e.files)}
 
 
-def _rows(items: list[StoredItem], export: Export, bar):
+def _rows(items: list[StoredItem], export: Export, passes: tuple[str, ...], bar):
     for stored in items:
-        yield row(stored, export)
+        yield row(stored, export, passes)
         bar.update(1)
 
 
@@ -77,7 +80,10 @@ def card(chosen: Chosen, source_card: str) -> str:
     load = ["## Loading this export", "",
             "One configuration per task, with the dataset's splits; `images` are the rendered PNGs in panel order "
             "(`panels` names them: `ctx0` ... `query`, or `image`), the task's answer is typed, and `truths` and "
-            "`files` keep every ground-truth file as JSON text.", "",
+            "`files` keep every ground-truth file as JSON text."
+            + (f" Each image's passes are the columns {', '.join(f'`{p}`' for p in chosen.passes)}: the files as "
+               "rendered, in panel order (`numpy.load(io.BytesIO(b))` for depth, a 16-bit PNG reader for the others)."
+               if chosen.passes else ""), "",
             "```python", "import datasets", "",
             f'ds = datasets.load_dataset("DIR", "{first}")  # from the Parquet shards under data/',
             f'ds = datasets.load_from_disk("DIR/disk/{first}")  # or the save_to_disk copy', "```", "",
@@ -96,8 +102,8 @@ def write(chosen: Chosen, staging: Path, source_card: str) -> None:
             parts = {}
             for split, items in splits.items():
                 part = datasets.Dataset.from_generator(
-                    _rows, features=features(layout), cache_dir=cache, keep_in_memory=False,
-                    gen_kwargs={"items": items, "export": layout, "bar": bar},
+                    _rows, features=features(layout, chosen.passes), cache_dir=cache, keep_in_memory=False,
+                    gen_kwargs={"items": items, "export": layout, "passes": chosen.passes, "bar": bar},
                     fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
                 shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
                 folder = staging / "data" / task

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import UserError
+from .nfs import replace
 
 FULL = (errno.ENOSPC, errno.EDQUOT)
 DENIED = (errno.EROFS, errno.EACCES, errno.EPERM)
@@ -26,43 +27,18 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     """Replace `path` whole; its data is on disk before the rename, so even a
     power loss leaves the old file or the new one, never an empty one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    data = text.encode() if isinstance(text, str) else text
     try:
-        write_synced(tmp, text)
-        os.replace(tmp, path)
+        write_synced(tmp, data)
+        replace(tmp, path, data)  # verified where NFS leaves the outcome uncertain
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def create_exclusive(path: Path, text: str) -> bool:
-    """Write a whole file where none is, atomically; False if one is there
-    already (another process was first). The file appears complete or not
-    at all: it is written aside and hard-linked into place, which fails
-    rather than replaces; where the filesystem has no hard links, it is
-    created exclusively and written in place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    try:
-        write_synced(tmp, text)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError as err:
-            if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
-                raise
-            try:
-                with open(path, "x") as f:
-                    f.write(text)
-            except FileExistsError:
-                return False
-        return True
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_synced(path: Path, text: str | bytes) -> None:
+def write_synced(path: Path, data: bytes) -> None:
     """Write a whole file and fsync it."""
     with open(path, "wb") as f:
-        f.write(text.encode() if isinstance(text, str) else text)
+        f.write(data)
         f.flush()
         os.fsync(f.fileno())
 

@@ -11,12 +11,14 @@ import json
 from pathlib import Path
 from typing import Iterable
 
+from render.passes import PASSES
 from scenes.spec import GENERATOR_VERSION
 from tasks import catalog
 
 from .errors import UserError
-from .files import create_exclusive, dumps, probe_writable, write_atomic, writing
+from .files import dumps, probe_writable, write_atomic, writing
 from .layout import BOOKKEEPING, MANIFEST
+from .nfs import create_exclusive
 
 
 def claim_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> None:
@@ -109,6 +111,16 @@ def read_manifest(out: Path) -> dict:
     if not isinstance(have, dict) or have.get("generator") is None:
         raise UserError(f"{path} is damaged (not this tool's settings object); is {out} a dataset of this tool?")
     return have
+
+
+def passes_of(out: Path) -> tuple[str, ...]:
+    """The passes (render.passes) every image of OUT has, as its manifest pins them; none without one."""
+    passes = tuple(read_manifest(out).get("passes", ())) if (out / MANIFEST).is_file() else ()
+    unknown = [p for p in passes if p not in PASSES]
+    if unknown:
+        raise UserError(f"{out / MANIFEST} names the pass {unknown[0]!r}, which this tool does not know "
+                        f"({', '.join(PASSES)}); is it damaged?")
+    return passes
 
 
 def enclosing_dataset(path: Path) -> Path | None:

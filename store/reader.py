@@ -5,9 +5,10 @@ not: what status, verify and index look at). `read` yields the sound items
 of registered tasks, per split and task in index order, as the StoredItems a
 benchmark reads (tasks.stored): an item is sound when its record of
 checksums is complete, every JSON file's sha256 agrees with it (every file's,
-images included, with `images=True`) and `mewl verify` has not noted it
-damaged. The others are named, one line each; `sound_items` refuses a folder
-that holds any in one line.
+images and passes included, with `images=True`), each image has the passes
+OUT's manifest names (render.passes; `pass_files` finds them) and `mewl
+verify` has not noted it damaged. The others are named, one line each;
+`sound_items` refuses a folder that holds any in one line.
 """
 from __future__ import annotations
 
@@ -16,14 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from render.passes import file_name
 from tasks import catalog
 from tasks.stored import StoredItem
 
 from . import bookkeeping
 from .errors import UserError
 from .layout import SPLIT, item_dir, item_index
-from .manifest import read_manifest
-from .record import RECORD, full_problem
+from .manifest import passes_of, read_manifest
+from .record import RECORD, full_problem, missing_pass
 
 CHECKERS = 8  # threads hashing files at once (hashing and PNG decoding release the GIL)
 
@@ -48,16 +50,27 @@ def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable
 
 def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool = True) -> list[str | None]:
     """What is wrong with each item's files (None: nothing): its record, every file's sha256 (only the
-    JSON files' without `images`), every PNG decoded and every JSON parsed."""
+    JSON files' without `images`), every PNG decoded, every JSON parsed, and each image's pass files
+    where OUT's manifest names passes."""
     only = None if images else ".json"
+    passes = passes_of(out)
+
+    def problem(folder: Path) -> str | None:
+        return full_problem(folder, only=only) or (missing_pass(folder, passes) if passes else None)
+
     with ThreadPoolExecutor(max_workers=CHECKERS) as pool:
-        return list(pool.map(lambda f: full_problem(item_dir(out, *f), only=only), folders))
+        return list(pool.map(lambda f: problem(item_dir(out, *f)), folders))
 
 
 def problems(out: Path, folders: list[tuple[str, str, int]], images: bool = False) -> list[str | None]:
     """file_problems, and the damage notes `mewl verify` left: None for a sound item."""
     return [problem if problem is not None or not bookkeeping.is_damaged(out, *f) else "noted damaged by mewl verify"
             for f, problem in zip(folders, file_problems(out, folders, images))]
+
+
+def pass_files(stored: StoredItem, scene: str, passes: tuple[str, ...]) -> dict[str, Path]:
+    """The pass files of a sound item's image (render.passes), pass -> path, in `passes` order."""
+    return {kind: stored.folder / file_name(scene, kind) for kind in passes}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ import os
 import re
 from pathlib import Path
 
+from render.passes import files_of, is_pass_file
+
 RECORD = "_checksums.json"
 FORMAT = "mewl-episode-checksums/1"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -76,14 +78,27 @@ def quick_problem(folder: Path) -> str | None:
     return None
 
 
+def missing_pass(folder: Path, passes: tuple[str, ...]) -> str | None:
+    """The first pass file (render.passes) that an image of a complete item lacks: a dataset's manifest
+    names the passes every image has. None when each image has them all."""
+    files = read_record(folder) or {}
+    for image in sorted(n for n in files if n.endswith(".png") and not is_pass_file(n)):
+        lacking = [name for name in files_of(image[: -len(".png")], passes) if name not in files]
+        if lacking:
+            return f"{lacking[0]} is missing (the dataset has the passes {', '.join(passes)})"
+    return None
+
+
 def full_problem(folder: Path, only: str | None = None) -> str | None:
-    """quick_problem, then every file's sha256, every PNG decoded and every
-    JSON parsed: None when the episode is intact. `only` (a suffix such as
-    ".json") checks the contents of those files alone: what a reader of an
-    item's JSON relies on, without hashing its images."""
+    """quick_problem, then every file's sha256, every PNG decoded, every
+    JSON parsed and every NumPy file (a depth pass) read: None when the
+    episode is intact. `only` (a suffix such as ".json") checks the contents
+    of those files alone: what a reader of an item's JSON relies on, without
+    hashing its images."""
     problem = quick_problem(folder)
     if problem is not None:
         return problem
+    import numpy as np
     from PIL import Image
 
     for name, entry in sorted(read_record(folder).items()):
@@ -98,6 +113,8 @@ def full_problem(folder: Path, only: str | None = None) -> str | None:
                     im.load()
             elif name.endswith(".json"):
                 json.loads(path.read_bytes())
+            elif name.endswith(".npy"):
+                np.load(path, allow_pickle=False)
         except Exception as err:  # noqa: BLE001 - any decoder error means a damaged file
             return f"{name}: does not decode ({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})"
     return None

@@ -11,7 +11,8 @@ from cluster import bench as cluster_bench
 from cluster.bench_fsync import publish_costs
 from cluster.planning import Settings
 from cluster.sample import sample_to_disk
-from render import bench
+from render import bench, pass_bench
+from render.passes import PASSES
 from scenes import quality
 from store.manifest import claim_output
 
@@ -78,6 +79,20 @@ def test_a_measured_gpu_is_reported_per_worker_count_with_the_hours_for_mewl():
     assert "`mewl render` will run 3 worker(s) per GPU (mewl-release's 264,600 images in 1.8 h on one GPU)" in text
 
 
+def test_pass_bench_reports_each_pass_against_the_plain_image_of_the_same_worker(tmp_path, monkeypatch):
+    monkeypatch.setitem(quality.PROFILES, "draft", {**quality.PROFILES["draft"], "samples": 1, "denoiser": "none"})
+    report = pass_bench.run(tmp_path, quality="draft", rounds=1, quick=True, device="cpu")
+    assert report["same_png"] and report["device"] == "cpu" and report["ratio"]["plain"] == report["cpu_ratio"]["plain"] == 1.0
+    for ratios in (report["ratio"], report["cpu_ratio"]):
+        assert set(ratios) == set(pass_bench.VARIANTS) and all(r > 0 for r in ratios.values())
+    sizes = report["pass_bytes_per_image"]
+    assert sizes["plain"] == 0 and sizes["all"] == sum(sizes[p] for p in PASSES) and min(sizes[p] for p in PASSES) > 0
+    assert json.loads((tmp_path / "passes.json").read_text())["ratio"] == report["ratio"]
+    text = cluster_bench.format_report({"passes": report})
+    assert text.startswith("(e) passes at draft quality on cpu, 1 scene(s) x 1 round(s)")
+    assert all(f"\n    {v} " in text for v in pass_bench.VARIANTS) and "the same bytes with and without passes" in text
+
+
 def test_the_fsync_part_times_one_publish_each_way_on_sampled_episode_folders(tmp_path):
     published = tmp_path / "published"
     settings = Settings(out=published, split=cluster_bench.SPLIT, seed=0, quality="")
@@ -89,4 +104,4 @@ def test_the_fsync_part_times_one_publish_each_way_on_sampled_episode_folders(tm
     run = {"render_seconds": 20.0}
     r = {"quality": "draft", "episodes": 4, "with_fsync": run, "without_fsync": run, "seconds_ratio": 1.0, **costs}
     text = cluster_bench.format_report({"fsync": r})
-    assert text.startswith("(e) durable publish at draft quality, 4 episodes") and "ms/episode with fsync" in text
+    assert text.startswith("(f) durable publish at draft quality, 4 episodes") and "ms/episode with fsync" in text

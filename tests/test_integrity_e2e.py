@@ -1,6 +1,7 @@
 """Rendered datasets you can trust, end to end at draft quality: two
-`mewl render` at once into one OUT equal one uninterrupted run byte for byte
-with no episode rendered twice; a killed writer's claim is taken over;
+`mewl render` at once into one OUT, one of them in another PID namespace
+(`unshare --pid`, as in a container), equal one uninterrupted run byte for
+byte with no episode rendered twice; a killed writer's claim is taken over;
 damage found by `mewl verify` is rendered again to the same bytes; a full
 disk stops the run in one line and the rerun resumes; an OUT removed or
 unmounted under a run stops it in one line and is never made again."""
@@ -53,13 +54,25 @@ def reference(tmp_path_factory) -> Path:
     return out
 
 
-def test_two_renders_at_once_equal_one_uninterrupted_run(reference, tmp_path):
+def test_two_renders_at_once_one_in_another_pid_namespace_equal_one_uninterrupted_run(reference, tmp_path):
+    """A writer in a container (its own PID namespace, where it is pid 1) and a plain one judge each other
+    by their heartbeats: neither takes the other's claims or staging folder for a dead writer's."""
     out = tmp_path / "data"
-    procs = [subprocess.Popen(render_args(out), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    contained = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", *render_args(out)],
+                                 cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    procs = [contained]
     seen_incomplete = []
     deadline = time.monotonic() + 900
     try:
+        while not [f for f in (out / ".staging").glob("[!.]*") if f.is_dir()]:  # the plain writer starts beside a live one
+            if contained.poll() is not None:
+                err = contained.stderr.read()
+                if err.startswith("unshare:"):
+                    pytest.skip(f"cannot unshare a PID namespace here ({err.strip()})")
+                raise AssertionError(err)
+            assert time.monotonic() < deadline, "the contained writer had no staging folder after 900 s"
+            time.sleep(0.05)  # between looks; the loop ends on the folder appearing
+        procs.append(subprocess.Popen(render_args(out), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
         while any(p.poll() is None for p in procs):  # until both have exited, a look at what is published
             seen_incomplete += [f for f in out.glob("train/*/*") if full_problem(f) is not None]
             assert time.monotonic() < deadline, "the two renders had not finished after 900 s"

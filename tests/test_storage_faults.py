@@ -82,11 +82,12 @@ def test_a_disk_filling_at_each_stage_of_an_item_is_one_fault_and_never_a_failed
     news = len(item.release_files()) + 1  # files an item's folder gains after its image: release files, record
     ballast = Ballast(disk)
     stop = threading.Event()
-    with Writer(out, heartbeat=False) as writer, Worker(device="cpu", temp_dir=writer.temp_dir("worker-0")) as worker:
-        def attempt(index: int, before=lambda: None, after_image=lambda: None) -> str:
+    with Writer(out, heartbeat=False) as writer, Worker(device="cpu", temp_dir=writer.temp_dir("worker-0")) as worker, \
+            Writer(out, heartbeat=False) as newcomer:
+        def attempt(index: int, before=lambda: None, after_image=lambda: None, by: Writer = writer) -> str:
             before()
             with pytest.raises(NoSpace) as caught:
-                render_item(worker, writer, settings, TASK, index, stop, on_image=after_image)
+                render_item(worker, by, settings, TASK, index, stop, on_image=after_image)
             ballast.clear()
             return str(caught.value)
 
@@ -96,14 +97,15 @@ def test_a_disk_filling_at_each_stage_of_an_item_is_one_fault_and_never_a_failed
             "exr": attempt(1, lambda: ballast.leave(3 * PAGE)),
             # the EXR fits, and not a page more of Blender's PNG
             "png": attempt(2, lambda: ballast.leave(3 * PAGE + exr + PAGE // 2)),
-            # an inode for the claim (its folders are there now), none for the item's staging folder
-            "staging": attempt(0, lambda: ballast.leave(inodes=1)),
+            # inodes for the claim (its folders are there now; a file and its hard link, which tmpfs
+            # counts), not for the three folders of the item in a new writer's staging folder
+            "staging": attempt(0, lambda: ballast.leave(inodes=2), by=newcomer),
             # the image is rendered, then no room for its labels nor the release files
             "json": attempt(3, after_image=lambda: ballast.leave(0)),
             # the item's files fit, not the task's folder it is renamed into
             "publish": attempt(4, after_image=lambda: ballast.leave(inodes=news)),
         }
-        names = {"staging": f".staging/{writer.id}/train/{TASK}/0", "exr": "pass_index.exr", "png": "render.png",
+        names = {"staging": f".staging/{newcomer.id}/train", "exr": "pass_index.exr", "png": "render.png",
                  "json": ".json", "publish": f"{out}/train"}
         for stage, message in stages.items():
             assert message.startswith(f"no space left on {out} (") and names[stage] in message, (stage, message)
