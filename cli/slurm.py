@@ -158,7 +158,10 @@ def log_dir(value: str | None, out: Path, submit: bool) -> Path | None:
     path = Path(value).expanduser().absolute()
     if path.exists() and not path.is_dir():
         raise UserError(f"--log-dir {path} is not a folder")
-    probe_writable(path)
+    try:
+        probe_writable(path)
+    except UserError as err:
+        raise UserError(f"--log-dir: {err}") from None
     if not submit:
         if path.is_relative_to(out):
             raise UserError(f"--log-dir {path} is inside --out {out}, into which nothing is written without --submit; "

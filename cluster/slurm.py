@@ -88,7 +88,8 @@ def submit(req: Request, shards: list[int], what: str) -> None:
             write_atomic(script, text)
             print(f"wrote {script}: {what}")
             record_submission(req.slurm_dir, {"array_job": array_job, "shards": shards, "of": req.shards,
-                                              "split": req.split, "tasks": req.tasks, "n": req.n, "script": str(script)})
+                                              "split": req.split, "tasks": req.tasks, "n": req.n, "script": str(script),
+                                              "logs": str(req.log_dir)})
             check_text = complete_script(req, array_job)
             jobs.append(sbatch(check_text, f"--dependency=afterany:{array_job}", cwd=req.submit_dir,
                                what="completion job"))

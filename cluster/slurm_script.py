@@ -159,7 +159,8 @@ def complete_script(req: Request, array_job: str) -> str:
     body = f"""\
 set -uo pipefail
 echo "mewl: checking {shlex.quote(str(req.out))} after array job {array_job} on $(hostname) at $(date '+%F %T')"
-{shlex.join([str(req.mewl), "index", str(req.out), "--split", req.split])} || echo "mewl: the index was not rebuilt (above)"
+[ ! -d {shlex.quote(str(req.out / req.split))} ] || {shlex.join([str(req.mewl), "index", str(req.out), "--split", req.split])} \\
+  || echo "mewl: the index was not rebuilt (above)"
 exec {shlex.join([str(req.mewl), "status", str(req.out)])}
 """
     return _header(directives, comment) + body

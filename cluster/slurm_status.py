@@ -50,6 +50,8 @@ def _array(record: dict, found: dict[int | None, TaskState], check: dict | None,
         state = found.get(shard)
         text = state.describe() if state else "not known to SLURM"
         lines.append(f"  shard {shard:<{width}} {text:<44} {_counts(record, shard, rows)}".rstrip())
+        if state and state.failed:
+            lines.append("    " + _log_end(Path(record.get("logs") or out / "slurm" / "logs") / f"{job}_{shard}.out"))
         why = never_clears(state) if state else None
         if why:
             hopeless.setdefault(why, []).append(shard)
@@ -59,6 +61,17 @@ def _array(record: dict, found: dict[int | None, TaskState], check: dict | None,
     if check:
         lines.append("  " + _check(check, out))
     return lines
+
+
+def _log_end(log: Path) -> str:
+    """Where a failed task's log is and its last line, which usually says why."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, f.seek(0, 2) - 4096))
+            tail = [line for line in f.read().decode(errors="replace").splitlines() if line.strip()]
+    except OSError as err:
+        return f"its log {log}: {err.strerror}"
+    return f"its log {log} ends: {tail[-1].strip()[:200]}" if tail else f"its log {log} is empty"
 
 
 def _check(record: dict, out: Path) -> str:

@@ -124,6 +124,7 @@ def test_a_killed_array_task_is_reported_by_status_and_the_completion_job(slurm_
     report = (logs / f"complete-{check}.out").read_text()
     assert f"mewl: checking {out} after array job {array}" in report
     assert re.search(failed, report, re.M) and "0/1 episodes complete, dataset incomplete" in report, report
+    assert f"\n    its log {log} ends: mewl: requeued by SLURM (restart 1)" in report  # killed right after that line
     status = mewl("status", out, env=slurm_cluster.env)
     assert status.returncode == 1 and re.search(failed, status.stdout, re.M), status.stdout
     assert f"completion job {check}: FAILED" in status.stdout and f"report in {logs}/complete-{check}.out" in status.stdout

@@ -104,3 +104,15 @@ def test_status_says_when_slurm_cannot_be_asked(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith(f"slurm: array job(s) 42 recorded in {out}/slurm/submissions.jsonl; "
                                                    "SLURM cannot be asked from here (scontrol failed: ")
+
+
+def test_log_dir_is_made_for_a_script_and_checked(tmp_path):
+    out, logs, script = tmp_path / "data", tmp_path / "logs", tmp_path / "render.sbatch"
+    done = mewl("slurm", "--task", "shape", "--n", "2", "--out", out, "--array", "2", "--log-dir", logs, "--script", script)
+    assert done.returncode == 0 and logs.is_dir() and not out.exists(), done.stderr  # SLURM would not make it
+    assert f"#SBATCH --output={logs}/%A_%a.out\n#SBATCH --open-mode=append\n#SBATCH --chdir=" in script.read_text()
+    (tmp_path / "file").write_text("")
+    for log_dir, message in [(tmp_path / "file" / "logs", f"--log-dir: cannot create {tmp_path}/file/logs: "),
+                             (out / "logs", "is inside --out")]:
+        done = mewl("slurm", "--task", "shape", "--n", "2", "--out", out, "--array", "2", "--log-dir", log_dir)
+        assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
