@@ -12,6 +12,7 @@ from tasks import catalog
 from .slurm_jobs import TaskState, never_clears, states
 from .slurm_query import Unreachable
 from .slurm_record import SUBMISSIONS, submissions
+from .slurm_script import ranges
 
 RECENT = 10  # submissions asked about, the latest first: older ones ended long ago
 ACTIVE = ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING", "SUSPENDED")
@@ -45,18 +46,21 @@ def _array(record: dict, found: dict[int | None, TaskState], check: dict | None,
     if not found:
         lines.append("  SLURM no longer knows it (it ended; this cluster keeps no accounting to ask)")
     width = len(str(max(shards)))
-    hopeless = {}
+    hopeless: dict[str, list[int]] = {}
+    verdicts: dict[TaskState, str | None] = {}  # a pending range shares one state: asked once
     for shard in shards:
         state = found.get(shard)
         text = state.describe() if state else "not known to SLURM"
         lines.append(f"  shard {shard:<{width}} {text:<44} {_counts(record, shard, rows)}".rstrip())
         if state and state.failed:
             lines.append("    " + _log_end(Path(record.get("logs") or out / "slurm" / "logs") / f"{job}_{shard}.out"))
-        why = never_clears(state) if state else None
+        if state is not None and state not in verdicts:
+            verdicts[state] = never_clears(state)
+        why = verdicts.get(state) if state else None
         if why:
             hopeless.setdefault(why, []).append(shard)
     for why, which in hopeless.items():
-        lines.append(f"  shard(s) {','.join(map(str, which))} can never start ({why}): scancel {job}, then rerun "
+        lines.append(f"  shard(s) {ranges(which)} can never start ({why}): scancel {job}, then rerun "
                      "`mewl slurm`, which fits its request to the partition or says what to change")
     if check:
         lines.append("  " + _check(check, out))

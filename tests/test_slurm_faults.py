@@ -107,8 +107,17 @@ def test_a_killed_array_task_is_reported_by_status_and_the_completion_job(slurm_
 
     wait_for("the first attempt's workers", logged("worker(s) on cpu"))
     slurm_cluster.run("scontrol", "requeue", f"{array}_0")
-    wait_for("the requeued task pending", lambda: slurm_cluster.job_states(array) == {f"{array}_0": "PENDING"})
-    slurm_cluster.run("scontrol", "update", f"JobId={array}_0", "StartTime=now")  # not SLURM's 2 minutes' delay
+
+    def requeued() -> bool:  # the first attempt has ended on its node, and the task waits to run again
+        return (slurm_cluster.job_states(array) == {f"{array}_0": "PENDING"}
+                and set(slurm_cluster.run("sinfo", "-h", "-N", "-o", "%T").split()) == {"idle"})  # once per partition
+
+    wait_for("the requeued task pending", requeued)
+    # Not after SLURM's delay of about 2 minutes, but not in the second the first attempt's credential was
+    # revoked either (before its node was idle): slurmd refuses a credential made in that second.
+    ended = int(time.time())
+    wait_for("the next second", lambda: int(time.time()) > ended, 2)
+    slurm_cluster.run("scontrol", "update", f"JobId={array}_0", "StartTime=now")
     wait_for("the second attempt", logged("requeued by SLURM (restart 1)"))
     task = slurm_cluster.job_field(f"{array}_0", "JobId")
     for line in slurm_cluster.run("scontrol", "listpids", task).splitlines()[1:]:  # like the OOM killer
