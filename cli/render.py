@@ -5,6 +5,7 @@ from __future__ import annotations
 from cluster.claims import held, leftovers
 from cluster.planning import Settings
 from cluster.run import Run, render
+from cluster.slurm_status import slurm_lines
 from store.errors import UserError
 from store.layout import is_complete
 from store.manifest import check_output
@@ -65,7 +66,7 @@ def cmd_status(args) -> int:
         raise UserError(f"{out}: no such folder")
     n = None if args.n is None else options.item_count(args.n)
     rows = dataset_status(out, n, held(out))
-    print(as_json(rows) if args.json else report(rows, n is not None, leftovers(out)))
+    print(as_json(rows) if args.json else report(rows, n is not None, leftovers(out) + slurm_lines(out, rows), out))
     return 0 if rows and all(r.done for r in rows) else 1
 
 

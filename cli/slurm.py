@@ -16,8 +16,10 @@ import sys
 from pathlib import Path
 
 from cluster.slurm import missing_by_shard, refuse_if_running, render_settings, write_and_submit
+from cluster.slurm_limits import fit_to_cluster
 from cluster.slurm_script import Request, default_cpus, default_mem
 from store.errors import UserError
+from store.files import probe_writable
 from store.manifest import check_output
 from tasks import catalog
 
@@ -60,6 +62,9 @@ def register(subparsers) -> None:
     s.add_argument("--script", default=None, type=lambda value: options.output(value, "--script"), metavar="PATH",
                    help="without --submit: write the script to PATH instead of printing it")
     s.add_argument("--force", action="store_true", help="with --script: replace an existing file at PATH")
+    s.add_argument("--log-dir", default=None, metavar="DIR",
+                   help="the array tasks' logs, on storage every node can write (default OUT/slurm/logs with --submit, "
+                        "else the folder sbatch runs in)")
     s.set_defaults(func=cmd_slurm)
 
 
@@ -71,6 +76,7 @@ def cmd_slurm(args) -> int:
             if path.absolute().is_relative_to(req.out):
                 raise UserError(f"--script {path} is inside --out {req.out}; write it elsewhere")
     if args.submit and any(missing_by_shard(req) for req in reqs):
+        reqs = fitted(reqs, args)
         refuse_if_running(reqs[0])
     for req in reqs:
         write_and_submit(req, args.submit, script_path(args.script, req.split, several=len(reqs) > 1))
@@ -114,8 +120,9 @@ def request(args) -> Request:
     out = args.out.expanduser().absolute()
     if args.submit and shutil.which("sbatch") is None:
         raise UserError("--submit needs sbatch, which is not on PATH; run on a SLURM login node, or drop --submit")
+    logs = log_dir(args.log_dir, out, args.submit)
     req = Request(
-        mewl=mewl_executable(), tasks=tasks, n=n, out=out, split=options.split(args.split),
+        logs=logs, mewl=mewl_executable(), tasks=tasks, n=n, out=out, split=options.split(args.split),
         seed=options.seed(args.seed), quality=options.quality(args.quality), device=options.device(args.device),
         shards=k, max_parallel=throttle, partition=args.partition, gpus_per_task=gpus, cpus_per_task=cpus, mem=mem,
         time=time_limit(args.time), sbatch_args=[sbatch_arg(a) for a in args.sbatch_arg],
@@ -124,6 +131,43 @@ def request(args) -> Request:
     )
     check_output(out, render_settings(req), catalog.benchmark_names(req.tasks))  # another seed or quality in OUT: refused
     return req
+
+
+def fitted(reqs: list[Request], args) -> list[Request]:
+    """The requests as the partition's nodes can run them: defaults fitted (each
+    change said once), the impossible refused, before anything is submitted."""
+    given = {name for name, value in (("cpus", args.cpus_per_task), ("mem", args.mem)) if value is not None}
+    done, said = [], set()
+    for req in reqs:
+        req, notes = fit_to_cluster(req, given)
+        for note in notes:
+            if note not in said:
+                print(f"mewl slurm: {note}")
+            said.add(note)
+        done.append(req)
+    return done
+
+
+def log_dir(value: str | None, out: Path, submit: bool) -> Path | None:
+    """--log-dir, absolute; checked writable (also where it is to be made). Without
+    --submit it is made now, never inside OUT, into which nothing is written then."""
+    if value is None:
+        return None
+    if not str(value).strip():
+        raise UserError("--log-dir is empty; name a folder")
+    path = Path(value).expanduser().absolute()
+    if path.exists() and not path.is_dir():
+        raise UserError(f"--log-dir {path} is not a folder")
+    try:
+        probe_writable(path)
+    except UserError as err:
+        raise UserError(f"--log-dir: {err}") from None
+    if not submit:
+        if path.is_relative_to(out):
+            raise UserError(f"--log-dir {path} is inside --out {out}, into which nothing is written without --submit; "
+                            "choose a folder elsewhere")
+        path.mkdir(parents=True, exist_ok=True)  # SLURM does not make a log's folder: the task would have no log
+    return path
 
 
 def _count(name: str, value: str, minimum: int) -> int:

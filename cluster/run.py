@@ -30,6 +30,7 @@ from .hardware import visible_gpus
 from .pipeline import RenderPool, plan, say_once, worker_options
 from .planning import Settings
 from .progress import Progress, say
+from .slurm_jobs import resume_advice
 from .writers import Writer, nfs_warning
 
 
@@ -103,7 +104,7 @@ def render(run: Run, repair: bool = False) -> int:
             say(state["progress"].summary(interrupted=True))
         previous = {}  # keep ignoring: a repeated SIGTERM must not kill us on the way out
         what = "terminated" if isinstance(err, Terminated) else "interrupted"
-        say(f"mewl: {what}; only complete {noun}s were kept, rerun the same command to resume")
+        say(f"mewl: {what}; only complete {noun}s were kept, {resume_advice(noun)}")
         return 143 if isinstance(err, Terminated) else 130
     finally:
         for sig, handler in previous.items():

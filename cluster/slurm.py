@@ -4,28 +4,29 @@ of each submission in OUT/slurm/.
 Shard I of K holds the items i with i % K == I (`mewl render --shard I/K`).
 `write_and_submit` looks at OUT and submits only the shards that still have
 items missing, so failed or cancelled array tasks are redone and nothing
-finished is rendered twice. `mewl slurm` (cli.slurm) checks the options first.
+finished is rendered twice. `mewl slurm` (cli.slurm) checks the options first,
+and fits them to the partition (cluster.slurm_limits).
 """
 from __future__ import annotations
 
-import json
 import shlex
 import sys
-import time
 from pathlib import Path
 
 from store import bookkeeping, card
 from store.errors import UserError
-from store.files import write_atomic
+from store.files import probe_writable, write_atomic, writing
 from store.manifest import claim_output
 from store.status import task_status
 from tasks import catalog
 
 from .claims import busy, held
 from .planning import Settings
-from .slurm_script import Request, active_shards, complete_script, ranges, render_script, sbatch
-
-SUBMISSIONS = "submissions.jsonl"
+from .slurm_jobs import never_clears, states
+from .slurm_limits import accepted
+from .slurm_record import record_submission, submissions, unique_path
+from .slurm_script import (Request, active_shards, complete_script, ranges, render_script, sbatch, scancel, scontrol,
+                           will_run)
 
 
 def write_and_submit(req: Request, submit_it: bool, script_path: Path | None = None) -> None:
@@ -40,14 +41,11 @@ def write_and_submit(req: Request, submit_it: bool, script_path: Path | None = N
     what = (f"{len(shards)} of {req.shards} shards ({ranges(shards)}), {len(episodes)} {catalog.noun(req.tasks)}(s) missing"
             + (f", {failed} of them failed before (see mewl status)" if failed else ""))
     if not submit_it:
-        write_or_print(render_script(req, shards, log_dir=None), script_path, what)
+        write_or_print(render_script(req, shards, log_dir=req.logs), script_path, what)
         return
-    claim(req)
-    req.log_dir.mkdir(parents=True, exist_ok=True)
-    script = unique_path(req.slurm_dir, f"render-{req.split}", ".sbatch")
-    write_atomic(script, render_script(req, shards, log_dir=req.log_dir))
-    print(f"wrote {script}: {what}")
-    submit(req, script, shards)
+    for folder in (req.out, req.log_dir):  # a read-only or full folder: one line, nothing submitted
+        probe_writable(folder)
+    submit(req, shards, what)
 
 
 def write_or_print(text: str, path: Path | None, what: str) -> int:
@@ -67,18 +65,65 @@ def write_or_print(text: str, path: Path | None, what: str) -> int:
     return 0
 
 
-def submit(req: Request, script: Path, shards: list[int]) -> None:
-    """The array, then the completion check that waits for it; both recorded."""
-    array_job = sbatch(script, cwd=req.submit_dir)
-    print(f"submitted array job {array_job}; logs in {req.log_dir}/{array_job}_<shard>.out")
-    record_submission(req, {"array_job": array_job, "shards": shards, "of": req.shards, "script": str(script)})
-    check = script.with_name(script.name.replace("render-", "complete-", 1))
-    write_atomic(check, complete_script(req, array_job))
-    # A cancelled or failed shard makes afterok impossible: let SLURM drop the check then.
-    check_job = sbatch(check, f"--dependency=afterok:{array_job}", "--kill-on-invalid-dep=yes", cwd=req.submit_dir)
-    print(f"submitted completion check job {check_job} (afterok:{array_job}); "
-          f"report in {req.log_dir}/complete-{check_job}.out")
-    record_submission(req, {"check_job": check_job, "after": array_job, "script": str(check)})
+def submit(req: Request, shards: list[int], what: str) -> None:
+    """The array, held until SLURM's answer is checked, OUT claimed and the logs'
+    folder made (OUT's settings are fixed only once SLURM accepted the array),
+    then the completion job that waits for it; both recorded, then released.
+    Whatever fails on the way cancels what was submitted."""
+    text = render_script(req, shards, log_dir=req.log_dir)
+    will_run(text, req.submit_dir)
+    try:
+        array_job = sbatch(text, "--hold", cwd=req.submit_dir, what="array")
+    except UserError as err:
+        raise UserError(f"{err}; nothing was submitted") from None
+    jobs = [array_job]
+    try:
+        print(accepted(array_job, req))
+        claim(req)
+        with writing(req.log_dir):
+            req.log_dir.mkdir(parents=True, exist_ok=True)
+        with writing(req.out):
+            req.slurm_dir.mkdir(exist_ok=True)
+            script = unique_path(req.slurm_dir, f"render-{req.split}", ".sbatch")
+            write_atomic(script, text)
+            print(f"wrote {script}: {what}")
+            record_submission(req.slurm_dir, {"array_job": array_job, "shards": shards, "of": req.shards,
+                                              "split": req.split, "tasks": req.tasks, "n": req.n, "script": str(script),
+                                              "logs": str(req.log_dir)})
+            check_text = complete_script(req, array_job)
+            jobs.append(sbatch(check_text, f"--dependency=afterany:{array_job}", cwd=req.submit_dir,
+                               what="completion job"))
+            check = script.with_name(script.name.replace("render-", "complete-", 1))
+            write_atomic(check, check_text)
+            log = req.log_dir / f"complete-{jobs[1]}.out"
+            record_submission(req.slurm_dir, {"check_job": jobs[1], "after": array_job, "script": str(check),
+                                              "log": str(log)})
+        release(req, array_job)
+    except UserError as err:
+        scancel(*jobs)
+        raise UserError(f"{err}; array job {array_job}" + (" and its completion job were" if len(jobs) > 1 else " was")
+                        + " cancelled") from None
+    except BaseException:
+        scancel(*jobs)
+        raise
+    print(f"submitted array job {array_job}; logs in {req.log_dir}/{array_job}_<shard>.out"
+          + (" (held, as --hold asks: scontrol release it)" if req.held else ""))
+    print(f"submitted completion check job {jobs[1]} (afterany:{array_job}, whatever becomes of the array tasks); "
+          f"report in {log}")
+
+
+def release(req: Request, array_job: str) -> None:
+    """Let the array start, unless the user holds it; a pending reason that can
+    never clear, seen as SLURM schedules it, is one line and nothing left queued."""
+    if req.held:
+        return
+    problem = scontrol("release", array_job)  # also fails, released, on a request the partition cannot run
+    found = states(array_job).values()
+    hopeless = [why for state in found if (why := never_clears(state))]
+    if hopeless:
+        raise UserError(f"array job {array_job} could never start ({hopeless[0]})")
+    if problem and any(state.reason == "JobHeldUser" for state in found):
+        raise UserError(f"scontrol release {array_job} failed: {problem}")
 
 
 def missing_by_shard(req: Request) -> dict[int, list[tuple[str, int]]]:
@@ -93,9 +138,9 @@ def missing_by_shard(req: Request) -> dict[int, list[tuple[str, int]]]:
 
 
 def claim(req: Request) -> None:
-    """Write OUT's manifest and plan before the array starts, as `mewl render`
-    would: the array tasks then never race to create them, and `mewl status`
-    counts the planned episodes from the start."""
+    """Write OUT's manifest and plan once SLURM accepted the array and before it
+    starts, as `mewl render` would: the array tasks then never race to create
+    them, and `mewl status` counts the planned episodes from the start."""
     claim_output(req.out, render_settings(req), catalog.benchmark_names(req.tasks))
     for task in req.tasks:
         bookkeeping.record_plan(req.out, req.split, task, req.n)
@@ -116,27 +161,3 @@ def refuse_if_running(req: Request) -> None:
         job, shards = next(iter(active.items()))
         raise UserError(f"array job {job} for {req.out} still has shards queued or running ({','.join(shards)}); "
                         f"wait for it (squeue -j {job}) or scancel {job}, then rerun")
-
-
-def submissions(out: Path) -> list[dict]:
-    path = out / "slurm" / SUBMISSIONS
-    try:
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    except (OSError, json.JSONDecodeError):
-        return []
-
-
-def record_submission(req: Request, record: dict) -> None:
-    record["submitted"] = time.strftime("%Y-%m-%d %H:%M:%S")
-    with open(req.slurm_dir / SUBMISSIONS, "a") as log:
-        log.write(json.dumps(record) + "\n")
-
-
-def unique_path(folder: Path, stem: str, suffix: str) -> Path:
-    """folder/stem-<time>.suffix, never an existing file (scripts of earlier runs are kept)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for k in range(1000):
-        path = folder / f"{stem}-{stamp}{'' if k == 0 else f'-{k}'}{suffix}"
-        if not path.exists():
-            return path
-    raise UserError(f"too many scripts named {stem}-{stamp}* in {folder}")

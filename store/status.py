@@ -14,6 +14,8 @@ from .layout import BOOKKEEPING, item_dir
 from .manifest import read_manifest
 from .record import quick_problem
 
+REASONS_SHOWN = 5  # failed items whose reason `mewl status` prints, per split and task
+
 
 def ranges(indices: list[int], sep: str = ", ", limit: int | None = None) -> str:
     """Sorted indices as ranges: [0, 1, 2, 5] -> '0-2, 5'; past `limit` ranges the rest is counted."""
@@ -74,7 +76,20 @@ def _ranges(indices: list[int]) -> str:
     return ranges(indices, limit=8)
 
 
-def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = ()) -> str:
+def _reasons(out: Path, r: TaskStatus) -> list[str]:
+    """Why the first few failed items failed: the last line of each record's
+    reason (a traceback's is its error), as `mewl status` and the SLURM completion report show it."""
+    lines = []
+    for i in r.failed[:REASONS_SHOWN]:
+        reason = [line for line in bookkeeping.failure_reason(out, r.split, r.task, i).splitlines() if line.strip()]
+        lines.append(f"      {i}: {reason[-1].strip()[:200] if reason else '(no reason recorded)'}")
+    if len(r.failed) > REASONS_SHOWN:
+        lines.append(f"      ... and {len(r.failed) - REASONS_SHOWN} more")
+    return lines
+
+
+def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = (), out: Path | None = None) -> str:
+    """The table; `out` given, also why the first failed items of each task failed."""
     if not rows:
         return "\n".join(["nothing planned yet", *extra])
     unit = catalog.noun([r.task for r in rows])
@@ -87,6 +102,7 @@ def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = ())
                      f" {len(r.damaged):>8} {len(r.in_progress):>8}")
         if r.failed:
             lines.append(f"    failed: {_ranges(r.failed)} (reasons in {BOOKKEEPING}/failed/{r.split}/{r.task}/)")
+            lines += _reasons(out, r) if out else []
         if r.missing:
             lines.append(f"    missing: {_ranges(r.missing)}")
         if r.damaged:

@@ -21,6 +21,7 @@ import pytest
 
 INSTALL = ".ci/install-slurm"  # installs the programs below (apt-get, as root); CI runs it
 PROGRAMS = ("slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel", "munged", "mungekey")
+SHORT, SHORT_MAX_TIME = "short", "00:05:00"  # a partition whose MaxTime a request can exceed
 FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE"}
 
 
@@ -35,6 +36,11 @@ class SlurmCluster:
         if check and done.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.strip()}")
         return done.stdout
+
+    def job_field(self, job_id: str, name: str) -> str:
+        """One field of the job's (first) record in `scontrol show job`."""
+        line = self.run("scontrol", "-o", "show", "job", job_id).splitlines()[0]
+        return dict(re.findall(r"(\w+)=(\S*)", line))[name]
 
     def job_states(self, job_id: str) -> dict[str, str]:
         """State of every job or array task of `job_id`, keyed `<id>` or `<id>_<task>`."""
@@ -152,6 +158,7 @@ MinJobAge=600
 ReturnToService=2
 {node}
 PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP
+PartitionName={SHORT} Nodes={host} MaxTime={SHORT_MAX_TIME} State=UP
 """
 
 

@@ -138,6 +138,7 @@ def test_status_counts_complete_failed_and_missing(tmp_path, capsys):
     assert code == 1
     assert "train      shape             4         2       1        1        0        0" in stdout
     assert "failed: 3" in stdout and "missing: 1" in stdout
+    assert "\n      3: gave up after 5 redraws\n" in stdout  # why, as the SLURM completion report shows it too
     code, stdout, _ = run(capsys, "status", out, "--json")
     (row,) = json.loads(stdout)
     assert (row["complete"], row["failed"], row["missing"], row["done"]) == (2, [3], [1], False)

@@ -255,8 +255,11 @@ def test_resubmission_renders_only_the_cancelled_shard(slurm_cluster, reference,
     slurm_cluster.run("scancel", f"{array_job}_1")
     states = slurm_cluster.wait(array_job, JOB_TIMEOUT)
     assert states == {f"{array_job}_0": "COMPLETED", f"{array_job}_1": "CANCELLED"}
-    # afterok can no longer hold: SLURM drops the completion check (--kill-on-invalid-dep).
-    assert slurm_cluster.wait(check_job, 60) == {check_job: "CANCELLED"}
+    # The completion job runs all the same (afterany): it reports the cancelled shard and fails, OUT being incomplete.
+    assert slurm_cluster.wait(check_job, JOB_TIMEOUT) == {check_job: "FAILED"}
+    report = (out / "slurm" / "logs" / f"complete-{check_job}.out").read_text()
+    assert re.search(r"^  shard 1 CANCELLED\b.* 0/1 episodes complete", report, re.M), report
+    assert "1/2 episodes complete, dataset incomplete" in report
     assert mewl("status", out).returncode == 1
 
     again, check_again, stdout = submit(slurm_cluster, out, tmp_path, dataset)
