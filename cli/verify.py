@@ -26,16 +26,19 @@ def cmd_verify(args) -> int:
         damaged = check(out, items)
     for line in damaged:
         print(f"damaged: {line}")
-    rows = dataset_status(out)
+    n = None if args.n is None else options.positive_int("--n", args.n)
+    i, k = options.shard(args.shard)
+    rows = dataset_status(out, n)
     noun = catalog.noun({r.task for r in rows} | {task for _, task, _ in items}) if rows or items else "item"
-    absent = [len(r.failed) + len(r.missing) + len(r.in_progress) for r in rows]
-    planned = sum(r.n for r in rows)
+    # Completeness of the items asked for: 0..N-1 (the largest N requested), those of one shard with --shard.
+    absent = [sum(1 for j in r.failed + r.missing + r.in_progress if j % k == i) for r in rows]
+    planned = sum(len(range(i, r.n, k)) for r in rows)
     line = f"verify: {len(items)} {noun}(s) checked, {len(damaged)} damaged"
     if damaged:
         line += "; rerun the render command (or add --repair) to render them again"
     if sum(absent):
-        line += (f"; {sum(absent)} of {planned} planned {noun}(s) not written yet, the dataset is incomplete"
-                 " (mewl status names them; the render command finishes them)")
+        line += (f"; {sum(absent)} of {planned} planned {noun}(s){' of shard ' + args.shard if k > 1 else ''}"
+                 " not written yet, the dataset is incomplete (mewl status names them)")
     print(line, file=sys.stderr if damaged or sum(absent) else sys.stdout)
     # Damage outranks absence: a damaged item must be rendered again whatever else is missing.
     return DAMAGED if damaged else INCOMPLETE if sum(absent) else 0
@@ -60,8 +63,11 @@ def cmd_index(args) -> int:
 
 
 def register(sub) -> None:
-    s = sub.add_parser("verify", help="check every episode's files against its checksums; name the damaged ones")
+    s = sub.add_parser("verify", help="check every episode's files against its checksums; name the damaged ones; "
+                       "exit 1 if any is damaged, 3 if planned episodes are not written yet")
     s.add_argument("out")
+    s.add_argument("--n", default=None, help="complete means episodes 0..N-1 (default: the largest N requested per task)")
+    s.add_argument("--shard", default=None, help="I/K: complete means the episodes i %% K == I of a shard's render")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("index", help="rebuild OUT/<split>/<task>.jsonl from the complete items")

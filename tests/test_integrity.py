@@ -101,6 +101,9 @@ def test_verify_tells_an_incomplete_dataset_from_a_damaged_one(reference, tmp_pa
     r = mewl("verify", out)
     assert r.returncode == 3 and r.stdout == "" and r.stderr.count("\n") == 1, (r.returncode, r.stdout, r.stderr)
     assert "4 episode(s) checked, 0 damaged; 1 of 5 planned episode(s) not written yet" in r.stderr, r.stderr
+    assert mewl("verify", out, "--shard", "1/2").returncode == 0  # episodes 1 and 3: that shard's render is whole
+    r = mewl("verify", out, "--shard", "0/2")
+    assert r.returncode == 3 and "1 of 3 planned episode(s) of shard 0/2 not written yet" in r.stderr, r.stderr
     (out / "train/shape/0/info.json").unlink()
     r = mewl("verify", out)  # damage outranks absence: exit 1, both said
     assert r.returncode == 1 and "1 damaged" in r.stderr and "1 of 5 planned" in r.stderr, r.stderr
