@@ -2,12 +2,14 @@
 every user's mistake turned into one line and exit status 2."""
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from importlib import metadata
 
 from scenes.spec import GENERATOR_VERSION, SpecError
 from store.errors import UserError
+from store.files import FULL
 from tasks import catalog
 from tasks.benchmark import UsageError
 from tasks.stored import DamagedItem
@@ -57,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         if not _stdout_closed():
             raise  # a pipe of ours (a worker's), not the reader's: a bug
         return 141  # what a shell reports for a program ended by SIGPIPE
+    except OSError as err:
+        if err.filename is not None or err.errno not in (*FULL, errno.EIO):
+            raise
+        # A write with no file named: stdout or stderr (a log on a full disk); OUT's own faults name theirs.
+        _complain(f"mewl: error: cannot write this command's output: {err.strerror}")
+        return 2
 
 
 def _complain(line: str) -> None:

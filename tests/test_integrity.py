@@ -218,3 +218,17 @@ def test_a_read_only_or_unwritable_out_is_refused_in_one_line(tmp_path, small_fs
     subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
     r = sample(small_fs / "data", n=2)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Read-only file system" in r.stderr, r.stderr
+
+
+def test_output_on_a_full_disk_is_one_line_and_exit_2(reference, small_fs):
+    """stdout or stderr kept in a file on a full disk (a job's log): the command
+    says so in one line where stderr can still be written, and exits 2."""
+    mount(small_fs, "size=4k")
+    (small_fs / "ballast").write_bytes(b"\0" * 4096)
+    with open(small_fs / "out.txt", "w") as full:
+        r = subprocess.run([*MEWL, "status", str(reference)], stdout=full, stderr=subprocess.PIPE, text=True,
+                           cwd=REPO, timeout=120, check=False)
+    assert r.returncode == 2 and r.stderr == "mewl: error: cannot write this command's output: No space left on device\n"
+    with open(small_fs / "out.txt", "w") as full:  # stderr too: the exit status alone says it
+        r = subprocess.run([*MEWL, "tasks"], stdout=full, stderr=full, cwd=REPO, timeout=120, check=False)
+    assert r.returncode == 2
