@@ -7,12 +7,11 @@ from __future__ import annotations
 import errno
 import json
 import os
-import secrets
 import tempfile
 from pathlib import Path
 
 from .errors import UserError
-from .nfs import replace
+from .nfs import aside, replace
 
 FULL = (errno.ENOSPC, errno.EDQUOT)
 DENIED = (errno.EROFS, errno.EACCES, errno.EPERM)
@@ -26,7 +25,7 @@ def dumps(obj) -> str:
 def write_atomic(path: Path, text: str | bytes) -> None:
     """Replace `path` whole; its data is on disk before the rename, so even a
     power loss leaves the old file or the new one, never an empty one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    tmp = aside(path)
     data = text.encode() if isinstance(text, str) else text
     try:
         write_synced(tmp, data)
@@ -43,24 +42,24 @@ def write_synced(path: Path, data: bytes) -> None:
         os.fsync(f.fileno())
 
 
-def sync_folder(folder: Path) -> None:
-    """fsync a folder: the names created, removed or renamed in it are on disk."""
-    fd = os.open(folder, os.O_RDONLY)
+def _fsync(path: str | Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
+def sync_folder(folder: Path) -> None:
+    """fsync a folder: the names created, removed or renamed in it are on disk."""
+    _fsync(folder)
+
+
 def sync_tree(folder: Path) -> None:
     """fsync every file of a folder (one level: an item's folder is flat), then the folder."""
     for entry in os.scandir(folder):
         if entry.is_file(follow_symlinks=False):
-            fd = os.open(entry.path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _fsync(entry.path)
     sync_folder(folder)
 
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from scenes.spec import SPLIT_PATTERN
 
 from .files import make_folder, sync_folder, sync_tree, vanished
-from .record import quick_problem
+from .nfs import replace
+from .record import RECORD, quick_problem
 
 MANIFEST = "mewl-dataset.json"
 BOOKKEEPING = ".mewl"  # plans, failures, damage notes and claims
@@ -85,8 +86,9 @@ def publish(tmp: Path, out: Path, split: str, task: str, index: int, durable: bo
     created = make_folder(out, final.parent)
     if durable:
         sync_tree(tmp)
+    record = (tmp / RECORD).read_bytes()  # written last and unique to this render: the proof of the rename
     try:
-        os.rename(tmp, final)
+        replace(tmp, final, record, proof=final / RECORD)  # verified where NFS leaves the outcome uncertain
     except OSError as err:
         if err.errno in (errno.ENOTEMPTY, errno.EEXIST) and is_complete(out, split, task, index):
             shutil.rmtree(tmp, ignore_errors=True)

@@ -26,12 +26,17 @@ OCTAL = re.compile(r"\\([0-7]{3})")
 NFS_CACHE_DEFAULT = 60.0  # seconds: nfs(5)'s default acregmax and acdirmax
 
 
+def aside(path: Path) -> Path:
+    """A hidden name beside `path`, this process's alone, to write a file before it is put in place."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
 def create_exclusive(path: Path, text: str) -> bool:
     """Write a whole file where none is; False if one is there already
     (another process was first). It appears complete or not at all: written
     aside and hard-linked into place, which never replaces. Where the file
     system has no hard links, it is created with O_EXCL and written in place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    tmp = aside(path)
     try:
         tmp.write_text(text)
         try:

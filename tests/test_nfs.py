@@ -61,3 +61,35 @@ MOUNTINFO = """\
 def test_the_attribute_cache_is_read_from_the_mount():
     cache = {where: nfs.mount_cache(where, MOUNTINFO) for where in ("/data", "/shared/out", "/shared/slow cache/out", "/shared/noac")}
     assert cache == {"/data": None, "/shared/out": 60.0, "/shared/slow cache/out": 600.0, "/shared/noac": 0.0}
+
+
+def test_an_item_whose_rename_into_place_is_uncertain_is_published_when_its_record_is_there(tmp_path, monkeypatch):
+    from store import layout
+    from store.manifest import claim_output
+    from store.record import RECORD
+
+    out = tmp_path / "out"
+    claim_output(out, {"seed": 0})
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    (staged / "episode.json").write_text("{}\n")
+    (staged / RECORD).write_text('{"episode.json": "ours"}\n')
+    replace = os.replace
+
+    def done_yet_failed(src, dst):
+        replace(src, dst)
+        raise OSError(errno.ESTALE, os.strerror(errno.ESTALE))
+
+    monkeypatch.setattr(os, "replace", done_yet_failed)
+    assert layout.publish(staged, out, "train", "shape", 0, durable=False)
+    assert (layout.item_dir(out, "train", "shape", 0) / RECORD).read_text() == '{"episode.json": "ours"}\n'
+
+    def failed(src, dst):  # the same reply, the rename not made: nothing of ours is there
+        raise OSError(errno.ESTALE, os.strerror(errno.ESTALE))
+
+    staged.mkdir()
+    (staged / RECORD).write_text('{"episode.json": "again"}\n')
+    monkeypatch.setattr(os, "replace", failed)
+    with pytest.raises(OSError):
+        layout.publish(staged, out, "train", "shape", 1, durable=False)
+    assert not layout.item_dir(out, "train", "shape", 1).exists()
