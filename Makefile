@@ -28,8 +28,8 @@ PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
 setup: $(STAMP)
 
 # A .venv copied or moved from another checkout runs that checkout's code (its editable
-# install points there): where the venv's `cli` is not this folder's, make the venv again.
-VENV_CODE := $(if $(wildcard $(STAMP)),$(shell $(VENV)/bin/python -I -c 'import cli, pathlib; print(pathlib.Path(cli.__file__).resolve().parents[1])' 2>/dev/null))
+# install points there): where the venv's `mewl_gen` is not this folder's, make the venv again.
+VENV_CODE := $(if $(wildcard $(STAMP)),$(shell $(VENV)/bin/python -I -c 'import mewl_gen, pathlib; print(pathlib.Path(mewl_gen.__file__).resolve().parents[2])' 2>/dev/null))
 ifneq ($(wildcard $(STAMP)),)
 ifneq ($(VENV_CODE),$(realpath $(CURDIR)))
 $(STAMP): venv-elsewhere
@@ -63,7 +63,7 @@ release: setup
 		$(if $(PASSES),--passes $(PASSES),)
 
 bench: setup
-	$(VENV)/bin/python -m cluster.bench --device $(DEVICE) --pipeline-task shape,number,pragmatic,relation $(if $(QUICK),--quick,)
+	$(VENV)/bin/python -m mewl_gen.bench --device $(DEVICE) --pipeline-task shape,number,pragmatic,relation $(if $(QUICK),--quick,)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from joblib import Parallel, delayed
 
-from tasks.item import Item
-from tasks.mewl.episode import Episode
+from mewl_gen.tasks.item import Item
+from mewl_gen.tasks.mewl.episode import Episode
 
 # Measured workers per device (cluster.calibrate) are kept per user; tests, and the
 # commands they start, must neither read a developer's measurements nor leave theirs.
@@ -53,7 +53,7 @@ def pytest_unconfigure(config):
 
 def _sample_range(folder: str, task: str, split: str, seed: int, start: int, stop: int) -> list[str]:
     """Episodes start..stop-1 as JSON, sampled by the first process to ask and read by the others."""
-    from tasks.catalog import sample_item
+    from mewl_gen.tasks.catalog import sample_item
 
     path = Path(folder) / f"{task}-{split}-{seed}-{start}-{stop}.json"
     with open(path.with_suffix(".lock"), "w") as lock:
@@ -70,7 +70,7 @@ def _sample_range(folder: str, task: str, split: str, seed: int, start: int, sto
 @functools.cache
 def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: int = 0) -> tuple[Episode | Item, ...]:
     """n episodes (items, for a task beyond MEWL) of a task, sampled once per test session on every core."""
-    from tasks import catalog
+    from mewl_gen.tasks import catalog
 
     folder = os.environ[SAMPLES_ENV]  # set by pytest_configure, inherited by xdist's workers
     # A few costly items (Bongard problems) are split over the cores rather than drawn by one.
@@ -91,7 +91,7 @@ RENDERED_SEED = "2026"
 def _render_command(folder: Path) -> list[str]:
     import sys
 
-    return [sys.executable, "-m", "cli", "render", "--task", "all", "--n", "1", "--seed", RENDERED_SEED,
+    return [sys.executable, "-m", "mewl_gen", "render", "--task", "all", "--n", "1", "--seed", RENDERED_SEED,
             "--quality", "draft", "--device", "cpu", "--workers", "1", "--out", str(folder / "out")]
 
 
@@ -145,7 +145,7 @@ def start_render(config) -> None:
 
 def stored_items(out: Path, prefix: str) -> list:
     """The StoredItems of OUT's tasks whose names start with `prefix`, through the store's reader."""
-    from store.reader import read
+    from mewl_gen.store.reader import read
 
     found = read(out)
     assert not found.damaged, found.damaged

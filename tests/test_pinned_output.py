@@ -25,7 +25,7 @@ import pytest
 
 from tests.pinned_digests import CPU, RENDERED, SAMPLED
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 SEED = "2026"
 # (name, extra arguments): each run writes its own folder.
 SAMPLE_RUNS = {
@@ -67,7 +67,7 @@ def digests(out: Path) -> dict[str, str]:
 
 
 def sample_all(root: Path) -> dict[str, dict[str, str]]:
-    from cli.main import main
+    from mewl_gen.cli.main import main
 
     result = {}
     for name, argv in SAMPLE_RUNS.items():
@@ -78,7 +78,7 @@ def sample_all(root: Path) -> dict[str, dict[str, str]]:
 
 
 def render_all(root: Path) -> dict[str, str]:
-    from cli.main import main
+    from mewl_gen.cli.main import main
 
     out = root / "rendered"
     assert main(["render", "--task", "all", "--n", "1", "--seed", SEED, "--quality", "draft", "--device", "cpu",

@@ -1,6 +1,0 @@
-"""`python -m cli`: the same as the `mewl` command."""
-import sys
-
-from .main import main
-
-sys.exit(main())

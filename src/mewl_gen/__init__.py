@@ -1,0 +1,1 @@
+"""mewl-gen: few-shot grounded-language benchmarks rendered with Blender Cycles."""

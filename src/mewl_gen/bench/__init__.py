@@ -1,0 +1,1 @@
+"""Every measurement behind `make bench` (`python -m mewl_gen.bench`)."""

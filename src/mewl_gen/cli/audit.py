@@ -1,0 +1,134 @@
+"""`mewl audit [KIND] OUT`: does a dataset test what it claims to?
+
+KIND is a benchmark's name (its audit: tasks.benchmark.Audit, one row per
+split and task, measured from the files) or `legibility` (can a classifier
+tell the rendered colours and materials apart, tasks/audit/legibility.py).
+Without KIND, every benchmark OUT holds items of is audited. Items are read
+through the store's reader: a damaged or incomplete item is refused in one
+line, never audited nor left out. Exit 1 when a row's verdict is not ok.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from joblib import Parallel, delayed
+
+from mewl_gen.errors import UserError
+from mewl_gen.render.passes import is_pass_file
+from mewl_gen.store import card, reader
+from mewl_gen.store.manifest import read_manifest
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.audit import legibility
+from mewl_gen.tasks.benchmark import AuditRun, Benchmark
+
+from . import options
+
+LEGIBILITY = "legibility"
+
+
+def table(columns: tuple[str, ...], rows: list[dict], markdown: bool) -> str:
+    """Rows as one table: Markdown, or columns aligned for a terminal. Floats show three decimals."""
+    def cell(value) -> str:
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    cells = [[cell(r[c]) for c in columns] for r in rows]
+    if markdown:
+        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
+    widths = [max(len(x) for x in col) for col in zip(columns, *cells)]
+    fmt = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()
+    return "\n".join([fmt(list(columns)), fmt(["-" * w for w in widths]), *map(fmt, cells)])
+
+
+def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdown: bool, workers: int,
+                    read: dict[tuple[str, str], int]) -> tuple[bool, str]:
+    """Print the benchmark's table; whether every verdict is ok, and the table in Markdown for the card.
+    `read` gains how many items of each split and task were audited."""
+    names = [t.name for t in bench.tasks]
+    found = reader.sound_items(out, names, what=f"{bench.name} items")
+    train: dict[str, list] = {}
+    if train_dir is not None:
+        for (_, task), items in sorted(reader.sound_items(train_dir, names, what=f"{bench.name} items").items()):
+            train.setdefault(task, []).extend(items)
+    def others(split: str, task: str) -> list:  # the same task's items of OUT's other splits
+        return [s for (sp, t), items in sorted(found.items()) if t == task and sp != split for s in items]
+
+    runs = [(split, task, items, AuditRun(1, train.get(task) if train_dir else None, others(split, task)))
+            for (split, task), items in sorted(found.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1])))]
+    rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
+    read |= {(split, task): len(items) for split, task, items, _ in runs}
+    print(table(bench.audit.columns, rows, markdown))
+    notes = f"\n\n{bench.audit.notes}" if bench.audit.notes else ""
+    if notes:
+        print(notes[1:])
+    trained = f" The learned baselines were fitted on `{train_dir}`." if train_dir is not None else ""
+    card = f"### {bench.summary}\n\n{table(bench.audit.columns, rows, True)}{notes}{trained}"
+    return all(r["verdict"] == "ok" for r in rows), card
+
+
+def cmd_audit(args) -> int:
+    kind, out = (args.first, Path(args.out)) if args.out else (None, Path(args.first))
+    known = {b.name: b for b in catalog.BENCHMARKS if b.audit is not None}
+    if kind is not None and kind != LEGIBILITY and kind not in known:
+        raise UserError(f"unknown audit {kind!r}; expected one of {', '.join([*known, LEGIBILITY])}")
+    if kind == LEGIBILITY:
+        try:
+            return legibility.main(images(out))
+        except legibility.NoObjects as err:
+            raise UserError(f"{out}: {err}") from None
+    workers = options.workers(args.workers)
+    train_dir = Path(args.train) if args.train else None
+    if kind is None:  # the benchmarks OUT has item folders of (each is read, and checked, by its own audit)
+        if not out.is_dir():
+            raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
+        read_manifest(out)  # not a dataset of this tool: one line
+        known_tasks = catalog.tasks()
+        held = {known_tasks[t].benchmark for _, t, _ in reader.item_folders(out) if t in known_tasks}
+        chosen = [b for name, b in known.items() if name in held]
+        if not chosen:
+            raise UserError(f"{out} holds no items of a benchmark with an audit ({', '.join(known)})")
+    else:
+        chosen = [known[kind]]
+    for bench in chosen:
+        if train_dir is not None and not bench.audit.learns:
+            raise UserError(f"--train: the {bench.name} audit learns nothing; drop --train")
+    verdicts, tables, read = [], [], {}
+    for bench in chosen:
+        if len(chosen) > 1:
+            print(f"\n{bench.name}: {bench.summary}")
+        ok, text = audit_benchmark(bench, out, train_dir, args.markdown, workers, read)
+        verdicts.append(ok)
+        tables.append(text)
+    if not args.no_card:
+        try:
+            card.record_audit(out, "\n\n".join(tables), read)
+        except (UserError, OSError) as err:  # a read-only or full OUT: the audit stands, the card keeps its text
+            print(f"mewl audit: the card was not updated: {err}", file=sys.stderr)
+    return 0 if all(verdicts) else 1
+
+
+def images(out: Path) -> list[tuple[tuple[str, str, int], Path, Path]]:
+    """((split, task, index), png, its JSON) of every rendered image of OUT's sound items."""
+    found = []
+    for items in reader.sound_items(out, what="rendered items").values():
+        for stored in items:
+            found += [((stored.split, stored.task, stored.index), png, png.with_suffix(".json"))
+                      for png in sorted(stored.folder.glob("*.png")) if not is_pass_file(png.name)]
+    if not found:
+        raise UserError(f"no rendered objects found under {out} (expected OUT/<split>/<task>/<i>/*.json with PNGs)")
+    return found
+
+
+def register(sub) -> None:
+    s = sub.add_parser("audit", help="a benchmark's audit from the files (oracle, deprived solvers, balance), or legibility")
+    s.add_argument("first", metavar="KIND|OUT",
+                   help="the dataset folder, or before it a benchmark's name or legibility (default: every benchmark in OUT)")
+    s.add_argument("out", nargs="?", metavar="OUT", help="the dataset folder, after a kind")
+    s.add_argument("--train", default=None, metavar="DIR",
+                   help="fit the learned baselines on this dataset's items (e.g. another seed) instead of cross-validating")
+    s.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    s.add_argument("--workers", default=None, help="processes (default: every core)")
+    s.add_argument("--no-card", action="store_true",
+                   help="leave the dataset card (OUT/README.md) as it is; by default its Audit section is rewritten")
+    s.set_defaults(func=cmd_audit)

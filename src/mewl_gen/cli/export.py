@@ -1,0 +1,50 @@
+"""`mewl export OUT --to hf|webdataset DIR`: a rendered dataset as a Hugging Face dataset or WebDataset
+shards (results/export.py)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mewl_gen.errors import UserError
+from mewl_gen.results import export, export_hf, export_wds
+from mewl_gen.store.card import CARD
+from mewl_gen.store.files import writing
+
+FORMATS = ("hf", "webdataset")
+
+
+def cmd_export(args) -> int:
+    out, dest = Path(args.out), Path(args.dir)
+    if args.shard_size < 1:
+        raise UserError(f"--shard-size {args.shard_size}: expected a positive number of items per shard")
+    if dest.resolve() == out.resolve() or out.resolve() in dest.resolve().parents:
+        raise UserError(f"{dest} lies inside {out}; export into a folder outside the dataset")
+    chosen = export.choose(out, args.strict)
+    staging = export.staged(dest)
+    for line in chosen.lines:
+        print(f"mewl export: {line}", file=sys.stderr)
+    try:
+        with writing(dest.parent):
+            if args.to == "hf":
+                source = (out / CARD).read_text() if (out / CARD).is_file() else ""
+                export_hf.write(chosen, staging, source)
+            else:
+                export_wds.write(chosen, staging, args.shard_size)
+        export.publish(staging, dest)
+    finally:
+        export.discard(staging)
+    n = sum(len(items) for splits in chosen.items.values() for items in splits.values())
+    print(f"exported {n} items of {len(chosen.items)} task(s) to {dest} ({args.to})")
+    return 0
+
+
+def register(sub) -> None:
+    s = sub.add_parser("export", help="a rendered dataset as a Hugging Face dataset or WebDataset shards")
+    s.add_argument("out", help="the dataset folder (made by mewl render)")
+    s.add_argument("--to", required=True, choices=FORMATS, help="hf: Parquet + save_to_disk with a dataset card; "
+                   "webdataset: tar shards")
+    s.add_argument("dir", metavar="DIR", help="a new folder to write")
+    s.add_argument("--shard-size", type=int, default=1000, help="webdataset: items per tar shard (default 1000)")
+    s.add_argument("--strict", action="store_true", help="refuse a dataset holding a damaged item instead of leaving "
+                   "it out")
+    s.set_defaults(func=cmd_export)

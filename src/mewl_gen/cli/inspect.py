@@ -1,0 +1,156 @@
+"""`mewl inspect PATH`: a scene, an image's ground truth or an item (an
+episode, a statement about an image, ...) made readable; `--overlay FILE.png` draws
+boxes, names and the pointed object.
+
+PATH may be an item folder (or its episode.json / info.json / item.json), a
+scene spec JSON, a rendered image's JSON, or a rendered PNG (its JSON beside it).
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from mewl_gen.errors import UserError
+from mewl_gen.scenes.relations import relationships
+from mewl_gen.scenes.spec import SceneSpec
+from mewl_gen.scenes.universe import DIRECTIONS, describe
+from mewl_gen.store.reader import item_at
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.item import Item
+
+from . import options, overlay
+from .validate import load_spec
+
+
+# -- loading ------------------------------------------------------------------
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UserError(f"{path}: not a JSON file ({err})") from None
+
+
+def load(path: Path) -> tuple[str, object, Path]:
+    """('item', Item, folder) | ('truth', dict, json path) | ('scene', SceneSpec, path)."""
+    item_at(path)  # a file of a damaged item: one line, not a decoder's traceback
+    if path.is_dir() or path.name in catalog.item_files():
+        folder = path if path.is_dir() else path.parent
+        records = catalog.record_files()
+        if not any((folder / name).is_file() for name in records):
+            raise UserError(f"{folder}: no {' or '.join(records)}; expected an item folder")
+        spec = load_spec(folder)
+        if not isinstance(spec, Item):
+            raise UserError(f"{folder}: not an item's folder ({type(spec).__name__} found)")
+        return "item", spec, folder
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    if path.suffix == ".png":
+        if not path.with_suffix(".json").is_file():
+            raise UserError(f"{path}: no ground truth {path.with_suffix('.json').name} beside it")
+        path = path.with_suffix(".json")
+    data = _read_json(path)
+    if isinstance(data, dict) and "image_filename" in data and "objects" in data:
+        return "truth", data, path
+    spec = load_spec(path)
+    return ("item", spec, path.parent) if isinstance(spec, Item) else ("scene", spec, path)
+
+
+# -- text ---------------------------------------------------------------------
+def _relations_text(rels: dict[str, list[list[int]]], count: int) -> list[str]:
+    lines = []
+    for i in range(count):
+        parts = [f"{rel}: " + (", ".join(f"#{j}" for j in rels[rel][i]) or "-") for rel in DIRECTIONS]
+        lines.append(f"    #{i} has to its " + "; ".join(parts))
+    return lines
+
+
+def scene_text(spec: SceneSpec, truth: dict | None = None, indent: str = "  ") -> str:
+    r = spec.render
+    lines = [f"camera {spec.camera.width}x{spec.camera.height}, {len(spec.objects)} objects, "
+             f"quality {r.quality} ({r.samples} samples, denoiser {r.denoiser}), spec {spec.spec_hash()[:12]}"]
+    seen = truth["objects"] if truth else [None] * len(spec.objects)
+    for i, (o, t) in enumerate(zip(spec.objects, seen)):
+        line = (f"  #{i} {describe(o.properties):<28} at ({o.position[0]:+.2f}, {o.position[1]:+.2f}) "
+                f"yaw {math.degrees(o.rotation):5.1f} deg")
+        if t is not None:
+            line += f"  bbox {t['bbox']}  {t['visible_pixels']} px"
+        lines.append(line)
+    if spec.hand is not None:
+        h = spec.hand
+        target = describe(spec.objects[h.target].properties) if h.target < len(spec.objects) else "?"
+        lines.append(f"  hand at ({h.position[0]:+.2f}, {h.position[1]:+.2f}) yaw {math.degrees(h.yaw):.1f} deg "
+                     f"points to #{h.target} ({target})")
+    lines.append("  relations (CLEVR: objects lying in that direction):")
+    lines += _relations_text(relationships(spec.camera, spec.objects), len(spec.objects))
+    return "\n".join(indent + line if k else line for k, line in enumerate(lines))
+
+
+def truth_text(gt: dict) -> str:
+    lines = [f"{gt['image_filename']}: {len(gt['objects'])} objects, device {gt.get('device')}, "
+             f"Blender {gt.get('blender_version')}, spec {str(gt.get('spec_hash'))[:12]}"]
+    objects, hands = overlay.entities(gt)
+    for i, o in enumerate(objects):
+        word = f" '{o['name']}'" if o["name"] else ""
+        lines.append(f"  #{i} {o['description'] + word:<28} 3d {[round(c, 2) for c in o['3d_coords']]}  "
+                     f"bbox {o['bbox']}  {o['visible_pixels']} px")
+    for h in hands:
+        p = gt["points_to"]
+        lines.append(f"  hand bbox {h['bbox']} {h['visible_pixels']} px, points to #{p} ({objects[p]['description']})")
+    if gt.get("caption"):
+        lines.append(f"  caption: {gt['caption']}")
+    lines.append("  relations (CLEVR: objects lying in that direction):")
+    lines += _relations_text(gt["clevr_relationships"], len(objects))
+    return "\n".join(lines)
+
+
+def _truth(folder: Path, name: str) -> dict | None:
+    path = folder / f"{name}.json"
+    return _read_json(path) if path.is_file() else None
+
+
+def item_text(item: Item, folder: Path) -> str:
+    """The item as it reads itself (its text and labels), each scene with its ground truth where rendered."""
+    scenes = item.scenes()
+    return "\n".join(item.inspect_lines(lambda name: scene_text(scenes[name], _truth(folder, name), indent="  ")))
+
+
+# -- overlays (drawn by cli.overlay) -------------------------------------------
+def item_overlay(item: Item, folder: Path):
+    """Every image of the item with its boxes, each under the caption the item gives it."""
+    tiles = list(item.overlay_captions().items())
+    truths = []
+    for name, _ in tiles:
+        gt = _truth(folder, name)
+        if gt is None:
+            raise UserError(f"{folder / name}.json: missing; the item is not rendered")
+        truths.append(gt)
+    return overlay.episode_sheet([(folder / f"{name}.png", caption) for name, caption in tiles], truths)
+
+
+def cmd_inspect(args) -> int:
+    target = None if args.overlay is None else options.new_file(args.overlay, "--overlay", args.force)
+    if target is not None:
+        overlay.check_path(target)
+    kind, obj, where = load(Path(args.path))
+    image = None
+    if target is not None:  # drawn before anything is printed: a missing image is the only line
+        if kind == "scene":
+            raise UserError(f"{args.path} is a scene spec, not a render; overlay a rendered image's .json or .png")
+        image = (item_overlay(obj, where) if kind == "item"
+                 else overlay.draw_truth(where.with_name(obj["image_filename"]), obj))
+    print(item_text(obj, where) if kind == "item" else truth_text(obj) if kind == "truth" else scene_text(obj))
+    if image is not None:
+        overlay.save(image, target)
+        print(f"overlay written to {target}")
+    return 0
+
+
+def register(sub) -> None:
+    s = sub.add_parser("inspect", help="a scene, an image's ground truth or an episode, readable; --overlay draws boxes")
+    s.add_argument("path", help="episode folder, episode.json, scene spec JSON, rendered image JSON or PNG")
+    s.add_argument("--overlay", metavar="FILE.png", help="write the image(s) with boxes, names and the pointed object")
+    s.add_argument("--force", action="store_true", help="replace an existing --overlay file")
+    s.set_defaults(func=cmd_inspect)

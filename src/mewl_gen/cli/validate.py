@@ -1,0 +1,32 @@
+"""`mewl validate`: a spec file checked by pydantic and by its task's rules."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from mewl_gen.errors import UserError
+from mewl_gen.scenes.spec import SceneSpec, SpecError
+from mewl_gen.store.reader import item_at
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.item import Item
+from mewl_gen.tasks.validation import InvalidItem
+
+
+def load_spec(path: Path) -> Item | SceneSpec:
+    """An item or a SceneSpec from a JSON file (or an item folder), or a one-line UserError."""
+    try:
+        return catalog.read_item(path)
+    except SpecError as err:
+        raise UserError(str(err)) from None
+
+
+def validate_file(path: Path) -> str:
+    item_at(path)  # a published item's files must agree with its record first
+    spec = load_spec(path)
+    if isinstance(spec, SceneSpec):
+        return f"{path}: valid scene spec ({len(spec.objects)} objects, hash {spec.spec_hash()[:12]})"
+    try:
+        catalog.task(spec.task).validate(spec)
+    except InvalidItem as err:
+        raise UserError(f"{path}: breaks the {spec.task} rules: {err}") from None
+    return (f"{path}: valid {spec.task} {catalog.noun([spec.task])} {spec.index} ({len(spec.scenes())} scene(s), "
+            f"answer {spec.solution()!r})")

@@ -1,0 +1,176 @@
+"""Item claims: one writer at a time works on an item.
+
+A claim is OUT/.mewl/claims/<split>/<task>/<index>.json, holding its writer's
+identity and created exclusively, by the rules that hold on NFS too
+(store.nfs); the writer's heartbeat touches it, and it is removed when the
+item is published or given up. A claim whose writer is dead
+(cluster.writers.is_alive) is taken over: the taker first creates a takeover
+token named after the dead claim's content, exclusively, so of several
+writers that judge the same claim dead exactly one replaces (or removes) it;
+the others find the claim changed and back off.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from mewl_gen.store.files import make_folder
+from mewl_gen.store.layout import BOOKKEEPING, DAMAGED, STAGING
+from mewl_gen.store.nfs import create_exclusive, read_fresh, replace
+from mewl_gen.tasks import catalog
+
+from .writers import STALE_AFTER, Writer, clock, holder, is_alive, parse_who, staging_folders, stale_at
+
+CLAIMS = "claims"
+ATTEMPTS = 5  # claim, meet a live holder or take over a dead one: more only under heavy contention
+
+
+def claim_path(out: Path, split: str, task: str, index: int) -> Path:
+    return out / BOOKKEEPING / CLAIMS / split / task / f"{index}.json"
+
+
+def claim(writer: Writer, split: str, task: str, index: int) -> str | None:
+    """Claim an item for `writer`: None when it is now this writer's, else
+    the live writer that holds it and when it would be taken over (writers.holder)."""
+    path = claim_path(writer.out, split, task, index)
+    make_folder(writer.out, path.parent)  # never OUT itself, were it removed meanwhile
+    mine = json.dumps(writer.who) + "\n"
+    for _ in range(ATTEMPTS):
+        if create_exclusive(path, mine):
+            writer.keep_alive(path)
+            return None
+        seen = read_fresh(path)
+        if seen is None:
+            continue  # released meanwhile: try again
+        text, heard = seen
+        if is_alive(parse_who(text), heard):
+            return holder(parse_who(text), heard)
+        if _take_over(writer, path, text, mine):
+            return None
+    return "several writers at once: tried again later"
+
+
+def _take_over(writer: Writer | None, path: Path, dead: str, mine: str | None) -> bool:
+    """Replace the dead claim `dead` at `path` with `mine` (None: remove it);
+    False if another writer got there first."""
+    token = path.with_name(f"{path.stem}.takeover-{hashlib.sha256(dead.encode()).hexdigest()[:16]}")
+    if not create_exclusive(token, ""):
+        try:  # a taker killed in the instant between token and replace leaves it: it ages out
+            if time.time() - token.stat().st_mtime > STALE_AFTER:
+                token.unlink()
+        except FileNotFoundError:
+            pass
+        return False
+    try:
+        seen = read_fresh(path)
+        if seen is None or seen[0] != dead:
+            return False  # released or taken over before our token: not the dead writer's claim any more
+        if writer is None or mine is None:
+            path.unlink(missing_ok=True)
+            return True
+        tmp = writer.root / f"claim-{secrets.token_hex(8)}.tmp"  # one writer's threads take over claims at once
+        tmp.write_text(mine)
+        replace(tmp, path, mine.encode())  # never absent meanwhile: no third writer can create it
+        writer.keep_alive(path)
+        return True
+    finally:
+        token.unlink(missing_ok=True)
+
+
+def release(writer: Writer, split: str, task: str, index: int) -> None:
+    path = claim_path(writer.out, split, task, index)
+    writer.let_go(path)
+    seen = read_fresh(path)
+    if seen is not None and parse_who(seen[0]).get("writer") == writer.id:
+        path.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class Claim:
+    split: str
+    task: str
+    index: int
+    writer: str
+    alive: bool
+    heard: float  # its last heartbeat (mtime)
+    until: float | None  # when it counts as dead if it stays silent; None: when its process ends
+    text: str  # the claim's content, as read
+
+
+def all_claims(out: Path) -> list[Claim]:
+    """Every item claim under OUT, with whether its writer lives."""
+    found = []
+    for path in sorted((out / BOOKKEEPING / CLAIMS).glob("*/*/*.json")):
+        seen = read_fresh(path)
+        if seen is None or not path.stem.isdigit():
+            continue
+        who = parse_who(seen[0])
+        found.append(Claim(path.parent.parent.name, path.parent.name, int(path.stem), str(who.get("writer", "?")),
+                           is_alive(who, seen[1]), seen[1], stale_at(who, seen[1]), seen[0]))
+    return found
+
+
+def held(out: Path) -> frozenset[tuple[str, str, int]]:
+    """(split, task, index) of every item a live writer claims now: a claim
+    whose writer is dead (a node that stopped heart-beating) is not, and
+    `mewl status` and `mewl slurm` count its item as missing."""
+    return frozenset((c.split, c.task, c.index) for c in all_claims(out) if c.alive)
+
+
+def clean_stale(out: Path) -> list[Path]:
+    """Remove dead writers' staging folders and claims (any run does, with or
+    without work to do); returns the folders removed."""
+    folders = [folder for folder, alive in staging_folders(out) if not alive]
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    for c in all_claims(out):
+        if not c.alive:
+            _take_over(None, claim_path(out, c.split, c.task, c.index), c.text, None)
+    return folders
+
+
+def busy(out: Path, split: str, tasks: list[str], n: int) -> str | None:
+    """For `mewl slurm` when nothing is missing: a line on the items below N
+    that live writers hold, and when those judged by their heartbeat count as
+    missing if they stay silent; None if no live writer holds any."""
+    live = [c for c in all_claims(out) if c.alive and c.split == split and c.task in tasks and c.index < n]
+    if not live:
+        return None
+    silent = [c for c in live if c.until is not None]
+    return (f"nothing to submit now: {len(live)} {catalog.noun(tasks)}(s) of {split} are claimed by live writers"
+            + (f"; {len(silent)} by writers on other hosts or in other PID namespaces, {_silent(silent)}: rerun then"
+               if silent else ""))
+
+
+def _silent(found: list[Claim]) -> str:
+    return (f"last heard {clock(max(c.heard for c in found))}; if they stay silent, their items count as missing "
+            f"by {clock(max(c.until for c in found))}")
+
+
+def leftovers(out: Path) -> list[str]:
+    """Lines about what dead writers left, writers that must heart-beat to
+    keep their claims, and what was set aside."""
+    folders = staging_folders(out)
+    stale = [f for f, alive in folders if not alive]
+    live = [f for f, alive in folders if alive]
+    found = all_claims(out)
+    dead_claims = [c for c in found if not c.alive]
+    silent = [c for c in found if c.alive and c.until is not None]
+    aside = list((out / DAMAGED).glob("*/*/*"))
+    lines = []
+    if live:
+        lines.append(f"{len(live)} writer(s) at work now: " + ", ".join(f.name for f in live))
+    if silent:
+        lines.append(f"{len(silent)} claim(s) of writers on other hosts or in other PID namespaces, judged by their "
+                     f"heartbeat: {_silent(silent)}")
+    if stale or dead_claims:
+        lines.append(f"{len(stale)} staging folder(s) and {len(dead_claims)} claim(s) of dead writers "
+                     f"in {STAGING}/ and {BOOKKEEPING}/claims/: the next run removes them or takes them over")
+    if aside:
+        lines.append(f"{len(aside)} damaged episode folder(s) set aside in {DAMAGED}/ (kept for you to look at)")
+    return lines

@@ -1,0 +1,75 @@
+"""`mewl sample`: items' specs and release files (tasks.item.Item.release_files),
+no rendering.
+
+Each item is claimed, written into the writer's staging folder with its
+record of checksums last, and published, like a rendered one: several
+samplers (or a sampler beside a renderer) share one OUT safely.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from joblib import Parallel, delayed
+
+from mewl_gen.store import bookkeeping, card, index, layout
+from mewl_gen.store.files import writing
+from mewl_gen.tasks.benchmark import ItemError
+from mewl_gen.tasks.catalog import noun, sample_item
+
+from .claims import clean_stale
+from .item_job import Outcome, claimed, write_release_files
+from .planning import Settings
+from .writers import Writer, nfs_warning
+
+RECHECK = 1.0  # seconds between looks at episodes another writer holds
+
+
+def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str]:
+    out, seed, split = settings.out, settings.seed, settings.split
+    failed: list[str] = []
+
+    def produce(writer: Writer, i: int):
+        def write() -> Outcome:
+            try:
+                item = sample_item(task, seed, split, i, scheme=settings.scheme, config=settings.config_of(task))
+            except ItemError as err:
+                failed.append(str(err))
+                return Outcome(task, i, False, 0, 0, (str(err),))
+            tmp = writer.staging(split, task, i)
+            write_release_files(tmp, item)
+            layout.publish(tmp, out, split, task, i, durable=settings.durable)
+            return Outcome(task, i, True, 0, 0)
+        return write
+
+    todo = [i for i in indices if not layout.is_complete(out, split, task, i) or bookkeeping.is_damaged(out, split, task, i)]
+    told: set[int] = set()
+    with writing(out), Writer(out) as writer:
+        while todo:
+            held = {i: outcome.held_by for i in todo
+                    if (outcome := claimed(writer, settings, task, i, produce(writer, i))).held_by is not None}
+            for i in held.keys() - told:  # once per item: who holds it, and until when
+                print(f"sample: waiting: {task} {noun([task])} {i} is being written by another writer ({held[i]})",
+                      file=sys.stderr, flush=True)
+            told |= held.keys()
+            if held:
+                time.sleep(RECHECK)  # another live writer has them: wait for it to finish
+            todo = sorted(held)
+    return failed
+
+
+def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -> list[str]:
+    """Write every missing item; returns the failures' reasons."""
+    out, split = settings.out, settings.split
+    if warning := nfs_warning(out):
+        print(f"mewl: warning: {warning}", file=sys.stderr)
+    with writing(out):
+        clean_stale(out)  # dead writers' staging folders and claims
+        for task in tasks:
+            bookkeeping.record_plan(out, split, task, n)
+    jobs = [(t, list(range(start, min(start + 50, n)))) for t in tasks for start in range(0, n, 50)]
+    results = Parallel(n_jobs=workers)(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
+    for task in tasks:
+        index.rebuild(out, split, task)
+    card.write_card(out)
+    return [reason for batch in results for reason in batch]

@@ -1,0 +1,1 @@
+"""SLURM arrays of a render: scripts, submission, limits, records and status."""

@@ -1,0 +1,231 @@
+"""Writers of one output folder: who they are, whether they still live, and
+their private staging folders.
+
+Several processes may write one OUT at once: two local `mewl render`, a local
+run beside SLURM array tasks on other hosts, a run in a container, `mewl
+sample`. Each is a Writer with an id (host, pid, random) and a folder
+OUT/.staging/<id>/ that no other writer ever touches while it lives. Every
+writer keeps a heartbeat: the mtime of its files, touched every HEARTBEAT
+seconds. A pid means something only where it was taken: a writer on the same
+host, in the same boot and the same PID namespace is dead when its pid is gone
+(or now belongs to a process started later); any other (another node, a
+container with its own PID namespace where it is pid 1, an earlier boot) is
+dead when its heartbeat is older than STALE_AFTER.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import secrets
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+from mewl_gen.store.files import make_folder
+from mewl_gen.store.layout import STAGING
+from mewl_gen.store.nfs import attribute_cache, read_fresh, replace
+
+WRITER_FILE = "writer.json"
+HEARTBEAT = 30.0  # seconds between touches of a live writer's files
+# A writer judged by its heartbeat and unheard of this long is dead: 10 missed heartbeats. It must
+# exceed a heartbeat plus NFS's attribute cache (another client may see an mtime that old, docs/nfs.md)
+# and leaves the rest for clocks of hosts and file server that disagree.
+STALE_AFTER = 300.0
+
+
+def process_start(pid: int) -> str | None:
+    """When a process started (clock ticks since boot, Linux): tells a live
+    writer from a new process that reuses its pid. None where unknown."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+@functools.cache
+def _where() -> dict:
+    """Where this process's pid means something: host, boot and PID namespace (None where unknown)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = None
+    try:
+        pidns = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        pidns = None
+    return {"host": socket.gethostname(), "boot": boot, "pidns": pidns}
+
+
+def _slurm_job() -> dict:
+    """The SLURM job this process runs in, for the lines that name a writer."""
+    env = os.environ
+    if env.get("SLURM_ARRAY_JOB_ID") and env.get("SLURM_ARRAY_TASK_ID"):
+        return {"slurm_job": f"{env['SLURM_ARRAY_JOB_ID']}_{env['SLURM_ARRAY_TASK_ID']}"}
+    return {"slurm_job": env["SLURM_JOB_ID"]} if env.get("SLURM_JOB_ID") else {}
+
+
+def identity() -> dict:
+    pid, where = os.getpid(), _where()
+    return {"writer": f"{where['host']}-{pid}-{secrets.token_hex(4)}", **where, "pid": pid,
+            "pid_start": process_start(pid), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **_slurm_job()}
+
+
+def by_pid(who: dict) -> bool:
+    """Whether the writer's pid names a process this one can see: same host,
+    boot and PID namespace, all known. Else only its heartbeat tells."""
+    here = _where()
+    return all(here[k] is not None and who.get(k) == here[k] for k in ("host", "boot", "pidns"))
+
+
+def is_alive(who: dict, heard: float) -> bool:
+    """Whether the writer described by `who` (a claim's or writer file's
+    content), last heard of at mtime `heard`, may still be working."""
+    if by_pid(who):
+        pid = who.get("pid")
+        if not isinstance(pid, int) or pid <= 0:
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass  # alive, someone else's
+        start = process_start(pid)
+        return start is None or who.get("pid_start") in (None, start)
+    return time.time() - heard < STALE_AFTER
+
+
+def stale_at(who: dict, heard: float) -> float | None:
+    """When the writer counts as dead if it stays silent; None when its process decides."""
+    return None if by_pid(who) else heard + STALE_AFTER
+
+
+def clock(t: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(t))
+
+
+def holder(who: dict, heard: float) -> str:
+    """A live writer for a line that says what it waits for, and until when."""
+    name = str(who.get("writer", "?")) + (f", SLURM job {who['slurm_job']}" if who.get("slurm_job") else "")
+    until = stale_at(who, heard)
+    if until is None:
+        return f"{name}: taken over when its process {who.get('pid')} ends"
+    return f"{name}, last heard {clock(heard)}: taken over at {clock(until)} if it stays silent"
+
+
+def parse_who(text: str) -> dict:
+    """A writer or claim file's writer; a broken one (its writer killed while
+    writing it, where hard links are missing) is nobody's, judged by its age alone."""
+    try:
+        who = json.loads(text)
+    except ValueError:
+        return {}
+    return who if isinstance(who, dict) else {}
+
+
+def read_who(path: Path) -> tuple[dict, float] | None:
+    """(writer, mtime) of a writer or claim file; None if it is gone."""
+    seen = read_fresh(path)
+    return None if seen is None else (parse_who(seen[0]), seen[1])
+
+
+def nfs_warning(out: Path) -> str | None:
+    """A line when OUT's NFS mount caches attributes so long that a live
+    writer's heartbeat could look older than STALE_AFTER to another host."""
+    cache = attribute_cache(out)
+    if cache is None or HEARTBEAT + cache < STALE_AFTER:
+        return None
+    return (f"{out} is on NFS with attributes cached up to {cache:g} s (acregmax/acdirmax): another host may see "
+            f"a live writer's heartbeat older than the {STALE_AFTER:g} s after which it is taken for dead; "
+            f"mount it with acregmax and acdirmax under {STALE_AFTER - HEARTBEAT:g}")
+
+
+class Writer:
+    """This process writing OUT. `with Writer(out) as w:` creates its staging
+    folder, keeps its heartbeat while open and removes the folder at the end."""
+
+    def __init__(self, out: Path, heartbeat: bool = True):
+        self.out = out
+        self.who = identity()
+        self.id = self.who["writer"]
+        self.root = out / STAGING / self.id
+        self.touched: set[Path] = set()  # files whose mtime is this writer's heartbeat
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beat = threading.Thread(target=self._beat_loop, daemon=True, name="heartbeat") if heartbeat else None
+
+    def __enter__(self) -> "Writer":
+        # Built under a hidden name and renamed: a staging folder without its
+        # writer file is never a live writer's.
+        building = self.root.with_name(f".{self.id}")
+        building.mkdir(parents=True)
+        mine = (json.dumps(self.who) + "\n").encode()
+        (building / WRITER_FILE).write_bytes(mine)
+        replace(building, self.root, mine, proof=self.root / WRITER_FILE)
+        self.keep_alive(self.root / WRITER_FILE)
+        if self._beat is not None:
+            self._beat.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._beat is not None and self._beat.is_alive():
+            self._beat.join()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def keep_alive(self, path: Path) -> None:
+        with self._lock:
+            self.touched.add(path)
+
+    def let_go(self, path: Path) -> None:
+        with self._lock:
+            self.touched.discard(path)
+
+    def _beat_loop(self) -> None:
+        while not self._stop.wait(HEARTBEAT):
+            with self._lock:
+                paths = list(self.touched)
+            for path in paths:
+                try:
+                    os.utime(path)
+                except OSError:
+                    pass  # released meanwhile
+
+    def staging(self, split: str, task: str, index: int) -> Path:
+        """A fresh folder for one episode, inside this writer's own staging
+        folder: same filesystem as OUT, so publishing is an atomic rename."""
+        folder = self.root / split / task / str(index)
+        shutil.rmtree(folder, ignore_errors=True)  # this writer's own earlier attempt
+        make_folder(self.out, folder)  # never OUT itself, were it removed meanwhile
+        return folder
+
+    def temp_dir(self, name: str) -> Path:
+        """A folder for a Blender worker's scratch and log files: removed with
+        the writer, or by the next run if this one is killed."""
+        folder = self.root / ".tmp" / name  # hidden: a split's name never starts with a dot
+        make_folder(self.out, folder)
+        return folder
+
+
+def staging_folders(out: Path) -> list[tuple[Path, bool]]:
+    """Every writer's staging folder under OUT, with whether its writer lives."""
+    found = []
+    for folder in sorted((out / STAGING).glob("*")):
+        seen = read_who(folder / WRITER_FILE)
+        if folder.name.startswith("."):  # a writer starting now, or killed while starting
+            found.append((folder, _young(folder)))
+        elif seen is None:  # a leftover of an older version of this tool
+            found.append((folder, False))
+        else:
+            found.append((folder, is_alive(*seen)))
+    return found
+
+
+def _young(folder: Path) -> bool:
+    try:
+        return time.time() - folder.stat().st_mtime < STALE_AFTER
+    except OSError:
+        return False

@@ -1,0 +1,226 @@
+"""Worker: a long-lived Blender child process that renders spec after spec.
+
+bpy cannot be restarted inside a process, and a long-lived Blender grows, so
+the Blender side lives in a child (`python -m mewl_gen.render.server`) that is started
+lazily and replaced after `max_scenes` renders. This module never imports bpy.
+
+Every temporary file of the child (Blender's log, the object-index and pass EXRs,
+Blender's own session folder) lives in one folder per worker, removed when
+the worker closes: `temp_dir` if given (cluster puts it under OUT/.staging,
+so a killed run's leftovers are cleaned by the next run), else a fresh
+folder under the system temp folder.
+"""
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from mewl_gen.scenes.spec import SceneSpec
+
+from . import storage
+from .passes import PASSES
+from .result import RenderResult
+
+log = logging.getLogger("render")
+
+DEVICES = ("auto", "cpu", "optix", "cuda", "hip", "oneapi", "metal")
+START_TIMEOUT = 300.0  # building the scene; a first OptiX start compiles kernels
+RENDER_TIMEOUT = 3600.0
+
+
+def denoiser_for(device: str) -> str:
+    """Cycles' denoiser for a device description (render.devices.configure's): OptiX's own on
+    an OptiX GPU, the fastest there; OpenImageDenoise elsewhere, on the GPU where there is one."""
+    return "OPTIX" if device.startswith("optix:") else "OPENIMAGEDENOISE"
+
+
+class DeviceError(ValueError):
+    """The requested device or GPU ids are not available."""
+
+
+class RenderError(RuntimeError):
+    """The Blender child failed (a bug or a crash, not a scene to re-place)."""
+
+
+class StorageError(RenderError):
+    """A file could not be written: its filesystem is full, read-only or
+    failing, or its folder is gone (render.storage). Not the renderer's fault:
+    never to be retried. `error` is the OSError, as the child met it."""
+
+    def __init__(self, error: OSError):
+        super().__init__(f"{error.strerror}: {error.filename}" if error.filename else str(error.strerror))
+        self.error = error
+
+
+class NoSpaceError(StorageError):
+    """A file could not be written: its filesystem is full."""
+
+
+def storage_error(error: OSError) -> StorageError:
+    return (NoSpaceError if error.errno in storage.FULL else StorageError)(error)
+
+
+NO_SPACE = os.strerror(errno.ENOSPC)  # "No space left on device", as Python and Blender report it
+
+
+class Worker:
+    def __init__(self, device: str = "auto", gpu_ids: list[int] | None = None, threads: int | None = None,
+                 max_scenes: int = 200, render_timeout: float = RENDER_TIMEOUT, temp_dir: Path | None = None,
+                 warm_up: bool | None = None):
+        """`warm_up`: render a tiny untimed scene when Blender starts, so the first real
+        image does not pay for kernel compilation; None means on a GPU only."""
+        if device not in DEVICES:
+            raise DeviceError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}")
+        if max_scenes < 1:
+            raise ValueError(f"max_scenes must be at least 1, got {max_scenes}")
+        self.options = {"device": device, "gpu_ids": gpu_ids, "threads": threads, "warm_up": warm_up}
+        self.max_scenes = max_scenes
+        self.render_timeout = render_timeout
+        self.temp_dir = temp_dir
+        self._scratch: Path | None = None  # this worker's temporary folder while a child runs
+        self.device: str | None = None  # the device actually used, once started
+        self.blender_version: str | None = None
+        self.warm_up_seconds: float | None = None  # the last start's warm-up render, if any
+        self.starts = 0  # child processes started so far
+        self._proc: subprocess.Popen | None = None
+        self._log = None
+        self._log_mark = 0  # where the log stood when the render in hand began
+        self._scenes = 0
+
+    # -- lifecycle ----------------------------------------------------------
+    def start(self) -> None:
+        if self._proc is not None:
+            return
+        if self.temp_dir is not None:  # never its parents: they may be an output folder removed under the run
+            Path(self.temp_dir).mkdir(exist_ok=True)
+        self._scratch = Path(tempfile.mkdtemp(prefix="mewl-worker-", dir=self.temp_dir))
+        self._log = open(self._scratch / "blender.log", "w+b")
+        self._log_mark = 0
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "mewl_gen.render.server"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+            env={**os.environ, "TMPDIR": str(self._scratch)},  # Blender's and Python's temp files, ours to remove
+        )
+        self._send = Connection(os.dup(self._proc.stdin.fileno()), readable=False)
+        self._recv = Connection(os.dup(self._proc.stdout.fileno()), writable=False)
+        self._scenes = 0
+        self.starts += 1
+        self._send.send(self.options)
+        kind, payload = self._receive(START_TIMEOUT)
+        if kind == "device_error":
+            self.close()
+            raise DeviceError(payload)
+        if kind != "ready":
+            self._fail(payload, storage.fault(self._scratch / "blender.log", storage.SLACK))
+        self.device, self.blender_version = payload["device"], payload["blender"]
+        self.warm_up_seconds = payload["warm_up_seconds"]
+        if payload["note"] and self.starts == 1:
+            log.warning(payload["note"])
+        log.info("Blender %s worker started on %s", self.blender_version, self.device)
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            self._send.send(("close",))
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for conn in (self._send, self._recv):
+            conn.close()
+        proc.stdin.close()
+        proc.stdout.close()
+        self._log.close()
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def __enter__(self) -> "Worker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    # -- rendering ----------------------------------------------------------
+    def render(self, spec: SceneSpec, png_path: Path, json_path: Path, passes: tuple[str, ...] = ()) -> RenderResult:
+        """Render one spec; writes PNG and JSON, and beside them the passes asked for (render.passes),
+        only if everything is visible enough."""
+        unknown = [p for p in passes if p not in PASSES]
+        if unknown:
+            raise ValueError(f"unknown pass {unknown[0]!r}; expected some of {', '.join(PASSES)}")
+        if self._proc is not None and self._scenes >= self.max_scenes:
+            self.close()
+        self.start()
+        start = time.perf_counter()
+        self._log_mark = os.fstat(self._log.fileno()).st_size  # an earlier render's lines explain nothing here
+        try:
+            self._send.send(("render", spec.model_dump_json(), str(Path(png_path).absolute()),
+                             str(Path(json_path).absolute()), tuple(passes)))
+        except OSError:  # it died since its last render
+            kind, out = "error", f"Blender exited with code {self._proc.wait()}"
+        else:
+            self._scenes += 1
+            kind, out = self._receive(self.render_timeout)
+        if kind == "storage":  # the child met it, cleaned up and renders on
+            raise storage_error(OSError(*out))
+        if kind != "done":  # a storage fault Blender did not report is told by the folder and its free space
+            self._fail(out, storage.fault(Path(png_path), storage.raw_bytes(spec.camera.width, spec.camera.height)))
+        seconds = time.perf_counter() - start
+        return RenderResult(
+            ok=out["ok"], visible_pixels=out["visible_pixels"], too_small=out["too_small"], device=out["device"],
+            seconds=seconds, path_tracing_seconds=out["path_tracing_seconds"],
+            other_seconds=seconds - out["path_tracing_seconds"], rss_bytes=out["rss_bytes"],
+            phases={**out["phases"], "messaging": seconds - out["child_seconds"]},
+        )
+
+    def _receive(self, timeout: float):
+        """The child's answer; ("error", why) when it died or said nothing in time."""
+        try:
+            if self._recv.poll(timeout):
+                return self._recv.recv()
+            return "error", f"no answer from Blender within {timeout:.0f} s"
+        except (EOFError, OSError):
+            return "error", f"Blender exited with code {self._proc.wait()}"
+
+    def _fail(self, reason: str, cause: OSError | None = None):
+        tail = ""
+        if self._log is not None and not self._log.closed:
+            self._log.flush()
+            fd, size = self._log.fileno(), os.fstat(self._log.fileno()).st_size  # by descriptor: OUT may be gone
+            since = max(self._log_mark, size - 8192)
+            tail = os.pread(fd, size - since, since).decode(errors="replace")[-2000:]
+        if self._proc is not None:
+            self._proc.kill()
+        self.close()
+        if cause is None and (NO_SPACE in reason or NO_SPACE in tail):  # e.g. Blender's EXR writer, which raises nothing
+            cause = OSError(errno.ENOSPC, NO_SPACE, _no_space_line(reason + "\n" + tail))
+        if cause is not None:
+            raise storage_error(cause)
+        raise RenderError(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
+
+
+def _no_space_line(text: str) -> str:
+    """The line that names the full file, for a one-line error."""
+    lines = [line.strip() for line in text.splitlines() if NO_SPACE in line]
+    return lines[-1] if lines else ""

@@ -1,0 +1,150 @@
+"""`mewl export OUT --to hf|webdataset DIR`: a rendered dataset in the field's loaders' formats.
+
+Export reads through the store's reader: only complete items whose every file
+(images included) matches its record of checksums. A damaged item is named
+in one line and left out, or refused with `--strict`; a dataset still
+rendering is exported as far as it is complete, and a line counts what is
+missing. Each item becomes one row (one sample): its images in panel order,
+as the rendered PNG bytes, each under a member name that bears no answer
+(`ctx0` ... `query`, or `image`), the typed fields its task declares
+(tasks.benchmark.Export), and every file of the item kept as JSON text. A
+dataset rendered with passes (render.passes) carries each image's pass files
+too, their bytes unchanged, in the same panel order.
+
+DIR is written in a staging folder beside it and renamed into place at the
+end: an export killed half-way leaves no DIR, and an existing DIR is never
+overwritten.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from mewl_gen.errors import UserError
+from mewl_gen.store import bookkeeping, reader, status
+from mewl_gen.store.files import writing
+from mewl_gen.store.manifest import passes_of
+from mewl_gen.store.reader import pass_files
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.benchmark import Export
+from mewl_gen.tasks.stored import StoredItem
+
+# The columns every exported item has, before its task's own fields.
+KEY_COLUMNS = ("key", "split", "task", "index")
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """What an export writes: the sound items of each task, by split, and the lines to say first."""
+
+    items: dict[str, dict[str, list[StoredItem]]]  # task -> split -> its items, by index
+    lines: list[str]
+    passes: tuple[str, ...] = ()  # the passes beside every image (OUT's manifest)
+
+
+def safe_key(stored: StoredItem) -> str:
+    """`<split>/<task>/<index>` as WebDataset splits a member name (a key ends at the first dot of its
+    base name): no dots, the index zero-padded so that names sort as indexes do."""
+    return f"{stored.split}/{stored.task}/{stored.index:06d}".replace(".", "_")
+
+
+def choose(out: Path, strict: bool) -> Chosen:
+    """The sound, rendered, exportable items of OUT; a UserError (one line) when there is nothing to export,
+    a task cannot be exported, or (`strict`) an item is damaged."""
+    found = reader.read(out, images=True)
+    lines = []
+    if found.damaged:
+        if strict:
+            raise UserError(f"{out} holds {reader.damaged_line(found.damaged)}; --strict exports nothing then")
+        lines.append(f"left out {reader.damaged_line(found.damaged)}")
+    if not found.items:
+        raise UserError(f"{out} holds no complete items to export")
+    known = catalog.tasks()
+    unexported = sorted({task for _, task in found.items if known[task].export is None})
+    if unexported:
+        raise UserError(f"{', '.join(unexported)} cannot be exported yet; export the other tasks' folders alone")
+    chosen: dict[str, dict[str, list[StoredItem]]] = {}
+    order = list(known)
+    for (split, task), items in sorted(found.items.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
+        if items[0].image(next(iter(items[0].item().scenes()))) is None:
+            raise UserError(f"{out}/{split}/{task} holds sampled items without images; export a rendered dataset "
+                            "(mewl render)")
+        chosen.setdefault(task, {})[split] = items
+    missing = 0
+    for split, task in bookkeeping.plans(out):
+        n = bookkeeping.planned(out, split, task)
+        missing += n - status.task_status(out, split, task, n).complete
+    if missing > 0:
+        lines.append(f"{missing} planned item(s) are not complete yet and are not exported; "
+                     "`mewl status OUT` names them")
+    return Chosen(chosen, lines, passes_of(out))
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One item as an export writes it, its record read once."""
+
+    fields: dict  # the key columns, then the task's typed fields
+    members: list[str]  # each image's member name, in panel order
+    scenes: list[str]  # the scene each member shows
+    utterances: list[str]
+    pngs: list[bytes]  # the rendered PNGs, unchanged
+    truths: list[dict]  # each image's ground truth
+    files: dict[str, str]  # the item's own JSON files: name -> text, as written
+    passes: dict[str, list[bytes]]  # pass -> each image's pass file, unchanged, in panel order
+
+
+def exported(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> Exported:
+    item = stored.item()
+    shown = export.panels(item)
+    scenes = [scene for _, scene, _ in shown]
+    found = [pass_files(stored, scene, passes) for scene in scenes]
+    return Exported({"key": safe_key(stored), "split": stored.split, "task": stored.task, "index": stored.index,
+                     **export.fields(item)},
+                    [m for m, _, _ in shown], scenes, [said for _, _, said in shown],
+                    [stored.image(scene).read_bytes() for scene in scenes],
+                    [stored.truth(scene) for scene in scenes], files(stored),
+                    {kind: [paths[kind].read_bytes() for paths in found] for kind in passes})
+
+
+def files(stored: StoredItem) -> dict[str, str]:
+    """Every JSON file of the item but its images' truths (kept per panel) and the record of checksums:
+    file name -> its text, as written."""
+    names = [stored.model.RECORD_FILE, *stored.model.OTHER_FILES]
+    return {name: (stored.folder / name).read_text() for name in names if (stored.folder / name).is_file()}
+
+
+def progress(total: int, what: str):
+    """A progress bar on stderr where a person watches (a terminal), silent in logs."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=what, unit="item", file=sys.stderr, disable=not sys.stderr.isatty())
+
+
+def staged(dest: Path, what: str = "export"):
+    """A new staging folder beside DEST; DEST itself must not exist (an empty folder is taken as new). `what`
+    the command does, for its message ("export" into a new folder)."""
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise UserError(f"{dest} exists and is not an empty folder; {what} into a new folder (nothing is overwritten)")
+    if not dest.parent.is_dir():
+        raise UserError(f"cannot create {dest}: {dest.parent} is not a folder")
+    staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    with writing(dest.parent):
+        staging.mkdir()
+    return staging
+
+
+def publish(staging: Path, dest: Path) -> None:
+    """Rename the finished staging folder to DEST (an empty DEST is replaced)."""
+    with writing(dest.parent):
+        if dest.is_dir():
+            dest.rmdir()
+        staging.rename(dest)
+
+
+def discard(staging: Path) -> None:
+    shutil.rmtree(staging, ignore_errors=True)

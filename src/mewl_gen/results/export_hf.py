@@ -1,0 +1,116 @@
+"""`mewl export OUT --to hf DIR`: a Hugging Face dataset, one configuration per task, with OUT's splits.
+
+Written with the `datasets` library, twice: Parquet shards under
+`data/<task>/<split>-NNNNN-of-NNNNN.parquet`, named by the YAML of the card
+`README.md` (so `datasets.load_dataset(DIR, "<task>")` works offline and DIR
+can be pushed to a hub as it is), and `save_to_disk` folders under
+`disk/<task>/` (`datasets.load_from_disk`). Images are `datasets.Image`
+features holding the rendered PNG bytes unchanged, in panel order; the
+answer is typed (a `ClassLabel` where it is a class); every other file of the
+item is kept as JSON text (`files`, `truths`). A dataset rendered with passes
+has a column per pass (`depth`, `normal`, ...): each image's pass file as
+bytes, unchanged, in panel order (docs/passes.md says how to decode them).
+"""
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from pathlib import Path
+
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.benchmark import Column, Export
+from mewl_gen.tasks.stored import StoredItem
+
+from .export import KEY_COLUMNS, Chosen, exported, progress
+
+PARQUET_SHARD_BYTES = 500 * 2**20  # the hub's own default shard size for Parquet
+
+
+def _feature(column: Column):
+    import datasets
+
+    if column.kind == "class":
+        return datasets.ClassLabel(names=list(column.classes))
+    if column.kind == "strings":
+        return datasets.List(datasets.Value("string"))
+    return datasets.Value({"string": "string", "int": "int64", "float": "float64", "bool": "bool"}[column.kind])
+
+
+def features(export: Export, passes: tuple[str, ...] = ()):
+    import datasets
+
+    key = {"key": datasets.Value("string"), "split": datasets.Value("string"), "task": datasets.Value("string"),
+           "index": datasets.Value("int64")}
+    assert tuple(key) == KEY_COLUMNS
+    return datasets.Features({
+        **key,
+        "images": datasets.List(datasets.Image()),
+        **{kind: datasets.List(datasets.Value("binary")) for kind in passes},  # each image's pass file, as written
+        "panels": datasets.List(datasets.Value("string")),  # the member names: ctx0 ... query, or image
+        "scenes": datasets.List(datasets.Value("string")),  # each image's scene name in the item's folder
+        "utterances": datasets.List(datasets.Value("string")),
+        **{name: _feature(column) for name, column in export.columns.items()},
+        "truths": datasets.List(datasets.Value("string")),  # each image's ground truth JSON
+        "files": datasets.Value("string"),  # the item's own JSON files: {name: text}, as JSON
+    })
+
+
+def row(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> dict:
+    e = exported(stored, export, passes)
+    return {**e.fields, "images": [{"bytes": png, "path": None} for png in e.pngs], **e.passes, "panels": e.members,
+            "scenes": e.scenes, "utterances": e.utterances, "truths": [json.dumps(t) for t in e.truths],
+            "files": json.dumps(e.files)}
+
+
+def _rows(items: list[StoredItem], export: Export, passes: tuple[str, ...], bar):
+    for stored in items:
+        yield row(stored, export, passes)
+        bar.update(1)
+
+
+def card(chosen: Chosen, source_card: str) -> str:
+    """README.md: the YAML that names each configuration's data files, how to load them, then OUT's own card."""
+    yaml = ["---", "configs:"]
+    for task, splits in chosen.items.items():
+        yaml += [f"- config_name: {task}", "  data_files:"]
+        for split in splits:
+            yaml += [f"  - split: {split}", f"    path: data/{task}/{split}-*.parquet"]
+    first = next(iter(chosen.items))
+    load = ["## Loading this export", "",
+            "One configuration per task, with the dataset's splits; `images` are the rendered PNGs in panel order "
+            "(`panels` names them: `ctx0` ... `query`, or `image`), the task's answer is typed, and `truths` and "
+            "`files` keep every ground-truth file as JSON text."
+            + (f" Each image's passes are the columns {', '.join(f'`{p}`' for p in chosen.passes)}: the files as "
+               "rendered, in panel order (`numpy.load(io.BytesIO(b))` for depth, a 16-bit PNG reader for the others)."
+               if chosen.passes else ""), "",
+            "```python", "import datasets", "",
+            f'ds = datasets.load_dataset("DIR", "{first}")  # from the Parquet shards under data/',
+            f'ds = datasets.load_from_disk("DIR/disk/{first}")  # or the save_to_disk copy', "```", "",
+            "What follows is the card of the rendered dataset this was exported from.", ""]
+    return "\n".join([*yaml, "---", "", *load, source_card])
+
+
+def write(chosen: Chosen, staging: Path, source_card: str) -> None:
+    import datasets
+
+    datasets.disable_progress_bars()
+    total = sum(len(items) for splits in chosen.items.values() for items in splits.values())
+    with progress(total, "export hf") as bar, tempfile.TemporaryDirectory(dir=staging) as cache:
+        for task, splits in chosen.items.items():
+            layout = catalog.task(task).export
+            parts = {}
+            for split, items in splits.items():
+                part = datasets.Dataset.from_generator(
+                    _rows, features=features(layout, chosen.passes), cache_dir=cache, keep_in_memory=False,
+                    gen_kwargs={"items": items, "export": layout, "passes": chosen.passes, "bar": bar},
+                    fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
+                shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
+                folder = staging / "data" / task
+                folder.mkdir(parents=True, exist_ok=True)
+                for k in range(shards):
+                    part.shard(shards, k, contiguous=True).to_parquet(folder / f"{split}-{k:05d}-of-{shards:05d}.parquet")
+                parts[split] = part
+            datasets.DatasetDict(parts).save_to_disk(staging / "disk" / task)
+    (staging / "README.md").write_text(card(chosen, source_card))
+

@@ -1,0 +1,52 @@
+"""`mewl export OUT --to webdataset DIR`: tar shards the `webdataset` library reads unchanged.
+
+One shard series per split and task, `DIR/<split>/<task>-NNNNNN.tar`, of at
+most `--shard-size` items each, in index order. One sample per item, its key
+`<split>/<task>/<index>` (results.export.safe_key); its members are the images
+in panel order (`ctx0.png` ... `query.png`, or `image.png`), as the rendered
+PNG bytes, and `json`: the task's typed fields, the panels' names, scenes and
+utterances, each image's ground truth and the item's own JSON files. A
+dataset rendered with passes adds each image's pass files as rendered
+(`ctx0.depth.npy`, `ctx0.normal.png`, ...: render.passes). Every
+member's time, owner and mode are fixed, so the same folder gives the same
+shard bytes every time.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mewl_gen.render.passes import file_name
+from mewl_gen.tasks import catalog
+
+from .export import Chosen, exported, progress
+
+OWNER = "mewl"
+MODE = 0o444
+
+
+def sample(stored, export, passes: tuple[str, ...] = ()) -> dict:
+    e = exported(stored, export, passes)
+    meta = {**e.fields, "panels": e.members, "scenes": e.scenes, "utterances": e.utterances,
+            "truths": dict(zip(e.members, e.truths)),
+            "files": {name: json.loads(text) for name, text in e.files.items()}}
+    extra = {file_name(m, kind): data for kind, files in e.passes.items() for m, data in zip(e.members, files)}
+    return {"__key__": e.fields["key"], **{f"{m}.png": png for m, png in zip(e.members, e.pngs)}, **extra,
+            "json": json.dumps(meta, sort_keys=False).encode()}
+
+
+def write(chosen: Chosen, staging: Path, shard_size: int) -> None:
+    import webdataset
+
+    total = sum(len(items) for splits in chosen.items.values() for items in splits.values())
+    with progress(total, "export webdataset") as bar:
+        for task, splits in chosen.items.items():
+            export = catalog.task(task).export
+            for split, items in splits.items():
+                (staging / split).mkdir(exist_ok=True)
+                pattern = str(staging / split / f"{task}-%06d.tar")
+                with webdataset.ShardWriter(pattern, maxcount=shard_size, verbose=0, encoder=False,
+                                            mtime=0, user=OWNER, group=OWNER, mode=MODE) as sink:
+                    for stored in items:
+                        sink.write(sample(stored, export, chosen.passes))
+                        bar.update(1)

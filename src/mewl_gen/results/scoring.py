@@ -1,0 +1,131 @@
+"""`mewl eval OUT PREDICTIONS.jsonl`: a model's answers scored against the dataset's own.
+
+PREDICTIONS.jsonl holds one JSON object per line, `{"split": "test", "task":
+"pragmatic", "index": 17, "answer": "dax"}`; the answer is of the benchmark's
+own type (Item.read_answer): a choice word, a truth value, a message ... Items
+are read through the store's reader, so only sound items are scored.
+
+Every item of a split and task that the file predicts is scored: a missing
+prediction, or an answer the item cannot have, counts as wrong and is
+reported. A line that is not a prediction, a second prediction for an item
+(the first one stands) and a prediction for an item OUT does not hold are
+reported and not counted. Each kind of problem is one line.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mewl_gen.errors import UserError
+from mewl_gen.store import reader
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.audit import wilson
+
+Key = tuple[str, str, int]
+SHOWN = 3  # keys named in a problem's line before "and N more"
+
+
+@dataclass
+class Problems:
+    """Each kind of problem with the predictions: the keys (or line numbers) it concerns."""
+
+    kinds: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, kind: str, what: str) -> None:
+        self.kinds.setdefault(kind, []).append(what)
+
+    def lines(self) -> list[str]:
+        out = []
+        for kind, whats in self.kinds.items():
+            more = f" (and {len(whats) - SHOWN} more)" if len(whats) > SHOWN else ""
+            out.append(f"{len(whats)} {kind}: {', '.join(whats[:SHOWN])}{more}")
+        return out
+
+
+@dataclass(frozen=True)
+class Score:
+    split: str
+    task: str
+    n: int  # sound items of the split and task in OUT
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.n
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.correct, self.n)
+
+
+def read_predictions(path: Path, problems: Problems) -> dict[Key, object]:
+    """(split, task, index) -> the answer; malformed lines and duplicates go to `problems`."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise UserError(f"cannot read {path}: {err}") from None
+    found: dict[Key, object] = {}
+    first_line: dict[Key, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            p = json.loads(line)
+            key = (p["split"], p["task"], p["index"])
+            answer = p["answer"]
+            if not (isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], int)
+                    and not isinstance(key[2], bool)):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            problems.add("lines that are not a prediction ({split, task, index, answer})", f"line {number}")
+            continue
+        if key in found:
+            problems.add("duplicate predictions (the first one stands)",
+                         f"line {number} repeats line {first_line[key]} ({'/'.join(map(str, key))})")
+            continue
+        found[key] = answer
+        first_line[key] = number
+    if not found:
+        raise UserError(f"{path} holds no predictions; expected JSON lines {{\"split\", \"task\", \"index\", \"answer\"}}")
+    return found
+
+
+def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
+    """Each predicted split and task's score, in the catalog's order, and the problems found."""
+    problems = Problems()
+    predicted = read_predictions(predictions_file, problems)
+    known = catalog.tasks()
+    unknown_tasks = sorted({t for _, t, _ in predicted if t not in known})
+    for task in unknown_tasks:
+        problems.add("predictions for tasks no benchmark has", task)
+    wanted = sorted({t for _, t, _ in predicted if t in known})
+    found = reader.read(out, wanted, images=False)
+    damaged = {line.split(": ")[0] for line in found.damaged}
+    for key in sorted(damaged):
+        problems.add("damaged or incomplete items of OUT (not scored; `mewl verify OUT` names why)", key)
+    scores = []
+    seen: set[Key] = set()
+    for (split, task), items in sorted(found.items.items(), key=lambda kv: (list(known).index(kv[0][1]), kv[0][0])):
+        if not any((split, task, s.index) in predicted for s in items):
+            continue  # a split the file does not predict
+        correct = 0
+        for stored in items:
+            key = (split, task, stored.index)
+            seen.add(key)
+            if key not in predicted:
+                problems.add("missing predictions (counted wrong)", stored.key)
+                continue
+            item = stored.item()
+            try:
+                correct += item.read_answer(predicted[key]) == item.solution()
+            except ValueError as err:
+                problems.add("answers an item cannot have (counted wrong)", f"{stored.key} ({err})")
+        scores.append(Score(split, task, len(items), correct))
+    for key in predicted:
+        name = "/".join(map(str, key))
+        if key[1] in known and key not in seen and name not in damaged:
+            problems.add("predictions for items OUT does not hold (not counted)", name)
+    if not scores:
+        raise UserError(f"no prediction of {predictions_file} is for an item of {out}")
+    return scores, problems

@@ -1,0 +1,138 @@
+"""OUT's manifest `mewl-dataset.json`: the settings that decide the data.
+
+A run with other settings is refused in one line and the folder is left
+untouched; a benchmark's config (an artificial language, held-out
+combinations: tasks.benchmark.Config) binds only runs that write that benchmark's items.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+from pathlib import Path
+from typing import Iterable
+
+from mewl_gen.errors import UserError
+from mewl_gen.render.passes import PASSES
+from mewl_gen.scenes.spec import GENERATOR_VERSION
+from mewl_gen.tasks import catalog
+
+from .files import dumps, probe_writable, write_atomic, writing
+from .layout import BOOKKEEPING, MANIFEST
+from .nfs import create_exclusive
+
+
+def claim_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> None:
+    """Create OUT with its manifest, or check an existing one matches (the
+    dataset card comes with the run's plans: store.card).
+
+    `settings` holds what changes the data (seed, quality, kind, the
+    benchmarks' configs); a folder written with other settings is refused and
+    left untouched. `benchmarks`: those the run writes items of. A benchmark's
+    config new to OUT (a language for a benchmark OUT holds no items of) is added to the
+    manifest; another benchmark's config never stands in the way."""
+    exists = check_output(out, settings, benchmarks)
+    probe_writable(out)  # also for a dataset already there: a read-only mount is one line
+    if exists:
+        _add_configs(out, settings, benchmarks)
+        return
+    with writing(out):
+        out.mkdir(parents=True, exist_ok=True)
+        if not create_exclusive(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings})):
+            check_output(out, settings, benchmarks)  # another run created OUT first: its settings or a refusal
+            _add_configs(out, settings, benchmarks)
+
+
+def _add_configs(out: Path, settings: dict, benchmarks: Iterable[str]) -> None:
+    """Pin the configs of benchmarks OUT holds none of yet, under a lock (two
+    runs adding two benchmarks both land), checking again inside it."""
+    if not set(settings.get("config") or {}) - set(read_manifest(out).get("config") or {}):
+        return
+    with writing(out):
+        (out / BOOKKEEPING).mkdir(exist_ok=True)
+        with open(out / BOOKKEEPING / "manifest.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            check_output(out, settings, benchmarks)
+            have = read_manifest(out)
+            config = {**(have.get("config") or {}), **settings["config"]}
+            write_atomic(out / MANIFEST, dumps({**have, "config": config}))
+
+
+def check_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> bool:
+    """claim_output's checks without writing anything: True if OUT already
+    holds a dataset with these settings, False if it may be created."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"output {out} exists and is not a folder")
+    wanted = {"generator": GENERATOR_VERSION, **settings}
+    path = out / MANIFEST
+    if path.is_file():
+        have = read_manifest(out)
+        keys = [k for k in list(wanted) + [k for k in have if k not in wanted] if k != "config"]
+        diff = [f"{k}={_short(have.get(k))} (asked {_short(wanted.get(k))})" for k in keys if have.get(k) != wanted.get(k)]
+        diff += _config_differences(out, have.get("config") or {}, wanted.get("config") or {}, set(benchmarks))
+        if diff:
+            raise UserError(f"{out} holds a different dataset: " + ", ".join(diff) + "; choose another --out")
+        return True
+    names = {p.name for p in out.iterdir() if not p.name.startswith(".")} if out.is_dir() else set()
+    if MANIFEST in names:
+        return check_output(out, settings, benchmarks)  # another run created OUT just now
+    if names:
+        raise UserError(f"{out} is not empty and has no {MANIFEST}; choose an empty or new folder")
+    return False
+
+
+def _config_differences(out: Path, have: dict, wanted: dict, benchmarks: set[str]) -> list[str]:
+    """Per benchmark: a config pinned in OUT binds only runs that write its
+    items; one new to OUT may be added while OUT has no items of it."""
+    diff = []
+    for name in sorted(set(have) | set(wanted)):
+        h, w = have.get(name), wanted.get(name)
+        if h == w or (w is None and name not in benchmarks) or (h is None and not _has_items(out, name)):
+            continue
+        diff.append(f"config of {name}={_short(h)} (asked {_short(w)})")
+    return diff
+
+
+def _has_items(out: Path, benchmark: str) -> bool:
+    """A plan or a folder of any task of the benchmark, in any split."""
+    known = catalog.benchmarks()
+    names = [t.name for t in known[benchmark].tasks] if benchmark in known else []
+    return any(next(out.glob(f"{BOOKKEEPING}/plan/*/{t}.json"), None) or next(out.glob(f"*/{t}"), None) for t in names)
+
+
+def read_manifest(out: Path) -> dict:
+    """OUT's settings; a missing, unreadable or damaged manifest is one line."""
+    path = out / MANIFEST
+    if not path.is_file():
+        raise UserError(f"{out} is not a dataset of this tool (no {MANIFEST})")
+    try:
+        have = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UserError(f"{path} is unreadable ({err}); is {out} a dataset of this tool?") from None
+    if not isinstance(have, dict) or have.get("generator") is None:
+        raise UserError(f"{path} is damaged (not this tool's settings object); is {out} a dataset of this tool?")
+    return have
+
+
+def passes_of(out: Path) -> tuple[str, ...]:
+    """The passes (render.passes) every image of OUT has, as its manifest pins them; none without one."""
+    passes = tuple(read_manifest(out).get("passes", ())) if (out / MANIFEST).is_file() else ()
+    unknown = [p for p in passes if p not in PASSES]
+    if unknown:
+        raise UserError(f"{out / MANIFEST} names the pass {unknown[0]!r}, which this tool does not know "
+                        f"({', '.join(PASSES)}); is it damaged?")
+    return passes
+
+
+def enclosing_dataset(path: Path) -> Path | None:
+    """The dataset folder that holds `path` (or is it), if any."""
+    path = path.expanduser().absolute()
+    for folder in (path, *path.parents):
+        if (folder / MANIFEST).is_file():
+            return folder
+    return None
+
+
+def _short(value, limit: int = 60) -> str:
+    """A setting for a one-line message: a language's whole table is cut."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + " ...}"

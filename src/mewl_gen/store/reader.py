@@ -1,0 +1,128 @@
+"""The one reader of an output folder: every command that reads items goes through it.
+
+`item_folders` walks the layout (every split, task and item folder, sound or
+not: what status, verify and index look at). `read` yields the sound items
+of registered tasks, per split and task in index order, as the StoredItems a
+benchmark reads (tasks.stored): an item is sound when its record of
+checksums is complete, every JSON file's sha256 agrees with it (every file's,
+images and passes included, with `images=True`), each image has the passes
+OUT's manifest names (render.passes; `pass_files` finds them) and `mewl
+verify` has not noted it damaged. The others are named, one line each;
+`sound_items` refuses a folder that holds any in one line.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from mewl_gen.errors import UserError
+from mewl_gen.render.passes import file_name
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.stored import StoredItem
+
+from . import bookkeeping
+from .layout import SPLIT, item_dir, item_index
+from .manifest import passes_of, read_manifest
+from .record import RECORD, full_problem, missing_pass
+
+CHECKERS = 8  # threads hashing files at once (hashing and PNG decoding release the GIL)
+
+
+def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None) -> list[tuple[str, str, int]]:
+    """(split, task, index) of every item folder under OUT (of these tasks and splits), sorted. Names
+    this tool never writes ('007', '.staging', 'train.jsonl') are no item anywhere."""
+    if not out.is_dir():
+        return []
+    wanted_tasks = None if tasks is None else set(tasks)
+    wanted_splits = None if splits is None else set(splits)
+    found = []
+    for split in (p for p in out.iterdir() if p.is_dir() and SPLIT.match(p.name)):
+        if wanted_splits is not None and split.name not in wanted_splits:
+            continue
+        for task in (p for p in split.iterdir() if p.is_dir()):
+            if wanted_tasks is not None and task.name not in wanted_tasks:
+                continue
+            found += [(split.name, task.name, i) for e in task.iterdir() if e.is_dir() and (i := item_index(e.name)) is not None]
+    return sorted(found)
+
+
+def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool = True) -> list[str | None]:
+    """What is wrong with each item's files (None: nothing): its record, every file's sha256 (only the
+    JSON files' without `images`), every PNG decoded, every JSON parsed, and each image's pass files
+    where OUT's manifest names passes."""
+    only = None if images else ".json"
+    passes = passes_of(out)
+
+    def problem(folder: Path) -> str | None:
+        return full_problem(folder, only=only) or (missing_pass(folder, passes) if passes else None)
+
+    with ThreadPoolExecutor(max_workers=CHECKERS) as pool:
+        return list(pool.map(lambda f: problem(item_dir(out, *f)), folders))
+
+
+def problems(out: Path, folders: list[tuple[str, str, int]], images: bool = False) -> list[str | None]:
+    """file_problems, and the damage notes `mewl verify` left: None for a sound item."""
+    return [problem if problem is not None or not bookkeeping.is_damaged(out, *f) else "noted damaged by mewl verify"
+            for f, problem in zip(folders, file_problems(out, folders, images))]
+
+
+def pass_files(stored: StoredItem, scene: str, passes: tuple[str, ...]) -> dict[str, Path]:
+    """The pass files of a sound item's image (render.passes), pass -> path, in `passes` order."""
+    return {kind: stored.folder / file_name(scene, kind) for kind in passes}
+
+
+@dataclass(frozen=True)
+class Found:
+    items: dict[tuple[str, str], list[StoredItem]]  # (split, task) -> its sound items, by index
+    damaged: list[str]  # "split/task/index: why" for each item that could not be used
+
+
+def read(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None,
+         images: bool = False) -> Found:
+    """The sound items of OUT's registered tasks (of these tasks and splits) and a line for the others."""
+    if not out.is_dir():
+        raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
+    read_manifest(out)  # not a dataset of this tool, or a damaged manifest: one line
+    known = catalog.tasks()
+    names = [t for t in (known if tasks is None else tasks) if t in known]
+    folders = item_folders(out, names, splits)
+    items: dict[tuple[str, str], list[StoredItem]] = {}
+    damaged = []
+    for (split, task, index), problem in zip(folders, problems(out, folders, images)):
+        if problem is None:
+            stored = StoredItem(split, task, index, item_dir(out, split, task, index), known[task].model)
+            items.setdefault((split, task), []).append(stored)
+        else:
+            damaged.append(f"{split}/{task}/{index}: {problem}")
+    return Found(items, damaged)
+
+
+def damaged_line(bad: list[str], noun: str = "item") -> str:
+    """The items a reader could not use, in one line."""
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    return (f"{len(bad)} damaged or incomplete {noun}(s): {bad[0]}{more}; `mewl verify OUT` names them, "
+            "the render command renders them again")
+
+
+def sound_items(out: Path, tasks: Iterable[str] | None = None, what: str = "items",
+                images: bool = False) -> dict[tuple[str, str], list[StoredItem]]:
+    """Every item of these tasks, all sound: a damaged or incomplete one is refused in one line, and so
+    is a folder holding none."""
+    found = read(out, tasks, images=images)
+    if found.damaged:
+        raise UserError(f"{out} holds {damaged_line(found.damaged)}; a reader of {what} reads sound items only")
+    if not found.items:
+        raise UserError(f"{out} holds no {what}")
+    return found.items
+
+
+def item_at(path: Path) -> None:
+    """A published item's folder (or a file in it), refused in one line when damaged, however valid its
+    files look: what `mewl validate` and `mewl inspect` check before reading one item."""
+    folder = path if path.is_dir() else path.parent
+    if (folder / RECORD).exists():
+        problem = full_problem(folder)
+        if problem is not None:
+            raise UserError(f"{folder}: damaged item: {problem}")

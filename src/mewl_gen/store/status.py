@@ -1,0 +1,119 @@
+"""What an output folder holds: per split and task, the planned items and which
+are complete, failed, missing, damaged or being written now. `mewl status`,
+the dataset card and SLURM reruns read it."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from mewl_gen.tasks import catalog
+
+from . import bookkeeping
+from .layout import BOOKKEEPING, item_dir
+from .manifest import read_manifest
+from .record import quick_problem
+
+REASONS_SHOWN = 5  # failed items whose reason `mewl status` prints, per split and task
+
+
+def ranges(indices: list[int], sep: str = ", ", limit: int | None = None) -> str:
+    """Sorted indices as ranges: [0, 1, 2, 5] -> '0-2, 5'; past `limit` ranges the rest is counted."""
+    spans: list[tuple[int, int]] = []
+    for i in indices:
+        if spans and spans[-1][1] == i - 1:
+            spans[-1] = (spans[-1][0], i)
+        else:
+            spans.append((i, i))
+    shown = spans if limit is None else spans[:limit]
+    text = sep.join(f"{a}" if a == b else f"{a}-{b}" for a, b in shown)
+    return text + (f"{sep}... ({len(spans) - len(shown)} more ranges)" if len(shown) < len(spans) else "")
+
+
+@dataclass(frozen=True)
+class TaskStatus:
+    split: str
+    task: str
+    n: int
+    complete: int
+    failed: list[int]
+    missing: list[int]
+    damaged: list[int]  # files disagree with the record, or `mewl verify` found them damaged
+    in_progress: list[int]  # claimed by a live writer now
+
+    @property
+    def done(self) -> bool:
+        return not (self.failed or self.missing or self.damaged or self.in_progress)
+
+
+def task_status(out: Path, split: str, task: str, n: int | None = None, held: frozenset = frozenset()) -> TaskStatus:
+    """Each item below N (the largest requested, or the N given) by its
+    state; `held`: the (split, task, index) that live writers claim now (the farm's claims)."""
+    n = bookkeeping.planned(out, split, task, strict=True) if n is None else n
+    complete = 0
+    failed, missing, damaged, in_progress = [], [], [], []
+    for i in range(n):
+        folder = item_dir(out, split, task, i)
+        if folder.is_dir() and quick_problem(folder) is None and not bookkeeping.is_damaged(out, split, task, i):
+            complete += 1
+        elif (split, task, i) in held:
+            in_progress.append(i)
+        elif folder.exists():
+            damaged.append(i)
+        elif bookkeeping.failure_path(out, split, task, i).is_file():
+            failed.append(i)
+        else:
+            missing.append(i)
+    return TaskStatus(split, task, n, complete, failed, missing, damaged, in_progress)
+
+
+def dataset_status(out: Path, n: int | None = None, held: frozenset = frozenset()) -> list[TaskStatus]:
+    read_manifest(out)  # not a dataset, or a damaged manifest: one line
+    return [task_status(out, split, task, n, held) for split, task in bookkeeping.plans(out)]
+
+
+def _ranges(indices: list[int]) -> str:
+    return ranges(indices, limit=8)
+
+
+def _reasons(out: Path, r: TaskStatus) -> list[str]:
+    """Why the first few failed items failed: the last line of each record's
+    reason (a traceback's is its error), as `mewl status` and the SLURM completion report show it."""
+    lines = []
+    for i in r.failed[:REASONS_SHOWN]:
+        reason = [line for line in bookkeeping.failure_reason(out, r.split, r.task, i).splitlines() if line.strip()]
+        lines.append(f"      {i}: {reason[-1].strip()[:200] if reason else '(no reason recorded)'}")
+    if len(r.failed) > REASONS_SHOWN:
+        lines.append(f"      ... and {len(r.failed) - REASONS_SHOWN} more")
+    return lines
+
+
+def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = (), out: Path | None = None) -> str:
+    """The table; `out` given, also why the first failed items of each task failed."""
+    if not rows:
+        return "\n".join(["nothing planned yet", *extra])
+    unit = catalog.noun([r.task for r in rows])
+    against = "the N given (--n)" if given_n else "the largest N requested per task (--n N checks the first N)"
+    w = max(10, *(len(r.task) for r in rows))  # a bare task name fits 10; <benchmark>-<task> is longer
+    lines = [f"{unit}s 0..N-1 against {against}",
+             f"{'split':<10} {'task':<{w}} {'planned':>8} {'complete':>9} {'failed':>7} {'missing':>8} {'damaged':>8} {'running':>8}"]
+    for r in rows:
+        lines.append(f"{r.split:<10} {r.task:<{w}} {r.n:>8} {r.complete:>9} {len(r.failed):>7} {len(r.missing):>8}"
+                     f" {len(r.damaged):>8} {len(r.in_progress):>8}")
+        if r.failed:
+            lines.append(f"    failed: {_ranges(r.failed)} (reasons in {BOOKKEEPING}/failed/{r.split}/{r.task}/)")
+            lines += _reasons(out, r) if out else []
+        if r.missing:
+            lines.append(f"    missing: {_ranges(r.missing)}")
+        if r.damaged:
+            lines.append(f"    damaged: {_ranges(r.damaged)} (mewl verify says why; a rerun renders them again)")
+        if r.in_progress:
+            lines.append(f"    running: {_ranges(r.in_progress)} (claimed by a live writer now)")
+    total = sum(r.n for r in rows)
+    complete = sum(r.complete for r in rows)
+    lines.append(f"{complete}/{total} {unit}s complete" + ("" if complete == total else ", dataset incomplete"))
+    return "\n".join(lines + list(extra))
+
+
+def as_json(rows: list[TaskStatus]) -> str:
+    return json.dumps([{**asdict(r), "done": r.done} for r in rows], indent=2)

@@ -1,0 +1,167 @@
+"""`mewl audit bongard OUT`: are Bongard problems fair, and are their deprived solvers at chance? From the files.
+
+Reads each problem's item.json (sampled or rendered; never the sampler)
+and, where rendered, the fourteen `<name>.json` and `<name>.png`; a sampled
+problem's per-image ground truth comes from its scene specs. Per split and
+family:
+- sound: solver.py's check (every image on its side, the concept a
+  separator, no simpler separator, every separator answering both test
+  images alike) finds nothing;
+- file solver: a simplest separator of the context, found without reading
+  the concept, answers both test images right;
+- deprived solvers (probes.py), each a tasks.audit.Probe against its floor
+  of 1/2: `examples withheld` (a classifier of single panels' geometry,
+  fitted on other problems, never on the problem's examples), `identity
+  fields` (the same on each scene spec's placement attempt and seeds),
+  `names only` (the test images' names in the order shown), `count-only`
+  and `histogram-only` (nearest mean over the six and six: the number of
+  objects, or the color histogram: of the PNG's pixels, 4 levels per
+  channel, where rendered, else the scene's area of each color x material).
+Exit 1 when a problem is unsound, the file solver misses, or a probe's
+99.9 % interval lies above its floor. Count-only and histogram-only are
+judged on basic and free-form, whose concepts say nothing of counts, colors
+or materials (basic's near misses change shapes only); abstract's concepts
+are about them (all objects share a material, exactly three objects, the
+frontmost object is red: in 3D the frontmost shows larger), so there those
+two solvers read the concept itself, and their cells are shown, not judged.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from mewl_gen.scenes.image_truth import geometric_truth
+from mewl_gen.scenes.spec import SceneSpec
+from mewl_gen.scenes.universe import COLORS, MATERIALS
+
+from ..audit import Probe, leaking, measured, repeat_column
+from ..benchmark import Audit, AuditRun
+from ..stored import StoredItem
+from . import probes, solver
+
+PROBES = ("examples withheld", "identity fields", "names only", "count-only", "histogram-only")
+COLUMNS = ("split", "task", "n", "sound", "file solver", *PROBES, "histogram of", "repeats", "verdict")
+CONCEPT_EVIDENCE = ("count-only", "histogram-only")  # a deprived solver only where the concepts are not about it
+ABOUT_COUNTS_AND_COLORS = ("bongard-abstract",)
+NAMES = solver.NAMES
+LEVELS = 4  # histogram levels per color channel
+
+
+def _specs(item: dict) -> dict[str, SceneSpec]:
+    scenes = [SceneSpec.model_validate(s) for s in item["positives"] + item["negatives"] + item["tests"]]
+    return dict(zip(NAMES, scenes))
+
+
+def labels(item: dict) -> dict[str, bool]:
+    """Whether each of the fourteen images is a positive (the tests' from `test_positive`)."""
+    return {**{n: True for n in solver.POSITIVES}, **{n: False for n in solver.NEGATIVES},
+            **dict(zip(solver.TESTS, item["test_positive"]))}
+
+
+def _pixel_histogram(png: Path) -> np.ndarray:
+    rgb = np.asarray(Image.open(png).convert("RGB"), dtype=np.int64) * LEVELS // 256
+    codes = (rgb[..., 0] * LEVELS + rgb[..., 1]) * LEVELS + rgb[..., 2]
+    bins = np.bincount(codes.ravel(), minlength=LEVELS ** 3)
+    return bins / bins.sum()
+
+
+def spec_histogram(spec: SceneSpec) -> np.ndarray:
+    """Near enough what an image's color histogram sees: the area of each color x material (a
+    metal or glass object of one color looks another color than a rubber one), by object area."""
+    h = np.zeros((len(COLORS), len(MATERIALS)))
+    for o in spec.objects:
+        h[COLORS.index(o.color), MATERIALS.index(o.material)] += o.scale ** 2
+    return h.ravel() / h.sum()
+
+
+def identity(spec: SceneSpec) -> np.ndarray:
+    """What a scene spec says of how it was drawn, not of what it shows."""
+    return np.array([spec.attempt, spec.seed % 1024, spec.render.seed % 1024], float)
+
+
+def rendered_truths(stored: StoredItem) -> dict[str, dict] | None:
+    """The fourteen per-image ground truths of a rendered problem; None for a sampled one."""
+    truths = {n: stored.truth(n) for n in NAMES}
+    return truths if all(t is not None and stored.image(n) is not None for n, t in truths.items()) else None
+
+
+def spec_truths(item: dict) -> dict[str, dict]:
+    """The fields of the fourteen ground truths that the scene specs give, for a problem not rendered."""
+    return {n: geometric_truth(s) for n, s in _specs(item).items()}
+
+
+def truths(stored: StoredItem, item: dict) -> dict[str, dict]:
+    """The rendered ground truths, or for a sampled problem the same fields from its scene specs."""
+    rendered = rendered_truths(stored)
+    return rendered if rendered is not None else spec_truths(item)
+
+
+def points(image: dict) -> list[tuple[float, float]]:
+    return [tuple(o["3d_coords"][:2]) for o in image["objects"] if o["shape"] != "arrow"]
+
+
+def _measure(items: list[StoredItem]) -> list[tuple]:
+    rows = []
+    for stored in items:
+        item = stored.record()
+        rendered = rendered_truths(stored)
+        images = rendered if rendered is not None else spec_truths(item)
+        specs = _specs(item)
+        histograms = ({n: _pixel_histogram(stored.image(n)) for n in NAMES} if rendered is not None
+                      else {n: spec_histogram(s) for n, s in specs.items()})
+        counts = {n: np.array([len(points(images[n]))], float) for n in NAMES}
+        truth = list(item["test_positive"])
+        rows.append((not solver.check(item, images), solver.answer(item, images) == truth,
+                     probes.nearer_positive(counts, truth), probes.nearer_positive(histograms, truth),
+                     "pixels" if rendered is not None else "specs",
+                     {n: probes.geometry(points(images[n])) for n in NAMES}, {n: identity(s) for n, s in specs.items()},
+                     labels(item), bool(truth[0])))
+    return rows
+
+
+def _objects(scene: dict) -> str:
+    return json.dumps(sorted(json.dumps([o[a] for a in ("shape", "color", "material", "size")])
+                             for o in scene["objects"]))
+
+
+def key(stored: StoredItem) -> str:
+    """What a problem shows a model up to camera, lights, positions and seeds: its concept, each side's
+    scenes' objects (as multisets) and each test scene's objects with its label."""
+    item = stored.record()
+    sides = [sorted(_objects(s) for s in item[side]) for side in ("positives", "negatives")]
+    tests = [[_objects(s), positive] for s, positive in zip(item["tests"], item["test_positive"])]
+    return json.dumps([item["task"], item["concept"], sides, tests])
+
+
+def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+    rows = measured(_measure, items, run.workers, batch=25)
+    n = len(rows)
+    hits = [sum(r[k] for r in rows) for k in range(4)]
+    learned = {"examples withheld": probes.pooled_hits([r[5] for r in rows], [r[7] for r in rows]),
+               "identity fields": probes.pooled_hits([r[6] for r in rows], [r[7] for r in rows]),
+               "names only": probes.names_hits([solver.TESTS] * n, [r[8] for r in rows])}
+    found_probes = {name: Probe(int(h.sum()), len(h), 0.5) if h is not None else Probe(0, 0, 0.5)
+                    for name, h in learned.items()}
+    found_probes.update({"count-only": Probe(hits[2], n, 0.5), "histogram-only": Probe(hits[3], n, 0.5)})
+    found = {"split": split, "task": task, "n": n, "sound": hits[0] / n, "file solver": hits[1] / n,
+             **{name: p.cell() for name, p in found_probes.items()},
+             "histogram of": "/".join(sorted({r[4] for r in rows}))}
+    failures = []
+    if hits[0] < n:
+        failures.append(f"{n - hits[0]} unsound problems")
+    if hits[1] < n:
+        failures.append(f"the file solver misses {n - hits[1]}")
+    failures += leaking({name: p for name, p in found_probes.items()
+                         if name not in CONCEPT_EVIDENCE or task not in ABOUT_COUNTS_AND_COLORS})
+    found["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
+    failures += repeated
+    found["verdict"] = "ok" if not failures else "; ".join(failures)
+    return found
+
+
+AUDIT = Audit(columns=COLUMNS, row=row, notes="every probe reads 'accuracy % [95 % interval] / floor'; "
+              "count-only and histogram-only are not judged on bongard-abstract, whose concepts are about counts, "
+              "colors and materials (there they read the concept); repeats: none allowed in test")

@@ -1,0 +1,123 @@
+"""The concept library, enumerated, and the proof that a Bongard problem is fair.
+
+`library(k)` lists every concept of complexity at most k: each template of
+concepts.py with every argument it can take, but the free-form programs
+(thousands): `separators` adds the program that the first positive and the
+first negative trace (concepts.read_concepts). A problem is fair when,
+among every library concept up to its concept's complexity (and the negation
+of each, one more in complexity), its concept separates the six positives
+from the six negatives, no simpler one does, and every other separator
+answers both test images as its concept does: whichever separator a solver
+finds, the answer is the same. Pure: the sampler, the validator and the
+file-only checker (solver.py) all run `unfair`.
+"""
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+from typing import Iterator, NamedTuple, Sequence
+
+from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
+
+from .concepts import TEMPLATES, VALUES, Concept, Panel, holds, read_concepts
+
+# Every description: one value or none per attribute, at least one value, in MEWL's tuple order.
+DESCRIPTIONS: tuple[tuple[str, ...], ...] = tuple(sorted(
+    (tuple(v for v in choice if v is not None)
+     for choice in itertools.product(*((None,) + ATTRIBUTES[a] for a in TUPLE_ORDER))
+     if any(v is not None for v in choice)), key=len))
+NEGATION = 1  # 'not c' is one symbol more than c
+COUNTS = (1, 2, 3)
+
+
+def _same_attribute(v: str, w: str) -> bool:
+    return v != w and attribute_of(v) == attribute_of(w)
+
+
+# What each signature letter string ranges over (see Template.signature).
+ARGUMENTS = {
+    "p": lambda k: (),  # free-form programs: read off the panels (concepts.read_concepts), never listed
+    "a": lambda k: ((a,) for a in ATTRIBUTES),
+    "ab": lambda k: ((a, b) for a in ATTRIBUTES for b in ATTRIBUTES if a != b),
+    "an": lambda k: ((a, n) for a in ATTRIBUTES for n in range(1, min(len(ATTRIBUTES[a]), 4) + 1)),
+    "v": lambda k: ((v,) for v in VALUES),
+    "vn": lambda k: ((v, n) for v in VALUES for n in COUNTS),
+    "vN": lambda k: ((v, n) for v in VALUES for n in COUNTS[1:]),
+    "vw": lambda k: ((v, w) for v in VALUES for w in VALUES if _same_attribute(v, w)),
+    "vw<": lambda k: ((v, w) for v in VALUES for w in VALUES if _same_attribute(v, w) and v < w),
+    "vx": lambda k: ((v, w) for v in VALUES for w in VALUES if attribute_of(v) != attribute_of(w)),
+    "vy": lambda k: ((v, w) for v in VALUES for w in VALUES if v != w),
+    "d": lambda k: ((d,) for d in DESCRIPTIONS if len(d) <= k),
+    # two categories, neither containing the other (that pair says only the larger one)
+    "dd": lambda k: ((d, e) for i, d in enumerate(DESCRIPTIONS) for e in DESCRIPTIONS[i + 1:]
+                     if len(d) + len(e) + 1 <= k and not set(d) <= set(e) and not set(e) <= set(d)),
+}
+
+
+@lru_cache(maxsize=8)
+def library(max_complexity: int) -> tuple[Concept, ...]:
+    """Every concept of complexity at most max_complexity, in a fixed order."""
+    out = []
+    for kind, template in TEMPLATES.items():
+        for args in ARGUMENTS[template.signature](max_complexity):
+            if template.complexity(args) <= max_complexity:
+                out.append(Concept(kind=kind, args=args))
+    return tuple(out)
+
+
+class Separator(NamedTuple):
+    concept: Concept
+    positive: bool  # True: holds on the positives; False: its negation does
+
+    @property
+    def complexity(self) -> int:
+        return self.concept.complexity + (0 if self.positive else NEGATION)
+
+    def says(self, panel: Panel) -> bool:
+        """Whether this separator puts the panel on the positive side."""
+        return holds(self.concept, panel) == self.positive
+
+
+def separators(positives: Sequence[Panel], negatives: Sequence[Panel], max_complexity: int,
+               positions: bool = True) -> list[Separator]:
+    """Every candidate concept (the library's and the programs the first panel of each side traces), or its
+    negation, up to max_complexity, true on all positives and no negative;
+    positions=False leaves out the concepts that read positions (a check before objects are placed)."""
+    found = []
+    candidates = library(max_complexity) + tuple(read_concepts(positives[0]) + read_concepts(negatives[0]))
+    for concept in dict.fromkeys(candidates):
+        if concept.positional and not positions:
+            continue
+        side = holds(concept, positives[0])
+        if all(holds(concept, p) == side for p in positives[1:]) and not any(
+                holds(concept, n) == side for n in negatives):
+            separator = Separator(concept, side)
+            if separator.complexity <= max_complexity:
+                found.append(separator)
+    return found
+
+
+def unfair(concept: Concept, positives: Sequence[Panel], negatives: Sequence[Panel],
+           tests: Sequence[tuple[Panel, bool]], positions: bool = True) -> list[str]:
+    """Why the problem is not fair (empty: it is). tests: (panel, is it positive)."""
+    found = separators(positives, negatives, concept.complexity, positions)
+    reasons = []
+    if Separator(concept, True) not in found and (positions or not concept.positional):
+        reasons.append(f"'{concept.words()}' does not separate the positives from the negatives")
+    simpler = [s for s in found if s.complexity < concept.complexity]
+    if simpler:
+        reasons.append(f"a simpler concept separates them: {'not ' * (not simpler[0].positive)}"
+                       f"'{simpler[0].concept.words()}'")
+    for s in found:
+        if any(s.says(panel) != answer for panel, answer in tests):
+            reasons.append(f"'{'not ' * (not s.positive)}{s.concept.words()}' also separates them but answers a "
+                           "test image the other way")
+            break
+    return reasons
+
+
+def first_separators(positives, negatives, max_complexity: int) -> Iterator[Separator]:
+    """The simplest separators, for a report: those of the lowest complexity found."""
+    found = separators(positives, negatives, max_complexity)
+    low = min((s.complexity for s in found), default=None)
+    return (s for s in found if s.complexity == low)

@@ -1,0 +1,196 @@
+"""Bongard problems drawn: a concept, seven positives, seven near misses, a proof of fairness.
+
+1. A template of the family, then one of its concepts (problem.problem_concepts).
+2. Seven positive scenes: objects drawn from small per-scene palettes (so
+   shared and distinct attributes both occur), biased towards the values the
+   concept names, until the concept holds and one edit can break it.
+3. Seven negatives, each a near miss: a fresh positive drawn the same way,
+   with the same number of objects, changed by one edit that breaks the concept. In bongard-basic the
+   edit changes one object's shape or swaps two objects' shapes: every object keeps its color, material
+   and size, so the area of each color x material (what an image's color histogram sees) is a positive's.
+   In bongard-abstract it changes one object's shape or material, or swaps two objects' colors (of one
+   size) or sizes (of one color): the object count and each color's area never change. A
+   positional concept's negative is the same objects placed so it fails.
+4. Placement (every pair apart along the axis a positional concept reads);
+   then the library proof (concept_library.unfair); a problem that
+   fails it is drawn again, a bounded number of times.
+5. The test scenes: a coin of the item's generator says whether test_a or
+   test_b is the positive one.
+bongard-freeform draws its two programs and its scenes in freeform.py.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from mewl_gen.scenes.draws import OutOfDraws, redraw
+from mewl_gen.scenes.placement import PlacementError, place_scene
+from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
+
+from ..benchmark import Draw
+from ..seeds import draw_seed
+from . import freeform
+from .concept_library import unfair
+from .concepts import BASIC_TEMPLATES, Concept, Panel, holds
+from .problem import SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
+
+PROBLEM_DRAWS = 30  # whole sets of fourteen scenes per concept
+MENTIONED = 0.7  # chance that a value the concept names joins a scene's palette
+PLACEMENT_ATTEMPTS = 150
+
+
+class Thing(NamedTuple):
+    shape: str
+    color: str
+    material: str
+    size: str
+
+
+def unplaced(things: list[Thing]) -> Panel:
+    """A panel before placement: positional concepts are not asked of it."""
+    return Panel(tuple(t._asdict() for t in things), {})
+
+
+def _named_values(c: Concept) -> list[str]:
+    flat = [x for a in c.args for x in (a if isinstance(a, tuple) else (a,))]
+    return [v for v in flat if isinstance(v, str) and v not in ATTRIBUTES]
+
+
+def _things(rng: np.random.Generator, c: Concept, n: int) -> list[Thing]:
+    named = _named_values(c)
+    palette = {}
+    for a in TUPLE_ORDER:
+        values = ATTRIBUTES[a]
+        chosen = list(rng.choice(values, size=int(rng.integers(1, len(values) + 1)), replace=False))
+        chosen += [v for v in named if attribute_of(v) == a and v not in chosen and rng.random() < MENTIONED]
+        palette[a] = chosen
+    return [Thing(*(str(palette[a][int(rng.integers(len(palette[a])))]) for a in TUPLE_ORDER)) for _ in range(n)]
+
+
+def _shape_swaps(things: list[Thing]) -> list[tuple[str, list[Thing]]]:
+    out = []
+    for i in range(len(things)):
+        for j in range(i + 1, len(things)):
+            x, y = things[i], things[j]
+            if x.shape != y.shape:
+                swapped = list(things)
+                swapped[i], swapped[j] = x._replace(shape=y.shape), y._replace(shape=x.shape)
+                out.append((f"objects {i} and {j}: shapes swapped", swapped))
+    return out
+
+
+def _edits(things: list[Thing], basic: bool) -> list[tuple[str, list[Thing]]]:
+    """Every one-step change of the objects that keeps their count and the area of each color; for basic
+    (basic=True), every one that keeps each object's color, material and size."""
+    out = _shape_swaps(things) if basic else []
+    for i, t in enumerate(things):
+        for a in ("shape",) if basic else ("shape", "material"):
+            for v in ATTRIBUTES[a]:
+                if v != getattr(t, a):
+                    out.append((f"object {i}: {a} {getattr(t, a)} -> {v}",
+                                things[:i] + [t._replace(**{a: v})] + things[i + 1:]))
+    for a, kept in () if basic else (("color", "size"), ("size", "color")):  # each color's area stays
+        for i in range(len(things)):
+            for j in range(i + 1, len(things)):
+                x, y = things[i], things[j]
+                if getattr(x, a) != getattr(y, a) and getattr(x, kept) == getattr(y, kept):
+                    swapped = list(things)
+                    swapped[i], swapped[j] = x._replace(**{a: getattr(y, a)}), y._replace(**{a: getattr(x, a)})
+                    out.append((f"objects {i} and {j}: {a}s swapped", swapped))
+    return out
+
+
+def _named_present(rng, c: Concept, n: int) -> list[Thing]:
+    """Objects showing every value a positional concept names: then placement alone decides it, either way."""
+    named = _named_values(c)
+    return redraw(lambda: _things(rng, c, n), lambda t: all(any(v in x for x in t) for v in named), "objects")
+
+
+def _positive(rng, c: Concept, n: int) -> list[Thing]:
+    if c.positional:
+        return _named_present(rng, c, n)
+    return redraw(lambda: _things(rng, c, n), lambda t: holds(c, unplaced(t)), "positive objects")
+
+
+def _breakable(rng, c: Concept, n: int) -> tuple[list[Thing], tuple[str, list[Thing]]]:
+    """A positive of n objects that one edit can break, and that edit: positives and the scenes negatives
+    are made from are drawn alike, so nothing but the concept tells the sides apart (a positive with
+    two red cubes, which one edit cannot break, would make red commoner among positives)."""
+    if c.positional:
+        return _named_present(rng, c, n), ("objects placed so the concept fails", _named_present(rng, c, n))
+
+    def attempt():
+        things = _positive(rng, c, n)
+        edits = _edits(things, c.kind in BASIC_TEMPLATES)
+        order = rng.permutation(len(edits))
+        return things, next((edits[k] for k in order if not holds(c, unplaced(edits[k][1]))), None)
+
+    return redraw(attempt, lambda drawn: drawn[1] is not None, "near miss")
+
+
+def _place(rng, c: Concept, things: list[Thing], positive: bool):
+    if not c.positional:
+        return place_scene(draw_seed(rng), things)
+    return place_scene(draw_seed(rng), things, max_attempts=PLACEMENT_ATTEMPTS,
+                       accept=lambda s: apart(s, axis(c)) and holds(c, panel(s)) == positive)
+
+
+def _problem(rng, c: Concept):
+    lo, hi = objects_range(c)
+    counts = [int(rng.integers(lo, hi + 1)) for _ in range(SIDE)]
+    pos = [_breakable(rng, c, n)[0] for n in counts]
+    misses = [_breakable(rng, c, n)[1] for n in counts]
+    neg = [t for _, t in misses]
+    early = unfair(c, [unplaced(t) for t in pos[:-1]], [unplaced(t) for t in neg[:-1]],
+                   [(unplaced(pos[-1]), True), (unplaced(neg[-1]), False)], positions=False)
+    if early:
+        return None
+    try:
+        pos_specs = [_place(rng, c, t, True) for t in pos]
+        neg_specs = [_place(rng, c, t, False) for t in neg]
+    except PlacementError:
+        return None
+    p, q = [panel(s) for s in pos_specs], [panel(s) for s in neg_specs]
+    if unfair(c, p[:-1], q[:-1], [(p[-1], True), (q[-1], False)]):
+        return None
+    return pos_specs, neg_specs, tuple(m for m, _ in misses)
+
+
+def _arranged(rng, split: str):
+    """A freeform problem: two programs (freeform.programs), seven figures of each."""
+    turns, other = freeform.programs(rng, split)
+    c = freeform.program_concept(turns)
+    for _ in range(PROBLEM_DRAWS):
+        pos = [freeform.scene(rng, turns) for _ in range(SIDE)]
+        neg = [freeform.scene(rng, other) for _ in range(SIDE)]
+        p, q = [panel(s) for s in pos], [panel(s) for s in neg]
+        if not unfair(c, p[:-1], q[:-1], [(p[-1], True), (q[-1], False)]):
+            return c, (pos, neg, (freeform.near_miss(turns, other),) * SIDE)
+    raise OutOfDraws(f"no fair problem for '{c.words()}' in {PROBLEM_DRAWS} draws")
+
+
+def _concept_problem(rng, task: str):
+    concepts = problem_concepts(task)
+    kinds = sorted(concepts)
+    options = concepts[kinds[int(rng.integers(len(kinds)))]]
+    c = options[int(rng.integers(len(options)))]
+    for _ in range(PROBLEM_DRAWS):
+        try:
+            drawn = _problem(rng, c)
+        except OutOfDraws:
+            drawn = None
+        if drawn is not None:
+            return c, drawn
+    raise OutOfDraws(f"no fair problem for '{c.words()}' in {PROBLEM_DRAWS} draws")
+
+
+def sample(rng: np.random.Generator, d: Draw) -> BongardItem:
+    c, (pos_specs, neg_specs, misses) = (_arranged(rng, d.split) if d.task == "bongard-freeform"
+                                         else _concept_problem(rng, d.task))
+    positive_first = bool(rng.integers(2))  # which test scene, test_a or test_b, is the positive one
+    tests = (pos_specs[-1], neg_specs[-1]) if positive_first else (neg_specs[-1], pos_specs[-1])
+    return BongardItem(task=d.task, split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry,
+                       concept=c, description=c.words(), complexity=c.complexity, positives=tuple(pos_specs[:-1]),
+                       negatives=tuple(neg_specs[:-1]), tests=tests, test_positive=(positive_first, not positive_first),
+                       near_misses=misses)

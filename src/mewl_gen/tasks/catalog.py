@@ -1,0 +1,97 @@
+"""Every benchmark, listed once: adding one is a folder under tasks/ and one line here.
+
+The shared code (farm, store, command line) finds tasks and benchmarks
+through these functions, which read `BENCHMARKS` when called.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from mewl_gen.scenes.spec import SceneSpec, SpecError, read_json, validate_json
+
+from .benchmark import IID, Benchmark, Task, draw_item
+from .bongard import BONGARD
+from .icy import ICY
+from .item import Item
+from .malevic import MALEVIC
+from .mewl import MEWL
+from .shapeworld import SHAPEWORLD
+
+BENCHMARKS: tuple[Benchmark, ...] = (MEWL, MALEVIC, SHAPEWORLD, ICY, BONGARD)
+
+
+class UnknownTask(ValueError):
+    """A task or benchmark name that is not registered."""
+
+
+def benchmarks() -> dict[str, Benchmark]:
+    return {b.name: b for b in BENCHMARKS}
+
+
+def tasks() -> dict[str, Task]:
+    """Every task by name, in the order of BENCHMARKS."""
+    return {t.name: t for b in BENCHMARKS for t in b.tasks}
+
+
+def task(name: str) -> Task:
+    return tasks()[name]
+
+
+def benchmark_names(task_names) -> set[str]:
+    """The benchmarks the tasks belong to."""
+    return {task(t).benchmark for t in task_names}
+
+
+def noun(task_names) -> str:
+    """What the tasks call one item in messages: their benchmarks' word ("episode") where they agree, else "item"."""
+    known = tasks()
+    nouns = {benchmarks()[known[t].benchmark].noun if t in known else "item" for t in task_names}
+    return nouns.pop() if len(nouns) == 1 else "item"
+
+
+def record_files() -> list[str]:
+    """The names of the files that hold an item itself (episode.json, item.json), in the order of BENCHMARKS."""
+    return list(dict.fromkeys(t.model.RECORD_FILE for t in tasks().values()))
+
+
+def item_files() -> set[str]:
+    """The names of every item's own release files (its record and the others)."""
+    return {name for t in tasks().values() for name in (t.model.RECORD_FILE, *t.model.OTHER_FILES)}
+
+
+def resolve(value: str) -> list[str]:
+    """'all', a benchmark's name, a task's name, or a comma list of those -> task names, in the order given."""
+    by_benchmark, by_task = benchmarks(), tasks()
+    found: list[str] = []
+    for name in value.split(","):
+        if name == "all":
+            names = tuple(by_task)
+        elif name in by_benchmark:
+            names = tuple(t.name for t in by_benchmark[name].tasks)
+        elif name in by_task:
+            names = (name,)
+        else:
+            raise UnknownTask(f"unknown task {name!r}; `mewl tasks` lists them ({', '.join(by_benchmark)} or all for a set)")
+        found += [t for t in names if t not in found]
+    return found
+
+
+def sample_item(task_name: str, root_seed: int, split: str, index: int, first_retry: int = 0, scheme: str = IID,
+                config: object | None = None) -> Item:
+    return draw_item(task(task_name), root_seed, split, index, first_retry, scheme, config)
+
+
+def read_item(path) -> Item | SceneSpec:
+    """A registered task's item (or a scene spec) from a JSON file or an item folder; SpecError in one line."""
+    path = Path(path)
+    models = {name: t.model for name, t in tasks().items()}
+    if path.is_dir():
+        records = record_files()
+        path = next((path / r for r in records if (path / r).is_file()), path / records[0])
+    text, data = read_json(path)
+    name = data.get("task") if isinstance(data, dict) else None
+    if name is None:
+        return validate_json(SceneSpec, text, path)
+    if not isinstance(name, str) or name not in models:
+        raise SpecError(f"{path}: unknown task {name!r}; `mewl tasks` lists them")
+    return validate_json(models[name], text, path)

@@ -1,0 +1,121 @@
+"""`mewl audit malevic OUT`: what MALeViC's items test, measured from the files.
+
+Reads each item's item.json (sampled or rendered; never the sampler) and,
+where the item is rendered, its image.json. Per split and task: the
+independent oracle (the threshold rule on the sizes: must get every label),
+the text-only guesser (sentence only), the 2D shortcut (the same rule on
+projected areas, blind to depth), the ceiling of a solver that uses the sharp
+k = 0.29, the share of true labels, the class balance (shape x color x
+adjective x label), and how size correlates with projected area and with
+distance to the camera within a scene, and the share of items redrawn from a
+derived seed (their first draw ran out of placements), and the leak probes of
+tasks.malevic.probes (target size only, scene statistics only, the no-target
+rule, index parity, retried, pair partner), each "accuracy [95 % interval] /
+floor", fitted on `--train` items where given, else on the first half by index.
+Exit 1 when the oracle misses an item, text-only beats chance, the true share
+is off 1/2, classes are unbalanced or a probe is above its floor.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from mewl_gen.scenes.universe import COLORS
+
+from ..audit import BALANCE_P, Z_VERDICT, Probe, leaking, measured, repeat_column, uniform_p, wilson
+from ..benchmark import Audit, AuditRun
+from ..stored import StoredItem
+from . import solver
+from .probes import Seen, level_of, probes
+
+PROBES = ("target size only", "scene statistics only", "no-target rule", "index parity", "retried", "pair partner")
+COLUMNS = ("split", "task", "n", "oracle", "text-only", "area shortcut", "sharp k ceiling", "true share",
+           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "repeats",
+           "verdict")
+
+
+def truth(stored: StoredItem, item: dict) -> dict:
+    """image.json when rendered; else the same fields from the item's scene spec."""
+    rendered = stored.truth("image")
+    if rendered is not None:
+        return rendered
+    objs = item["scene"]["objects"]
+    return {"objects": [{"shape": o["shape"], "color": o["color"], "3d_coords": [*o["position"], o["half_extent"]]}
+                        for o in objs]}
+
+
+def _corr(a: list[float], b: list[float]) -> float | None:
+    return None if len(set(a)) == 1 else float(np.corrcoef(a, b)[0, 1])
+
+
+def _measure(items: list[StoredItem]) -> list[tuple]:
+    rows = []
+    for stored in items:
+        item = stored.record()
+        image = truth(stored, item)
+        target, _ = solver.described(item["sentence"], image)
+        o = image["objects"][target]
+        eye = item["scene"]["camera"]["location"]
+        distance = [math.dist(p["3d_coords"], eye) for p in image["objects"]]
+        levels = tuple(level_of(p["3d_coords"][2]) for p in image["objects"])
+        seen = Seen(item["label"], solver.parse(item["sentence"])[2], levels[target], levels, item["index"],
+                    item["retry"])
+        rows.append((item["label"], solver.solve(item, image), solver.text_only_guess(item["sentence"]),
+                     solver.area_guess(item, image), item["label_sharp"], (o["shape"], o["color"], item["adjective"]),
+                     _corr(item["sizes"], item["projected_area"]), _corr(item["sizes"], distance), item["retry"] > 0,
+                     seen))
+    return rows
+
+
+def key(stored: StoredItem) -> str:
+    """What an item shows a model up to camera, lights, positions and seeds: the sentence, the label and
+    every object's shape, color, material and size level (as a multiset)."""
+    item = stored.record()
+    objects = sorted(json.dumps([o["shape"], o["color"], o["material"], level])
+                     for o, level in zip(item["scene"]["objects"], item["size_levels"]))
+    return json.dumps([item["task"], item["sentence"], item["label"], objects])
+
+
+def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+    rows = measured(_measure, items, run.workers)
+    n = len(rows)
+    labels = [r[0] for r in rows]
+
+    def rate(k: int) -> float:
+        return sum(r[k] == r[0] for r in rows) / n
+
+    # Colors and labels are uniform over the (shape, adjective) pairs the split draws (all of them under iid).
+    pairs = sorted({(shape, adjective) for shape, _, adjective in (r[5] for r in rows)})
+    support = tuple((s, c, a, lab) for s, a in pairs for c in COLORS for lab in (True, False))
+    classes = [(*r[5], r[0]) for r in rows]
+    text_hits = sum(r[2] == r[0] for r in rows)
+    text_only = Probe(text_hits, n, solver.CHANCE)
+    found = {"split": split, "task": task, "n": n, "oracle": rate(1), "text-only": text_only.cell(),
+             "area shortcut": rate(3), "sharp k ceiling": rate(4), "true share": sum(labels) / n,
+             "class balance p": uniform_p(classes, support),
+             "corr(size, area)": float(np.mean([r[6] for r in rows if r[6] is not None])),
+             "corr(size, distance)": float(np.mean([r[7] for r in rows if r[7] is not None])),
+             "redrawn": sum(r[8] for r in rows) / n}
+    train = [r[9] for r in measured(_measure, run.train, run.workers)] if run.train else None
+    found_probes = probes([r[9] for r in rows], train)
+    found.update({name: p.cell() for name, p in found_probes.items()})
+    failures = []
+    if found["oracle"] < 1:
+        failures.append("oracle misses")
+    if text_only.leaks:
+        failures.append("text-only above its floor")
+    low, high = wilson(sum(labels), n, Z_VERDICT)
+    if not low <= 1 / 2 <= high:  # each index's own fair coin
+        failures.append("labels not half true")
+    if found["class balance p"] < BALANCE_P:
+        failures.append("classes unbalanced")
+    failures += leaking(found_probes)
+    found["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
+    failures += repeated
+    found["verdict"] = "ok" if not failures else "; ".join(failures)
+    return found
+
+
+AUDIT = Audit(columns=COLUMNS, row=row, learns=True)

@@ -1,0 +1,135 @@
+"""`mewl audit shapeworld OUT`: what ShapeWorld's items test, measured from the files.
+
+Reads each item's item.json (sampled or rendered; never the sampler) and,
+where the item is rendered, its image.json (else the same fields from the
+item's scene spec). Per split and task:
+
+- the file-only evaluator (solver.py) re-deciding every caption and its
+  near miss (must be 1);
+- the share of agreeing captions (a fair coin per item: within the
+  verdict's interval of 1/2);
+- deprived solvers against their floor of 1/2, each fitted on the first
+  half of the items and scored on the second: a bag of words over the
+  caption alone; a gradient-boosted classifier over the scene's statistics
+  alone (object count, shape, color, material and size histograms; no
+  caption); one over the identity fields (index, retry, seeds, camera and
+  light jitter); and, fitting nothing, the other label than the index
+  partner's (2j, 2j+1);
+- the share of items repeating another split's item (tasks.audit.repeats
+  on repeats.stored_key: 0 in test);
+- the share of captions with a definite description, and the held-out
+  combinations of the item's distribution found in its caption, near miss
+  or image: none in train or val, one at least in every test item.
+
+Exit 1 when any of these fails.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from mewl_gen.scenes.image_truth import geometric_truth
+from mewl_gen.scenes.spec import SceneSpec
+from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER
+
+from ..audit import Probe, balanced, identity, index_pairs, leaking, learned, measured, repeat_column
+from ..benchmark import Audit, AuditRun
+from ..stored import StoredItem
+from . import solver
+from .item import OBJECTS
+from .repeats import stored_key
+
+COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics",
+           "identity fields", "index pairs", "repeats", "with 'the'", "held-out items", "verdict")
+TEST_SPLIT = "test"
+MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
+
+
+def truth(stored: StoredItem, item: dict) -> dict:
+    """image.json when rendered; else its objects and relationships from the scene spec."""
+    rendered = stored.truth("image")
+    return rendered if rendered is not None else geometric_truth(SceneSpec.model_validate(item["scene"]))
+
+
+def _definite(form: dict) -> bool:
+    return any(a["kind"] == "relation" and "the" in (a.get("subject_determiner"), a.get("object_determiner"))
+               for a in solver.atoms(form))
+
+
+def statistics(image: dict) -> list[int]:
+    """What the scene shows without the caption: its object count (one-hot over every task's range) and
+    how many objects have each shape, color, material and size."""
+    objects = image["objects"]
+    most = max(hi for _, hi in OBJECTS.values())
+    return [int(len(objects) == k) for k in range(most + 1)] + [
+        sum(o[a] == v for o in objects) for a in TUPLE_ORDER for v in ATTRIBUTES[a]]
+
+
+def _measure(items: list[StoredItem]) -> list[tuple]:
+    rows = []
+    for stored in items:
+        item = stored.record()
+        image = truth(stored, item)
+        found = solver.held_out_found(item, image)
+        stored = {json.dumps(c, sort_keys=True) for c in item.get("held_out_used", [])}
+        rows.append((item["agreement"], solver.agrees(item["logical_form"], image),
+                     solver.agrees(item["near_miss"]["logical_form"], image), item["caption"],
+                     _definite(item["logical_form"]), len(found) > 0,
+                     stored <= {json.dumps(c, sort_keys=True) for c in found},
+                     item.get("distribution") is not None, statistics(image), identity(item, [item["scene"]])))
+    return rows
+
+
+def caption_only(captions: list[str], labels: list[bool]) -> tuple[int, int]:
+    """(right, tested) of a bag of words (1- and 2-grams) with logistic regression, first half -> second."""
+    from sklearn.feature_extraction.text import CountVectorizer  # loads only for an audit
+    from sklearn.linear_model import LogisticRegression
+
+    half = len(captions) // 2
+    words = CountVectorizer(ngram_range=(1, 2)).fit(captions[:half])
+    model = LogisticRegression(max_iter=2000).fit(words.transform(captions[:half]), labels[:half])
+    predicted = model.predict(words.transform(captions[half:]))
+    return int(np.sum(predicted == np.array(labels[half:]))), len(captions) - half
+
+
+def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+    rows = measured(_measure, items, run.workers)
+    n = len(rows)
+    labels = [r[0] for r in rows]
+    found = {"split": split, "task": task, "n": n, "evaluator": sum(r[1] == r[0] for r in rows) / n,
+             "near miss": sum(r[2] != r[0] for r in rows) / n, "agree share": sum(labels) / n,
+             "with 'the'": sum(r[4] for r in rows) / n}
+    failures = []
+    if found["evaluator"] < 1 or found["near miss"] < 1:
+        failures.append("the file-only evaluator disagrees")
+    if not balanced(sum(labels), n):  # a fair coin per item
+        failures.append("agreement not half")
+    probes = {}  # the deprived solvers, learned on the first half of the items, scored on the second
+    if n >= MIN_LEARNED and len(set(labels[: n // 2])) == 2:
+        probes = {"caption-only": Probe(*caption_only([r[3] for r in rows], labels), 0.5),
+                  "scene statistics": learned([r[8] for r in rows], labels, 0.5),
+                  "identity fields": learned([r[9] for r in rows], labels, 0.5)}
+    if n >= MIN_LEARNED:
+        probes["index pairs"] = index_pairs([s.index for s in items], labels)
+    found.update({name: probes[name].cell() if name in probes else "-"
+                  for name in ("caption-only", "scene statistics", "identity fields", "index pairs")})
+    failures += leaking(probes)
+    found["repeats"], repeated = repeat_column(split, items, run.others, stored_key, run.workers)
+    failures += repeated
+    if any(r[7] for r in rows):
+        using = sum(r[5] for r in rows)
+        found["held-out items"] = using
+        if split == TEST_SPLIT and using < n:
+            failures.append(f"{n - using} test items without a held-out combination")
+        if split != TEST_SPLIT and using:
+            failures.append(f"{using} {split} items with a held-out combination")
+        if not all(r[6] for r in rows):
+            failures.append("held_out_used names a combination the files do not show")
+    else:
+        found["held-out items"] = "- (iid)"
+    found["verdict"] = "ok" if not failures else "; ".join(failures)
+    return found
+
+
+AUDIT = Audit(columns=COLUMNS, row=row)

@@ -1,0 +1,180 @@
+"""`mewl sample`, `validate` and `schema` as a user runs them."""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mewl_gen.store import layout, manifest
+
+MEWL = [sys.executable, "-m", "mewl_gen"]
+
+
+def mewl(*args, cwd=None):
+    return subprocess.run([*MEWL, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_sample_writes_mewl_layout_and_is_byte_identical_twice(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        r = mewl("sample", "--task", "shape,material", "--n", 3, "--out", out, "--seed", 5, "--workers", 2)
+        assert r.returncode == 0, r.stderr
+    assert tree_digest(a) == tree_digest(b)
+    info = json.loads((a / "train/shape/2/info.json").read_text())
+    episode = json.loads((a / "train/shape/2/episode.json").read_text())
+    question = info["question"]
+    assert question["choices"] == episode["choices"] and question["choices"].count(question["answer"]) == 1
+    assert question["answer"] == episode["answer"] and len(set(question["choices"])) == 5
+    assert [p["name"] for p in info["context_panels"]] == [p["name"] for p in episode["context_panels"]]
+    assert all(p["objects"] for p in info["context_panels"])
+    assert episode["index"] == 2 and episode["root_seed"] == 5
+    assert not layout.partial_items(a)
+    assert sorted(p.name for p in (a / "train/shape").glob("*")) == ["0", "1", "2"]
+
+
+def test_splits_and_seeds_give_different_episodes(tmp_path):
+    mewl("sample", "--task", "color", "--n", 2, "--out", tmp_path / "x", "--split", "train")
+    mewl("sample", "--task", "color", "--n", 2, "--out", tmp_path / "x", "--split", "test")
+    train = (tmp_path / "x/train/color/0/episode.json").read_text()
+    test = (tmp_path / "x/test/color/0/episode.json").read_text()
+    assert json.loads(train)["lexicon"] != json.loads(test)["lexicon"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--task", "shapes", "--n", "2"], "unknown task 'shapes'"),
+        (["--task", "shape", "--n", "0"], "--n must be at least 1"),
+        (["--task", "shape", "--n", "x"], "--n must be a whole number"),
+        (["--task", "shape", "--n", "2", "--seed", "-1"], "seed must be between"),
+        (["--task", "shape", "--n", "2", "--split", "Train!"], "split must be"),
+    ],
+)
+def test_bad_options_are_one_line_and_write_nothing(tmp_path, args, message):
+    out = tmp_path / "out"
+    r = mewl("sample", *args, "--out", out)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and message in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists()
+
+
+def test_a_folder_of_another_dataset_is_refused_untouched(tmp_path):
+    out = tmp_path / "out"
+    assert mewl("sample", "--task", "shape", "--n", 2, "--out", out, "--seed", 1).returncode == 0
+    before = tree_digest(out)
+    r = mewl("sample", "--task", "shape", "--n", 3, "--out", out, "--seed", 2)
+    assert r.returncode == 2 and "holds a different dataset" in r.stderr and r.stderr.count("\n") == 1
+    assert tree_digest(out) == before
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    r = mewl("sample", "--task", "shape", "--n", 1, "--out", foreign)
+    assert r.returncode == 2 and "not empty" in r.stderr
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+
+
+def test_validate_accepts_good_and_rejects_broken_specs(tmp_path):
+    out = tmp_path / "out"
+    mewl("sample", "--task", "shape", "--n", 1, "--out", out)
+    good = out / "train/shape/0/episode.json"
+    assert mewl("validate", good).returncode == 0
+    data = json.loads(good.read_text())
+    data["context_panels"][0]["scene"]["objects"][0]["color"] = "pink"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    r = mewl("validate", bad)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "color" in r.stderr
+    data = json.loads(good.read_text())
+    data["answer"] = next(c for c in data["choices"] if c != data["answer"])
+    bad.write_text(json.dumps(data))
+    r = mewl("validate", bad)
+    assert r.returncode == 2 and "breaks the shape rules" in r.stderr
+    (tmp_path / "junk.json").write_text("{nope")
+    assert mewl("validate", tmp_path / "junk.json").returncode == 2
+
+
+def test_schema_is_json_schema_of_episodes():
+    r = mewl("schema")
+    schema = json.loads(r.stdout)
+    assert schema["title"] == "Episode" and "SceneSpec" in schema["$defs"]
+
+
+def test_samplers_started_at_once_on_a_new_folder_with_other_seeds_do_not_mix(tmp_path):
+    """The first to create the manifest owns OUT; the others are refused in
+    one line and no episode of another seed lands in it."""
+    out = tmp_path / "out"
+    procs = [subprocess.Popen([*MEWL, "sample", "--task", "shape", "--n", "3", "--out", str(out), "--seed", str(seed),
+                               "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for seed in (1, 2, 3, 4)]
+    results = [(p.wait(), p.stderr.read()) for p in procs]
+    assert sorted(rc for rc, _ in results) == [0, 2, 2, 2], results
+    assert all("holds a different dataset" in err and err.count("\n") == 1 for rc, err in results if rc == 2)
+    seed = json.loads((out / layout.MANIFEST).read_text())["seed"]
+    seeds = {json.loads(p.read_text())["root_seed"] for p in out.glob("train/shape/*/episode.json")}
+    assert seeds == {seed} and len(list(out.glob("train/shape/*/episode.json"))) == 3
+
+
+def test_claiming_a_new_folder_is_exclusive_under_threads(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mewl_gen.errors import UserError
+
+    out = tmp_path / "out"
+
+    def claim(seed):
+        try:
+            manifest.claim_output(out, {"seed": seed, "kind": "specs"})
+            return seed
+        except UserError as err:
+            assert "holds a different dataset" in str(err)
+            return None
+
+    for _ in range(5):
+        with ThreadPoolExecutor(8) as pool:
+            won = [s for s in pool.map(claim, range(8)) if s is not None]
+        assert len(won) == 1 and json.loads((out / layout.MANIFEST).read_text())["seed"] == won[0]
+        assert not list(out.glob(".*.tmp"))
+        for p in sorted(out.rglob("*"), reverse=True):
+            p.unlink() if p.is_file() else p.rmdir()
+
+
+@pytest.mark.parametrize("text", ["[1]", "{nope", '{"seed": 1}', "null"])
+def test_a_damaged_manifest_is_one_line_everywhere(tmp_path, text):
+    out = tmp_path / "out"
+    assert mewl("sample", "--task", "shape", "--n", 1, "--out", out).returncode == 0
+    (out / layout.MANIFEST).write_text(text)
+    before = tree_digest(out)
+    for args in (["sample", "--task", "shape", "--n", 2, "--out", out], ["status", out], ["verify", out]):
+        r = mewl(*args)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, (args, r.stderr)
+        assert layout.MANIFEST in r.stderr, r.stderr
+    assert tree_digest(out) == before
+
+
+@pytest.mark.parametrize("where, value, message", [
+    (("camera", "width"), "320", "camera.width: Input should be a valid integer"),
+    (("camera", "width"), True, "camera.width: Input should be a valid integer"),
+    (("render", "samples"), 64.0, "render.samples: Input should be a valid integer"),
+    (("render", "quality"), "ultra", "render.quality: Input should be 'draft'"),
+    (("render", "seed"), "7", "render.seed"),
+])
+def test_validate_takes_no_value_of_the_wrong_type(tmp_path, where, value, message):
+    out = tmp_path / "out"
+    assert mewl("sample", "--task", "shape", "--n", 1, "--out", out).returncode == 0
+    scene = json.loads((out / "train/shape/0/episode.json").read_text())["query"]
+    scene[where[0]][where[1]] = value
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene))
+    r = mewl("validate", path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    scene[where[0]][where[1]] = json.loads((out / "train/shape/0/episode.json").read_text())["query"][where[0]][where[1]]
+    path.write_text(json.dumps(scene))
+    assert mewl("validate", path).returncode == 0  # the same file with the value as written is valid

@@ -1,0 +1,164 @@
+"""`mewl export`: a rendered dataset round-trips through the field's own loaders (Hugging Face
+`datasets`, offline, and `webdataset`): every image's bytes and every answer come back as they
+were written; damaged and unfinished items are named and left out (or refused with --strict);
+a user's mistake is one line and writes nothing."""
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mewl_gen.cli.main import main
+from mewl_gen.results import export_wds
+from mewl_gen.store.reader import read
+from mewl_gen.tasks import catalog
+from tests.conftest import rendered_all
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    """The session's draft render of every task (one item each), the exportable tasks only."""
+    out = tmp_path_factory.mktemp("export") / "data"
+    shutil.copytree(rendered_all(), out)
+    for task in (out / "train").iterdir():
+        if task.is_dir() and catalog.task(task.name).export is None:
+            shutil.rmtree(task)
+    return out
+
+
+def expected(out: Path) -> dict[str, dict]:
+    """key -> the item's images (bytes, in panel order), its fields and its files, from the folder."""
+    found = {}
+    for (split, task), items in read(out, images=True).items.items():
+        export = catalog.task(task).export
+        for stored in items:
+            item = stored.item()
+            shown = export.panels(item)
+            found[f"{split}/{task}/{stored.index:06d}"] = {
+                "images": [(stored.folder / f"{scene}.png").read_bytes() for _, scene, _ in shown],
+                "panels": [m for m, _, _ in shown], "fields": export.fields(item), "solution": item.solution(),
+                "record": json.loads((stored.folder / stored.model.RECORD_FILE).read_text())}
+    return found
+
+
+def test_every_exportable_task_has_an_item_in_the_fixture(rendered):
+    exportable = {t.name for t in catalog.tasks().values() if t.export is not None}
+    assert {p.name for p in (rendered / "train").iterdir() if p.is_dir()} == exportable
+
+
+def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_path, monkeypatch, capsys):
+    import datasets
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    dest = tmp_path / "hf"
+    assert main(["export", str(rendered), "--to", "hf", str(dest)]) == 0
+    want = expected(rendered)
+    card = (dest / "README.md").read_text()
+    assert card.startswith("---\nconfigs:\n") and "\n---\n" in card
+    seen = 0
+    for task in sorted({key.split("/")[1] for key in want}):
+        export = catalog.task(task).export
+        loaded = datasets.load_dataset(str(dest), task, cache_dir=str(tmp_path / "cache"))
+        on_disk = datasets.load_from_disk(str(dest / "disk" / task))
+        for ds in (loaded["train"], on_disk["train"]):
+            for name, column in export.columns.items():
+                if column.kind == "class":
+                    assert ds.features[name].names == list(column.classes)
+            rows = ds.cast_column("images", datasets.List(datasets.Image(decode=False)))
+            for r in rows:
+                w = want[r["key"]]
+                assert [im["bytes"] for im in r["images"]] == w["images"], r["key"]
+                assert r["panels"] == w["panels"]
+                assert {k: r[k] for k in w["fields"]} == w["fields"]
+                assert json.loads(json.loads(r["files"])[catalog.task(task).model.RECORD_FILE]) == w["record"]
+                seen += 1
+    assert seen == 2 * len(want)
+
+
+def test_webdataset_export_reads_back_unchanged_and_is_the_same_bytes_every_time(rendered, tmp_path, capsys):
+    import webdataset
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    for dest in (first, second):
+        assert main(["export", str(rendered), "--to", "webdataset", str(dest), "--shard-size", "1"]) == 0
+    shards = sorted(p.relative_to(first) for p in first.rglob("*.tar"))
+    assert shards == sorted(p.relative_to(second) for p in second.rglob("*.tar"))
+    assert all((first / s).read_bytes() == (second / s).read_bytes() for s in shards)
+    want = expected(rendered)
+    got = {}
+    urls = [str(first / s) for s in shards]
+    for sample in webdataset.WebDataset(urls, shardshuffle=False, empty_check=False):
+        meta = json.loads(sample["json"])
+        w = want[sample["__key__"]]
+        assert [sample[f"{m}.png"] for m in meta["panels"]] == w["images"]
+        assert {k: meta[k] for k in w["fields"]} == w["fields"]
+        assert meta["files"][catalog.task(meta["task"]).model.RECORD_FILE] == w["record"]
+        got[sample["__key__"]] = meta
+    assert sorted(got) == sorted(want)
+
+
+def test_a_damaged_item_is_named_and_left_out_or_refused_with_strict(rendered, tmp_path, capsys):
+    out = tmp_path / "data"
+    shutil.copytree(rendered, out)
+    png = next((out / "train" / "shape" / "0").glob("*.png"))
+    png.write_bytes(png.read_bytes()[:-1] + b"\0")  # same size, other bytes
+    assert main(["export", str(out), "--to", "webdataset", str(tmp_path / "strict"), "--strict"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "train/shape/0" in err and "--strict" in err
+    assert not (tmp_path / "strict").exists()
+
+    (out / "train" / "malevic-pos1" / "0" / "_checksums.json").unlink()  # as if still rendering
+    assert main(["export", str(out), "--to", "webdataset", str(tmp_path / "wds")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "left out 2 damaged or incomplete item(s): train/malevic-pos1/0" in err[0]
+    unexported = sum(t.export is None for t in catalog.tasks().values())  # their plans stand, their folders gone
+    assert f"{1 + unexported} planned item(s) are not complete yet" in err[1]
+    names = {p.name for p in (tmp_path / "wds" / "train").iterdir()}
+    assert "shape-000000.tar" not in names and "malevic-pos1-000000.tar" not in names and len(names) > 10
+
+
+def test_mistakes_are_one_line_and_nothing_is_overwritten(rendered, tmp_path, capsys):
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "mine.txt").write_text("keep")
+    sampled = tmp_path / "sampled"
+    assert main(["sample", "--task", "color", "--n", "2", "--out", str(sampled), "--workers", "1"]) == 0
+    capsys.readouterr()
+    for argv, message in [
+        (["export", str(rendered), "--to", "hf", str(taken)], "exists and is not an empty folder"),
+        (["export", str(rendered), "--to", "webdataset", str(tmp_path / "x"), "--shard-size", "0"], "--shard-size 0"),
+        (["export", str(rendered), "--to", "hf", str(rendered / "inside")], "inside"),
+        (["export", str(sampled), "--to", "hf", str(tmp_path / "y")], "sampled items without images"),
+        (["export", str(tmp_path / "nothing"), "--to", "hf", str(tmp_path / "z")], "is not a folder"),
+        (["export", str(rendered), "--to", "csv", str(tmp_path / "w")], "invalid choice: 'csv'"),
+    ]:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, (argv, err)
+    assert [p.name for p in taken.iterdir()] == ["mine.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sampled", "taken"]
+
+
+def test_a_full_disk_leaves_no_half_export(rendered, tmp_path, monkeypatch, capsys):
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "wds"))
+
+    monkeypatch.setattr(export_wds, "sample", full)
+    assert main(["export", str(rendered), "--to", "webdataset", str(tmp_path / "wds")]) == 2
+    error = [line for line in capsys.readouterr().err.splitlines() if line.startswith("mewl: error:")]
+    assert len(error) == 1 and "no space left" in error[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_key_has_no_dot_and_sorts_as_the_index():
+    from mewl_gen.results.export import safe_key
+    from mewl_gen.tasks.stored import StoredItem
+
+    keys = [safe_key(StoredItem("test", "malevic-pos1", i, Path("."), object)) for i in (2, 10, 100)]
+    assert keys == sorted(keys) and all("." not in k for k in keys)
+    assert hashlib.sha256(keys[0].encode()).hexdigest()  # a str key, as webdataset wants

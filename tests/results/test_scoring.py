@@ -1,0 +1,143 @@
+"""`mewl eval`: the oracle's answers score 1.0 and all-wrong answers 0.0, per task and overall;
+every problem with a predictions file is one line and never silently counted; every format
+prints the same scores; --plot draws them."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from mewl_gen.cli.main import main
+from mewl_gen.store.reader import read
+from mewl_gen.tasks import catalog
+
+TASKS = ("shape", "pragmatic", "malevic-pos", "shapeworld-existential", "icy-naming", "icy-episodes")
+N = 12
+
+
+@pytest.fixture(scope="module")
+def sampled(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("eval") / "data"
+    for split in ("train", "test"):
+        assert main(["sample", "--task", ",".join(TASKS), "--n", str(N), "--split", split, "--seed", "11",
+                     "--out", str(out), "--workers", "1"]) == 0
+    return out
+
+
+def predictions(out: Path, wrong: bool = False) -> list[dict]:
+    """The oracle's answer to every item (the item's own solution), or a wrong one of the same type."""
+    lines = []
+    for (split, task), items in read(out).items.items():
+        for stored in items:
+            item = stored.item()
+            answer = item.solution()
+            if wrong:
+                answer = (not answer if isinstance(answer, bool)
+                          else next(c for c in item.choices if c != answer) if hasattr(item, "choices")
+                          else answer + "x")
+            lines.append({"split": split, "task": task, "index": stored.index, "answer": answer})
+    return lines
+
+
+def write(path: Path, lines: list) -> Path:
+    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize("wrong, accuracy", [(False, 1.0), (True, 0.0)])
+def test_the_oracle_scores_one_and_all_wrong_answers_zero(sampled, tmp_path, capsys, wrong, accuracy):
+    path = write(tmp_path / "p.jsonl", predictions(sampled, wrong))
+    capsys.readouterr()
+    assert main(["eval", str(sampled), str(path), "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert sorted((r["split"], r["task"]) for r in found["tasks"]) == sorted((s, t) for s in ("test", "train")
+                                                                              for t in TASKS)
+    assert all(r["accuracy"] == accuracy and r["n"] == N for r in found["tasks"])
+    assert found["overall"]["accuracy"] == accuracy and found["overall"]["n"] == 2 * N * len(TASKS)
+    assert found["problems"] == []
+
+
+def test_every_problem_is_one_line_and_never_silently_counted(sampled, tmp_path, capsys):
+    lines = [p for p in predictions(sampled) if p["task"] == "shape" and p["split"] == "train"]
+    lines[0] = {**lines[0], "answer": "zzz"}  # not one of the choices: wrong
+    del lines[1]  # missing: wrong
+    lines += [dict(lines[2], answer=lines[2]["answer"]),  # a duplicate: the first stands
+              "not json", {"split": "train", "task": "shape"},  # not predictions
+              {"split": "train", "task": "shape", "index": 999, "answer": "x"},  # not in OUT
+              {"split": "train", "task": "no-such-task", "index": 0, "answer": "x"}]
+    path = write(tmp_path / "p.jsonl", lines)
+    capsys.readouterr()
+    assert main(["eval", str(sampled), str(path), "--format", "json"]) == 1
+    captured = capsys.readouterr()
+    found = json.loads(captured.out)
+    (row,) = found["tasks"]
+    assert (row["task"], row["n"], row["correct"]) == ("shape", N, N - 2)
+    err = captured.err.splitlines()
+    assert len(err) == 6 and err == [f"mewl eval: {line}" for line in found["problems"]]
+    joined = "\n".join(err)
+    for words in ("2 lines that are not a prediction", "1 duplicate predictions", "1 predictions for tasks no benchmark",
+                  "1 missing predictions (counted wrong): train/shape/1", "1 answers an item cannot have",
+                  "1 predictions for items OUT does not hold (not counted): train/shape/999"):
+        assert words in joined, words
+
+
+def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, capsys):
+    lines = predictions(sampled)
+    rng = np.random.default_rng(0)
+    wrong = {json.dumps(p) for p in predictions(sampled, wrong=True)}
+    mixed = [p if rng.random() < 0.6 else json.loads(sorted(wrong)[k % len(wrong)]) for k, p in enumerate(lines)]
+    mixed = list({(p["split"], p["task"], p["index"]): p for p in mixed}.values())
+    path = write(tmp_path / "p.jsonl", mixed)
+    capsys.readouterr()
+    main(["eval", str(sampled), str(path), "--format", "json"])
+    by_json = {(r["split"], r["task"]): r["correct"] for r in json.loads(capsys.readouterr().out)["tasks"]}
+    main(["eval", str(sampled), str(path), "--format", "csv", "--plot", str(tmp_path / "acc.png")])
+    by_csv = {(r["split"], r["task"]): int(r["correct"]) for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert by_csv == by_json
+    main(["eval", str(sampled), str(path), "--format", "markdown"])
+    printed = capsys.readouterr().out
+    for (split, task), correct in by_json.items():
+        assert f"| {split} | {task} | {N} | {100 * correct / N:.1f} |" in printed
+    image = np.asarray(Image.open(tmp_path / "acc.png").convert("L"))
+    assert image.shape[1] > 400 and image.std() > 10  # drawn, not blank
+
+
+def test_the_papers_rows_are_shown_beside_and_marked(sampled, tmp_path, capsys):
+    published = {t for b in catalog.BENCHMARKS for p in b.published for t in p.accuracy}
+    path = write(tmp_path / "p.jsonl", predictions(sampled))
+    capsys.readouterr()
+    assert main(["eval", str(sampled), str(path)]) == 0
+    printed = capsys.readouterr().out
+    if published & set(TASKS):
+        assert "† reported by the paper, measured on the original data" in printed
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "/nonexistent", "/nonexistent.jsonl"], "cannot read /nonexistent.jsonl"),
+    (["eval", "DATA", "EMPTY"], "holds no predictions"),
+    (["eval", "DATA", "OTHER"], "is for an item of"),
+    (["eval", "DATA", "EMPTY", "--format", "xml"], "invalid choice: 'xml'"),
+])
+def test_mistakes_are_one_line(sampled, tmp_path, capsys, argv, message):
+    empty = write(tmp_path / "empty.jsonl", [])
+    other = write(tmp_path / "other.jsonl", [{"split": "val", "task": "shape", "index": 0, "answer": "x"}])
+    argv = [{"DATA": str(sampled), "EMPTY": str(empty), "OTHER": str(other)}.get(a, a) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_bongard_answer_is_two_truth_values_or_two_sides():
+    item = catalog.sample_item("bongard-basic", 11, "test", 0)
+    right = item.solution()
+    sides = ["left" if positive else "right" for positive in right]
+    assert item.read_answer(right) == item.read_answer(sides) == right
+    assert item.read_answer([not p for p in right]) != right
+    for wrong in (sides[0], [1, 0], ["left"], ["up", "down"], None):
+        with pytest.raises(ValueError, match="expected two of"):
+            item.read_answer(wrong)
