@@ -114,7 +114,7 @@ def rendered_all() -> Path:
 def _needs_render(config) -> bool:
     """Whether the session runs a test file that reads the shared render (a file calling rendered_all)."""
     tests = Path(__file__).parent
-    users = {p.resolve() for p in tests.glob("test_*.py") if "rendered_all(" in p.read_text()}
+    users = {p.resolve() for p in tests.rglob("test_*.py") if "rendered_all(" in p.read_text()}
     asked = [Path(a.split("::")[0]).resolve() for a in (config.args or [str(tests)])]
     return any(u == a or a in u.parents for u in users for a in asked)
 
