@@ -5,9 +5,11 @@ Sampled: every task, three items each at seed 2026 (iid, train), and the
 configured forms (ShapeWorld's held-out relations in test, ICY's ROT
 language, MALeViC's unseen scheme in test). Rendered: one item of every task
 at draft quality, where each JSON file and each PNG is pinned. A PNG's bytes
-hold on the machine kind they were recorded on (Cycles' CPU kernels and
-OpenImageDenoise pick code paths by the CPU); elsewhere the JSON files,
-masks included, are still compared and the PNGs are reported as unchecked.
+hold on the CPU they were recorded on (Cycles' CPU kernels and
+OpenImageDenoise pick code paths by the CPU), and so does each item's record
+of checksums, which holds the PNGs' digests: those are pinned per CPU, and on
+a CPU not pinned yet only the JSON files (ground truth, masks included) are
+compared, and the test says so.
 A change that alters one byte fails here: if it is meant, it is a new
 generator version and these digests are recorded again in the same commit.
 
@@ -23,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.pinned_digests import CPU, RENDERED, SAMPLED
+from mewl_gen.store.record import RECORD
+from tests.pinned_digests import PIXELS, RENDERED, SAMPLED
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "2026"
@@ -52,14 +55,15 @@ def cpu_fingerprint() -> str:
 
 def digests(out: Path) -> dict[str, str]:
     """Per folder under OUT's splits (a task's items, an index file, the manifest and the
-    card): sha256 over (relative path, sha256 of the file) of its JSON files, and of its PNGs."""
+    card): sha256 over (relative path, sha256 of the file) of its JSON files, of its records of
+    checksums, and of its PNGs."""
     found: dict[str, hashlib._Hash] = {}
     for p in sorted(out.rglob("*")):
         rel = p.relative_to(out)
         if not p.is_file() or any(part.startswith(".") for part in rel.parts) or rel.parts[0] == "slurm":
             continue
         group = "/".join(rel.parts[:2]) if len(rel.parts) > 2 else str(rel)
-        kind = "png" if p.suffix == ".png" else "files"
+        kind = "png" if p.suffix == ".png" else "record" if p.name == RECORD else "files"
         h = found.setdefault(f"{group} {kind}", hashlib.sha256())
         h.update(str(rel).encode())
         h.update(hashlib.sha256(p.read_bytes()).digest())
@@ -96,17 +100,25 @@ def test_rendered_items_of_every_task_are_byte_identical():
 
     assert RENDERED_SEED == SEED
     found = digests(rendered_all())  # `mewl render --task all --n 1 --seed 2026 --quality draft`, shared
-    assert {k: v for k, v in found.items() if not k.endswith(" png")} == {
-        k: v for k, v in RENDERED.items() if not k.endswith(" png")}
-    if cpu_fingerprint() != CPU:
-        pytest.skip(f"JSON files identical; PNGs unchecked: pinned on CPU {CPU}, this is {cpu_fingerprint()}")
-    assert found == RENDERED
+    files, pixels = split_pixels(found)
+    assert files == RENDERED
+    cpu = cpu_fingerprint()
+    if cpu not in PIXELS:
+        pytest.skip(f"JSON files identical; PNGs and records unchecked: pinned on CPUs {sorted(PIXELS)}, this is {cpu} "
+                    "(python -m tests.test_pinned_output prints its digests)")
+    assert pixels == PIXELS[cpu]
+
+
+def split_pixels(found: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(what holds on any CPU, what depends on the CPU's renders: PNGs and the records holding their digests)."""
+    cpu_bound = {k: v for k, v in found.items() if k.endswith((" png", " record"))}
+    return {k: v for k, v in found.items() if k not in cpu_bound}, cpu_bound
 
 
 if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        record = {"CPU": cpu_fingerprint(), "SAMPLED": sample_all(Path(tmp) / "s"),
-                  "RENDERED": render_all(Path(tmp) / "r") if "--no-render" not in sys.argv else {}}
+        files, pixels = split_pixels(render_all(Path(tmp) / "r")) if "--no-render" not in sys.argv else ({}, {})
+        record = {"CPU": cpu_fingerprint(), "SAMPLED": sample_all(Path(tmp) / "s"), "RENDERED": files, "PIXELS": pixels}
     print(json.dumps(record, indent=1))
