@@ -26,7 +26,7 @@ from mewl_gen.scenes.universe import COLORS, MATERIALS, SHAPES
 
 from . import blender_stage, ground_truth, storage
 from .devices import configure, gpu_denoiser
-from .passes import encode, file_name
+from .passes import PASS, file_name
 
 
 def _cycles_seconds(info: dict, key: str) -> float | None:
@@ -232,9 +232,10 @@ class BlenderScene:
             small = ground_truth.too_small(counts)
             if passes and not small:
                 for kind, tmp in temps.items():
-                    pixels = index if kind == "instance" else self._read_exr(self.pass_exrs[kind], *index.shape)
+                    from_layer = PASS[kind].layer is not None  # else the index pass itself
+                    pixels = self._read_exr(self.pass_exrs[kind], *index.shape) if from_layer else index
                     with storage.naming(tmp):
-                        tmp.write_bytes(encode(kind, pixels))
+                        tmp.write_bytes(PASS[kind].encode(pixels))
                 lap("pass_files")
             if not small:
                 gt = ground_truth.build(spec, index, image_filename=png_path.name, device=self.device,
