@@ -15,9 +15,6 @@ import errno
 import os
 from pathlib import Path
 
-FULL = (errno.ENOSPC, errno.EDQUOT)
-# What a failing disk or file server says, as opposed to a bug: these stop a run, never retried.
-STORAGE = (*FULL, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.ESTALE)
 SLACK = 64 * 1024  # headers, metadata and Blender's log lines beside an image's pixels
 
 
