@@ -6,11 +6,24 @@ read, an unknown task, a damaged item, ...); the command turns any of them into 
 status 2 (cli.main). Anything else is a bug, and a traceback."""
 from __future__ import annotations
 
+import contextlib
 import errno
 
 
 class UserError(Exception):
     """A mistake of the user's: reported as one line, exit code 2, no traceback."""
+
+
+@contextlib.contextmanager
+def naming(path):
+    """An OSError met while writing `path` names it (a failed write() names no file), so that the
+    fault can be told by where it struck (store.files.storage_fault)."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is None and err.errno is not None:
+            raise OSError(err.errno, err.strerror, str(path)) from None
+        raise
 
 
 # -- error numbers ----------------------------------------------------------------------------------
