@@ -1,2 +1,37 @@
+"""What a user's mistake is, and what the operating system's error numbers mean here: the lowest
+layer, importing nothing of the project, so that every room raises and reads them alike.
+
+A user's mistake raises UserError (or a subclass kept beside what it means: a spec that cannot be
+read, an unknown task, a damaged item, ...); the command turns any of them into one line and exit
+status 2 (cli.main). Anything else is a bug, and a traceback."""
+from __future__ import annotations
+
+import contextlib
+import errno
+
+
 class UserError(Exception):
     """A mistake of the user's: reported as one line, exit code 2, no traceback."""
+
+
+@contextlib.contextmanager
+def naming(path):
+    """An OSError met while writing `path` names it (a failed write() names no file), so that the
+    fault can be told by where it struck (store.files.storage_fault)."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is None and err.errno is not None:
+            raise OSError(err.errno, err.strerror, str(path)) from None
+        raise
+
+
+# -- error numbers ----------------------------------------------------------------------------------
+FULL = (errno.ENOSPC, errno.EDQUOT)  # no room left: a disk or a quota
+DENIED = (errno.EROFS, errno.EACCES, errno.EPERM)  # a folder that may not be written
+GONE = (errno.ENOENT, errno.ENOTDIR, errno.ESTALE)  # a folder removed, or a file server's handle gone stale
+# What a failing disk or file server says, as opposed to a bug: these stop a run, never retried.
+STORAGE = (*FULL, *DENIED, errno.EIO, *GONE)
+# NFS (store.nfs): a file system without hard links, and a rename whose outcome must be read back.
+NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
+UNCERTAIN = (errno.ESTALE, errno.EIO, errno.ETIMEDOUT, errno.ENOENT)

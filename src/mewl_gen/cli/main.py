@@ -7,17 +7,11 @@ import os
 import sys
 from importlib import metadata
 
-from mewl_gen.errors import UserError
-from mewl_gen.scenes.spec import GENERATOR_VERSION, SpecError
-from mewl_gen.store.files import FULL
+from mewl_gen.errors import FULL, UserError
+from mewl_gen.scenes.spec import GENERATOR_VERSION
 from mewl_gen.tasks import catalog
-from mewl_gen.tasks.benchmark import UsageError
-from mewl_gen.tasks.stored import DamagedItem
 
 from . import audit, calibrate, evaluate, export, gallery, inspect, options, render, sample, slurm, specs, text, verify
-
-# What a user's mistake raises, at any depth: one line, exit 2.
-MISTAKES = (UserError, UsageError, DamagedItem, SpecError)
 
 
 def build_parser() -> options.Parser:
@@ -49,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         code = args.func(args)
         sys.stdout.flush()  # here, where a closed pipe can still be caught
         return code
-    except MISTAKES as err:
+    except UserError as err:  # a user's mistake at any depth (mewl_gen.errors): one line, exit 2
         _complain(f"mewl: error: {err}")
         return 2
     except KeyboardInterrupt:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from mewl_gen.errors import UserError
-from mewl_gen.render.passes import PASSES, PassError, parse
+from mewl_gen.render.passes import PASSES, parse
 from mewl_gen.render.worker import DEVICES
 from mewl_gen.scenes.quality import QUALITIES
 from mewl_gen.store.layout import SPLIT
@@ -17,10 +17,7 @@ from mewl_gen.tasks.benchmark import IID
 
 def task_list(value: str) -> list[str]:
     """A task, a benchmark (all of its tasks), all, or a comma list of those."""
-    try:
-        return catalog.resolve(value)
-    except catalog.UnknownTask as err:
-        raise UserError(str(err)) from None
+    return catalog.resolve(value)
 
 
 def split_scheme(value: str | None, names: list[str], split_name: str) -> str:
@@ -137,10 +134,7 @@ def passes(value: str | None) -> tuple[str, ...]:
     """--passes: the pass names in render.passes.PASSES order; none when not given."""
     if value is None:
         return ()
-    try:
-        return parse(value)
-    except PassError as err:
-        raise UserError(str(err)) from None
+    return parse(value)
 
 
 def workers(value: str | int | None) -> int:

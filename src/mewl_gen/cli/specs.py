@@ -5,10 +5,10 @@ import json
 from pathlib import Path
 
 from mewl_gen.errors import UserError
-from mewl_gen.render import DeviceError, render_scene
+from mewl_gen.render import render_scene
 from mewl_gen.render.passes import files_of
 from mewl_gen.scenes import image_truth
-from mewl_gen.scenes.spec import SceneSpec, SpecError
+from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.store.files import probe_writable
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.item import Item
@@ -78,10 +78,7 @@ def cmd_render_spec(args) -> int:
     for name in (f"{stem}.png", f"{stem}.json", *files_of(stem, passes)):
         options.new_file(out / name, "--out", args.force)
     probe_writable(out)
-    try:
-        return render_scene(scene, out, stem, quality=quality, device=device, source=str(args.spec), passes=passes)
-    except (SpecError, DeviceError) as err:
-        raise UserError(str(err)) from None
+    return render_scene(scene, out, stem, quality=quality, device=device, source=str(args.spec), passes=passes)
 
 
 def register(sub) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mewl_gen.errors import UserError
-from mewl_gen.scenes.spec import SceneSpec, SpecError
+from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.store.reader import item_at
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.item import Item
@@ -12,11 +12,8 @@ from mewl_gen.tasks.validation import InvalidItem
 
 
 def load_spec(path: Path) -> Item | SceneSpec:
-    """An item or a SceneSpec from a JSON file (or an item folder), or a one-line UserError."""
-    try:
-        return catalog.read_item(path)
-    except SpecError as err:
-        raise UserError(str(err)) from None
+    """An item or a SceneSpec from a JSON file (or an item folder), or a one-line SpecError."""
+    return catalog.read_item(path)
 
 
 def validate_file(path: Path) -> str:

@@ -18,8 +18,8 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
+from mewl_gen.errors import naming
 from mewl_gen.render import RenderError, StorageError, Worker
-from mewl_gen.render.storage import naming
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
 from mewl_gen.store import bookkeeping, layout
@@ -93,8 +93,9 @@ def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callabl
 
 def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, stop: threading.Event,
                        on_image: Callable[[], None]) -> tuple[str | None, int]:
-    """Render every scene into a staging folder and publish it.
+    """Render every scene, at the quality asked for, into a staging folder and publish it.
     Returns (None, renders) when published, else (why a scene failed, renders)."""
+    item = at_quality(item, s.quality)
     tmp = writer.staging(s.split, item.task, item.index)
     published = False
     renders = 0
@@ -148,7 +149,6 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
     except (ItemError, InvalidItem) as err:
         return failed(f"sampling: {err}")
     for _ in range(MAX_CRASHES + MAX_REDRAWS + 2):  # each pass is a crash, a redraw or the end
-        item = at_quality(item, s.quality)
         try:
             why, n = _render_into_place(worker, writer, s, item, stop, on_image)
         except StorageError:

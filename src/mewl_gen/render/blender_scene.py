@@ -21,12 +21,13 @@ from mathutils import Vector
 from PIL import Image
 
 from mewl_gen import assets
+from mewl_gen.errors import naming
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import COLORS, MATERIALS, SHAPES
 
 from . import blender_stage, ground_truth, storage
 from .devices import configure, gpu_denoiser
-from .passes import encode, file_name
+from .passes import PASS, file_name
 
 
 def _cycles_seconds(info: dict, key: str) -> float | None:
@@ -223,7 +224,7 @@ class BlenderScene:
             storage.check_size(self.index_path, storage.raw_bytes(spec.camera.width, spec.camera.height, 4, 4))
             with _saved_png(self.scratch, storage.raw_bytes(spec.camera.width, spec.camera.height)) as im:
                 cycles = {k: _cycles_seconds(im.info, k) for k in ("render_time", "synchronization_time", "total_time")}
-                with storage.naming(tmp_png):
+                with naming(tmp_png):
                     im.save(tmp_png, format="PNG")  # without Blender's timing metadata
             lap("png")
             index = self._read_index(spec.camera.height, spec.camera.width)
@@ -232,14 +233,15 @@ class BlenderScene:
             small = ground_truth.too_small(counts)
             if passes and not small:
                 for kind, tmp in temps.items():
-                    pixels = index if kind == "instance" else self._read_exr(self.pass_exrs[kind], *index.shape)
-                    with storage.naming(tmp):
-                        tmp.write_bytes(encode(kind, pixels))
+                    from_layer = PASS[kind].layer is not None  # else the index pass itself
+                    pixels = self._read_exr(self.pass_exrs[kind], *index.shape) if from_layer else index
+                    with naming(tmp):
+                        tmp.write_bytes(PASS[kind].encode(pixels))
                 lap("pass_files")
             if not small:
                 gt = ground_truth.build(spec, index, image_filename=png_path.name, device=self.device,
                                         blender_version=bpy.app.version_string)
-                with storage.naming(tmp_json):
+                with naming(tmp_json):
                     tmp_json.write_text(json.dumps(gt, indent=1))
                 for kind, final in finals.items():
                     os.replace(temps[kind], final)

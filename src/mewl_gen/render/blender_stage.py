@@ -10,10 +10,10 @@ import bpy
 
 from mewl_gen import assets
 
+from .passes import REGISTRY
+
 GROUND_SIZE = 200.0
 INDEX_PASS = "index"
-# Each extra pass: the render layer's output and the File Output item that writes it (render.passes).
-PASS_SOCKETS = {"depth": ("Depth", "FLOAT"), "normal": ("Normal", "VECTOR"), "albedo": ("Diffuse Color", "RGBA")}
 
 
 def material(name: str, inputs: dict) -> bpy.types.Material:
@@ -115,22 +115,22 @@ def compositor(sc: bpy.types.Scene, scratch: Path) -> Path:
 
 
 def use_passes(sc: bpy.types.Scene, scratch: Path, passes: tuple[str, ...]) -> dict[str, Path]:
-    """Turn the view layer's depth, normal and diffuse colour passes on or off as asked (instance is the
-    index pass) and write those asked for beside the index pass; returns each one's EXR. Passes only add
-    outputs: the image is the same bytes with or without them (docs/passes.md)."""
+    """Turn the view layer's passes (render.passes.REGISTRY) on or off as asked and write those asked
+    for beside the index pass; returns each one's EXR (instance is the index pass itself). Passes only
+    add outputs: the image is the same bytes with or without them (docs/passes.md)."""
     layer = sc.view_layers[0]
-    layer.use_pass_z = "depth" in passes
-    layer.use_pass_normal = "normal" in passes
-    layer.use_pass_diffuse_color = "albedo" in passes
+    for kind in REGISTRY:
+        if kind.layer is not None:
+            kind.layer.switch(layer, kind.name in passes)
     tree = sc.compositing_node_group
     layers = next(n for n in tree.nodes if n.bl_idname == "CompositorNodeRLayers")
     files = next(n for n in tree.nodes if n.bl_idname == "CompositorNodeOutputFile")
     while len(files.file_output_items) > 1:  # the index item, made first, stays
         files.file_output_items.remove(files.file_output_items[-1])
     written = {}
-    for kind, (socket, item) in PASS_SOCKETS.items():
-        if kind in passes:
-            files.file_output_items.new(item, kind)
-            tree.links.new(layers.outputs[socket], files.inputs[kind])
-            written[kind] = scratch / f"pass_{kind}.exr"
+    for kind in REGISTRY:
+        if kind.layer is not None and kind.name in passes:
+            files.file_output_items.new(kind.layer.item, kind.name)
+            tree.links.new(layers.outputs[kind.layer.socket], files.inputs[kind.name])
+            written[kind.name] = scratch / f"pass_{kind.name}.exr"
     return written

@@ -1,43 +1,126 @@
-"""The extra passes of a render, on request (no bpy): their names, their files beside the image, and
-how Blender's float buffers become those files (docs/passes.md has the conventions).
+"""The extra passes of a render, on request (no bpy): one entry of REGISTRY each, naming its file
+beside the image, where Blender gives it, how Blender's float buffer becomes that file and how the
+file is read back (docs/passes.md has the conventions: units, axes, what stands where nothing is hit).
 
 Every pass comes from the same Cycles render as the PNG. Files lie beside `<scene>.png` as
 `<scene>.<pass>.<ext>`: a scene's name never holds a dot, so no pass file is another scene's image.
-
-- depth: `.depth.npy`, float32 (H, W), row 0 the top of the image: distance from the camera along its
-  optical axis (z-depth, not the length of the ray) to the first surface, in scene units; +inf where
-  no surface is hit. Cycles takes it from the pixel's first sample, as it takes the object index.
-- normal: `.normal.png`, 16-bit RGB: the first surface's world-space unit normal (x, y, z in R, G, B;
-  z up), each component n stored as round((n + 1) / 2 * 65535); (0, 0, 0) where no surface is hit.
-  Averaged over the pixel's samples and scaled back to unit length.
-- albedo: `.albedo.png`, 16-bit RGB: Cycles' Diffuse Color pass, the diffuse reflectance of the first
-  surface in linear light (not sRGB), round(c * 65535); metal and glass reflect no diffuse light (0).
-- instance: `.instance.png`, 16-bit grey: the object-index pass the masks are read from: object i is
-  i + 1, the hand len(objects) + 1, the background 0.
+Depth is float32 NumPy, the others 16-bit PNGs (png16), which any PNG reader opens.
 """
 from __future__ import annotations
 
 import io
 import struct
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
-PASSES = ("depth", "normal", "albedo", "instance")  # the order of files, manifests and columns
-SUFFIXES = {"depth": ".depth.npy", "normal": ".normal.png", "albedo": ".albedo.png", "instance": ".instance.png"}
-# One line each, for the dataset card (store.card) and `mewl render-spec`'s users.
-MEANING = {
-    "depth": "float32 NumPy, distance along the camera's optical axis in scene units, +inf where nothing is hit",
-    "normal": "16-bit RGB PNG, world-space unit normal (x, y, z; z up) as (n + 1) / 2 * 65535, 0 where nothing is hit",
-    "albedo": "16-bit RGB PNG, diffuse reflectance in linear light times 65535 (0 on metal, glass and sky)",
-    "instance": "16-bit grey PNG, object index + 1 (the hand last), 0 for the background: the masks' own pass",
-}
+from mewl_gen.errors import UserError
+
 NO_SURFACE = 1e10  # Cycles' depth where a camera ray hits nothing (measured, Blender 5.0.1)
 UNIT = 65535
 
 
-class PassError(ValueError):
+# -- each pass: Blender's buffer to the file's bytes, and the file back to its values --------------
+def _depth_file(pixels: np.ndarray) -> bytes:
+    z = pixels[..., 0].astype(np.float32)
+    z[z >= NO_SURFACE] = np.inf
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(z), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _depth_values(path: Path) -> np.ndarray:
+    return np.load(path, allow_pickle=False)
+
+
+def _normal_file(pixels: np.ndarray) -> bytes:
+    n = pixels[..., :3].astype(np.float64)
+    length = np.linalg.norm(n, axis=-1, keepdims=True)
+    hit = length[..., 0] > 0
+    unit = np.divide(n, length, out=np.zeros_like(n), where=length > 0)
+    stored = np.rint((unit + 1) / 2 * UNIT)
+    stored[~hit] = 0
+    return png16(stored.astype(np.uint16))
+
+
+def _normal_values(path: Path) -> np.ndarray:
+    stored = read_png16(path.read_bytes())
+    n = stored.astype(np.float64) / UNIT * 2 - 1
+    n[(stored == 0).all(axis=-1)] = 0.0
+    return n
+
+
+def _albedo_file(pixels: np.ndarray) -> bytes:
+    return png16(np.rint(np.clip(pixels[..., :3], 0.0, 1.0) * UNIT).astype(np.uint16))
+
+
+def _albedo_values(path: Path) -> np.ndarray:
+    return read_png16(path.read_bytes()).astype(np.float64) / UNIT
+
+
+def _instance_file(index: np.ndarray) -> bytes:
+    return png16(index.astype(np.uint16))
+
+
+def _instance_values(path: Path) -> np.ndarray:
+    return read_png16(path.read_bytes()).astype(np.int32)
+
+
+# The view layer's switch of each Blender pass (render.blender_stage turns them on only when asked for).
+def _use_z(layer, on: bool) -> None:
+    layer.use_pass_z = on
+
+
+def _use_normal(layer, on: bool) -> None:
+    layer.use_pass_normal = on
+
+
+def _use_diffuse_color(layer, on: bool) -> None:
+    layer.use_pass_diffuse_color = on
+
+
+@dataclass(frozen=True)
+class LayerPass:
+    """Where Blender gives a pass: the view layer's switch, the render layer node's output, and the
+    type of the compositor's File Output item that writes it to an EXR."""
+    switch: Callable[[object, bool], None]
+    socket: str
+    item: str
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One pass: adding a pass is adding one of these to REGISTRY (and its line in docs/passes.md)."""
+    name: str  # as --passes, manifests and export columns name it
+    suffix: str  # its file beside <scene>.png
+    meaning: str  # one line, for the dataset card (store.card) and `mewl render-spec`'s users
+    layer: LayerPass | None  # None: the object-index pass that every render writes for the masks
+    encode: Callable[[np.ndarray], bytes]  # (H, W, channels) float, row 0 the top (instance: the index image)
+    read: Callable[[Path], np.ndarray]  # the file back to its values
+
+
+REGISTRY = (  # the order of files, manifests and columns
+    Pass("depth", ".depth.npy",
+         "float32 NumPy, distance along the camera's optical axis in scene units, +inf where nothing is hit",
+         LayerPass(_use_z, "Depth", "FLOAT"), _depth_file, _depth_values),
+    Pass("normal", ".normal.png",
+         "16-bit RGB PNG, world-space unit normal (x, y, z; z up) as (n + 1) / 2 * 65535, 0 where nothing is hit",
+         LayerPass(_use_normal, "Normal", "VECTOR"), _normal_file, _normal_values),
+    Pass("albedo", ".albedo.png",
+         "16-bit RGB PNG, diffuse reflectance in linear light times 65535 (0 on metal, glass and sky)",
+         LayerPass(_use_diffuse_color, "Diffuse Color", "RGBA"), _albedo_file, _albedo_values),
+    Pass("instance", ".instance.png",
+         "16-bit grey PNG, object index + 1 (the hand last), 0 for the background: the masks' own pass",
+         None, _instance_file, _instance_values),
+)
+PASS = {p.name: p for p in REGISTRY}
+PASSES = tuple(PASS)
+
+
+class PassError(UserError, ValueError):
     """A --passes value that names no pass: one line."""
 
 
@@ -55,42 +138,29 @@ def parse(value: str) -> tuple[str, ...]:
 
 
 def file_name(scene: str, kind: str) -> str:
-    return scene + SUFFIXES[kind]
+    return scene + PASS[kind].suffix
 
 
 def is_pass_file(name: str) -> bool:
-    return name.endswith(tuple(SUFFIXES.values()))
+    return name.endswith(tuple(p.suffix for p in REGISTRY))
 
 
 def files_of(scene: str, passes: tuple[str, ...]) -> list[str]:
     return [file_name(scene, kind) for kind in passes]
 
 
-# -- Blender's buffers to files ---------------------------------------------------------------------
-def encode(kind: str, pixels: np.ndarray) -> bytes:
-    """A file's bytes from a pass as Blender gives it, (H, W, channels) float with row 0 at the top
-    (the instance pass: the integer index image)."""
-    if kind == "depth":
-        z = pixels[..., 0].astype(np.float32)
-        z[z >= NO_SURFACE] = np.inf
-        buffer = io.BytesIO()
-        np.save(buffer, np.ascontiguousarray(z), allow_pickle=False)
-        return buffer.getvalue()
-    if kind == "normal":
-        n = pixels[..., :3].astype(np.float64)
-        length = np.linalg.norm(n, axis=-1, keepdims=True)
-        hit = length[..., 0] > 0
-        unit = np.divide(n, length, out=np.zeros_like(n), where=length > 0)
-        stored = np.rint((unit + 1) / 2 * UNIT)
-        stored[~hit] = 0
-        return png16(stored.astype(np.uint16))
-    if kind == "albedo":
-        return png16(np.rint(np.clip(pixels[..., :3], 0.0, 1.0) * UNIT).astype(np.uint16))
-    if kind == "instance":
-        return png16(pixels.astype(np.uint16))
-    raise ValueError(f"unknown pass {kind!r}")
+def read(path: Path) -> np.ndarray:
+    """A pass file as its values: depth in scene units (inf: no surface), normals as unit vectors
+    (0 where no surface), albedo in [0, 1], instance ids as integers."""
+    name = Path(path).name
+    kind = next((p for p in REGISTRY if name.endswith(p.suffix)), None)
+    if kind is None:
+        raise ValueError(f"{name} is not a pass file (expected a name ending in "
+                         f"{', '.join(p.suffix for p in REGISTRY)})")
+    return kind.read(Path(path))
 
 
+# -- 16-bit PNG ---------------------------------------------------------------------------------------
 def png16(image: np.ndarray) -> bytes:
     """A 16-bit PNG of a (H, W) grey or (H, W, 3) RGB uint16 image. Every row uses the Up filter (its
     bytes less the row above's): smooth passes compress to about a third of the unfiltered size."""
@@ -105,25 +175,6 @@ def png16(image: np.ndarray) -> bytes:
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-# -- files back to arrays ---------------------------------------------------------------------------
-def read(path: Path) -> np.ndarray:
-    """A pass file as its values: depth in scene units (inf: no surface), normals as unit vectors
-    (0 where no surface), albedo in [0, 1], instance ids as integers."""
-    name = Path(path).name
-    if name.endswith(SUFFIXES["depth"]):
-        return np.load(path, allow_pickle=False)
-    stored = read_png16(Path(path).read_bytes())
-    if name.endswith(SUFFIXES["normal"]):
-        n = stored.astype(np.float64) / UNIT * 2 - 1
-        n[(stored == 0).all(axis=-1)] = 0.0
-        return n
-    if name.endswith(SUFFIXES["albedo"]):
-        return stored.astype(np.float64) / UNIT
-    if name.endswith(SUFFIXES["instance"]):
-        return stored.astype(np.int32)
-    raise ValueError(f"{name} is not a pass file (expected a name ending in {', '.join(SUFFIXES.values())})")
 
 
 def read_png16(data: bytes) -> np.ndarray:

@@ -11,7 +11,7 @@ import traceback
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from .storage import STORAGE
+from mewl_gen.errors import STORAGE
 
 
 def _channels() -> tuple[Connection, Connection]:

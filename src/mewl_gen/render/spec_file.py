@@ -8,7 +8,7 @@ from pathlib import Path
 from mewl_gen.scenes.quality import QUALITIES, with_quality
 from mewl_gen.scenes.spec import SceneSpec, SpecError
 
-from .passes import SUFFIXES
+from .passes import file_name
 from .worker import Worker
 
 
@@ -31,6 +31,6 @@ def render_scene(spec: SceneSpec, out_dir: Path, stem: str, quality: str | None 
         print(f"{source or stem}: objects {res.too_small} show fewer than the minimum pixels "
               f"({res.visible_pixels}); nothing written", file=sys.stderr)
         return 1
-    extra = "".join(f", {stem}{SUFFIXES[kind]}" for kind in passes)
+    extra = "".join(f", {file_name(stem, kind)}" for kind in passes)
     print(f"wrote {out_dir / stem}.png and .json{extra} ({res.device}, {res.seconds:.1f} s)", file=sys.stderr)
     return 0

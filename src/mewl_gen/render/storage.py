@@ -10,14 +10,10 @@ the renderer's.
 """
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 from pathlib import Path
 
-FULL = (errno.ENOSPC, errno.EDQUOT)
-# What a failing disk or file server says, as opposed to a bug: these stop a run, never retried.
-STORAGE = (*FULL, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.ESTALE)
 SLACK = 64 * 1024  # headers, metadata and Blender's log lines beside an image's pixels
 
 
@@ -58,13 +54,3 @@ def check_size(path: Path, least: int) -> None:
         return
     raise fault(path, least + SLACK) or RuntimeError(f"Blender wrote {size} bytes to {path}, expected at least {least}")
 
-
-@contextlib.contextmanager
-def naming(path: Path):
-    """An OSError met while writing `path` names it (a failed write() names no file)."""
-    try:
-        yield
-    except OSError as err:
-        if err.filename is None and err.errno is not None:
-            raise OSError(err.errno, err.strerror, str(path)) from None
-        raise

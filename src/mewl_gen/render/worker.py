@@ -23,6 +23,7 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from mewl_gen.errors import FULL, UserError
 from mewl_gen.scenes.spec import SceneSpec
 
 from . import storage
@@ -42,7 +43,7 @@ def denoiser_for(device: str) -> str:
     return "OPTIX" if device.startswith("optix:") else "OPENIMAGEDENOISE"
 
 
-class DeviceError(ValueError):
+class DeviceError(UserError, ValueError):
     """The requested device or GPU ids are not available."""
 
 
@@ -65,7 +66,7 @@ class NoSpaceError(StorageError):
 
 
 def storage_error(error: OSError) -> StorageError:
-    return (NoSpaceError if error.errno in storage.FULL else StorageError)(error)
+    return (NoSpaceError if error.errno in FULL else StorageError)(error)
 
 
 NO_SPACE = os.strerror(errno.ENOSPC)  # "No space left on device", as Python and Blender report it

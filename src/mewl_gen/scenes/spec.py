@@ -13,6 +13,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from mewl_gen.errors import UserError
+
 from . import hand as hand_geometry
 from .parts import (
     HALF_EXTENT,
@@ -70,7 +72,7 @@ class SceneSpec(Spec):
         return self
 
 
-class SpecError(ValueError):
+class SpecError(UserError, ValueError):
     """A spec file that cannot be read or breaks a rule of the models, as one line naming the field."""
 
 

@@ -1,17 +1,23 @@
 """Analytic estimate of each object's visible pixels, by ray casting.
 
 Objects are exact spheres, boxes and cylinders (no bevels); the hand is its
-two boxes. Rays are cast on a grid of every `STRIDE`-th pixel, only inside
-the screen boxes of entities, and counts are scaled back to full resolution.
-It lets samplers reject scenes before rendering; the renderer still checks
-the real render.
+two boxes (scenes.primitives). Rays are cast on a grid of every `STRIDE`-th
+pixel, only inside the screen boxes of entities, and counts are scaled back
+to full resolution. It lets samplers reject scenes before rendering; the
+renderer still checks the real render.
+
+Samplers ask only whether a scene is visible enough (visible_enough), for
+many hands on one layout: what the objects and camera alone decide is kept
+between those calls (_Layout), and the verdict stops counting as soon as a
+bound decides it. The counts themselves (estimate_visible_pixels) are exact.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import hand as hand_geometry
-from .camera import pixel_rays, project
+from .camera import focal_px, rotation_matrix
+from .primitives import bounds, hand_primitives, hits, hull_area, object_primitives, silhouette_points
 from .spec import SceneSpec
 
 STRIDE = 2
@@ -20,152 +26,62 @@ MIN_VISIBLE_PIXELS = 200
 # anti-aliasing make the real count differ.
 ESTIMATE_MARGIN = 1.5
 
-_BOX_CORNERS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
+
+class _View:
+    """One camera's projection and pixel rays, with its rotation and focal length read once
+    (the same arithmetic as camera.project and camera.pixel_rays)."""
+
+    def __init__(self, cam):
+        self.width, self.height = cam.width, cam.height
+        self.location = np.asarray(cam.location)
+        self.rotation = rotation_matrix(cam.rotation)
+        self.focal = focal_px(cam)
+
+    def project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """World points (N, 3) -> u right, v down (pixels) and depth."""
+        local = (points - self.location) @ self.rotation
+        depth = -local[:, 2]
+        u = self.width / 2 + self.focal * local[:, 0] / depth
+        v = self.height / 2 - self.focal * local[:, 1] / depth
+        return u, v, depth
+
+    def screen_box(self, prims) -> tuple[tuple, bool, tuple]:
+        """(clamped pixel box, whether it leaves the image, depth range) of an entity."""
+        u, v, depth = self.project(np.concatenate([bounds(p) for p in prims]))
+        u0, v0, u1, v1 = np.floor(u.min()), np.floor(v.min()), np.ceil(u.max()), np.ceil(v.max())
+        box = (max(u0, 0), max(v0, 0), min(u1, self.width), min(v1, self.height))
+        clipped = bool(u0 < 0 or v0 < 0 or u1 > self.width or v1 > self.height)
+        return box, clipped, (depth.min(), depth.max())
+
+    def rays(self, box) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Unit world directions through the pixel grid of a box, row by row, and the grid's
+        columns (u) and rows (v)."""
+        u0, v0, u1, v1 = box
+        us, vs = np.arange(u0, u1, STRIDE) + 0.5, np.arange(v0, v1, STRIDE) + 0.5
+        d = np.empty((len(vs), len(us), 3))
+        d[..., 0] = (us - self.width / 2) / self.focal
+        d[..., 1] = (-(vs - self.height / 2) / self.focal)[:, None]
+        d[..., 2] = -1.0
+        d = d.reshape(-1, 3) @ self.rotation.T
+        return d / np.sqrt((d * d).sum(axis=-1, keepdims=True)), us, vs
+
+    def outline_area(self, prims) -> float:
+        # The hand's two boxes only touch, so their outlines' areas add up.
+        total = 0
+        for p in prims:
+            u, v, _ = self.project(silhouette_points(p, self.location))
+            total += hull_area(np.stack([u, v], axis=1))
+        return total
 
 
-def _object_primitives(spec: SceneSpec) -> list[list[tuple]]:
-    ents = []
-    for o in spec.objects:
-        c, s = np.array(o.center), o.scale
-        if o.shape == "sphere":
-            ents.append([("sphere", c, s)])
-        elif o.shape == "cube":
-            ents.append([("box", c, np.array([s, s, s]), o.rotation)])
-        else:
-            ents.append([("cylinder", c, s, s)])
-    return ents
+def _count(visible: np.ndarray, fill: float) -> int:
+    return int(np.count_nonzero(visible) * STRIDE * STRIDE * fill)
 
 
-def _hand_primitives(spec: SceneSpec) -> list[tuple]:
-    return [("box", c, h, yaw) for c, h, yaw in hand_geometry.boxes(spec.hand)]
-
-
-def _bounds(prim) -> np.ndarray:
-    kind, c = prim[0], prim[1]
-    if kind == "box":
-        half = prim[2]
-        r = np.hypot(half[0], half[1])
-        ext = np.array([r, r, half[2]])
-    else:
-        ext = np.array([prim[2], prim[2], prim[2] if kind == "sphere" else prim[3]])
-    return c + _BOX_CORNERS * ext
-
-
-def _hit(prim, origin, d, rows=None) -> np.ndarray:
-    """Ray distance to the primitive, inf where it misses; with `rows`, for
-    d[rows] only. Rays parallel to a face divide by zero: call under
-    np.errstate(divide=..., invalid=...)."""
-    kind, c = prim[0], prim[1]
-    o = origin - c
-    # Matrix products run on all of d before taking rows: BLAS rounds a row
-    # differently depending on the rows around it, and the numbers must not
-    # depend on which rays are asked for.
-    pick = slice(None) if rows is None else rows
-    t = np.full(len(d) if rows is None else len(rows), np.inf)
-    if kind == "sphere":
-        b = (d @ o)[pick]
-        disc = b * b - (o @ o - prim[2] ** 2)
-        ok = disc >= 0
-        t[ok] = -b[ok] - np.sqrt(disc[ok])
-    elif kind == "box":
-        half, yaw = prim[2], prim[3]
-        cs, sn = np.cos(-yaw), np.sin(-yaw)
-        rot = np.array([[cs, -sn, 0], [sn, cs, 0], [0, 0, 1]])
-        lo, ld = rot @ o, (d @ rot.T)[pick]
-        t1, t2 = (-half - lo) / ld, (half - lo) / ld
-        tn = np.minimum(t1, t2).max(axis=1)
-        tf = np.maximum(t1, t2).min(axis=1)
-        ok = tn <= tf
-        t[ok] = tn[ok]
-    else:  # upright cylinder
-        r, h = prim[2], prim[3]
-        d = d[pick]
-        a = d[:, 0] ** 2 + d[:, 1] ** 2
-        b = d[:, 0] * o[0] + d[:, 1] * o[1]
-        disc = b * b - a * (o[0] ** 2 + o[1] ** 2 - r * r)
-        ok = (disc >= 0) & (a > 1e-12)
-        side = np.full(len(d), np.inf)
-        side[ok] = (-b[ok] - np.sqrt(disc[ok])) / a[ok]
-        z = o[2] + side * d[:, 2]
-        side[np.abs(z) > h] = np.inf
-        cap = (h - o[2]) / d[:, 2]
-        px, py = o[0] + cap * d[:, 0], o[1] + cap * d[:, 1]
-        cap[(px * px + py * py > r * r) | ~(cap > 0)] = np.inf
-        t = np.minimum(side, cap)
-    t[~(t > 0)] = np.inf
-    return t
-
-
-_RING = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
-
-
-def _silhouette_points(prim, eye: np.ndarray) -> np.ndarray:
-    """World points whose projections' convex hull is the primitive's outline."""
-    kind, c = prim[0], prim[1]
-    if kind == "box":
-        half, yaw = prim[2], prim[3]
-        cs, sn = np.cos(yaw), np.sin(yaw)
-        rot = np.array([[cs, -sn, 0], [sn, cs, 0], [0, 0, 1]])
-        return c + (_BOX_CORNERS * half) @ rot.T
-    ring = np.stack([np.cos(_RING), np.sin(_RING), np.zeros_like(_RING)], axis=1)
-    if kind == "cylinder":
-        r, h = prim[2], prim[3]
-        return np.concatenate([c + ring * r + [0, 0, h], c + ring * r - [0, 0, h]])
-    # A sphere's outline is the circle where the view cone touches it.
-    r = prim[2]
-    v = c - eye
-    d = float(np.linalg.norm(v))
-    v /= d
-    a = np.cross(v, [0.0, 0.0, 1.0])
-    a /= np.linalg.norm(a)
-    b = np.cross(v, a)
-    rim = r * np.sqrt(d * d - r * r) / d
-    centre = c - v * (r * r / d)
-    return centre + rim * (np.outer(np.cos(_RING), a) + np.outer(np.sin(_RING), b))
-
-
-def _hull_area(pts: np.ndarray) -> float:
-    """Area of the convex hull of 2D points (monotone chain + shoelace)."""
-    pts = sorted(map(tuple, pts))
-
-    def half(points):
-        chain: list[tuple] = []
-        for p in points:
-            while len(chain) >= 2 and (
-                (chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
-                - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])
-            ) <= 0:
-                chain.pop()
-            chain.append(p)
-        return chain
-
-    hull = np.array(half(pts)[:-1] + half(pts[::-1])[:-1])
-    x, y = hull[:, 0], hull[:, 1]
-    return 0.5 * abs(float(x @ np.roll(y, -1) - y @ np.roll(x, -1)))
-
-
-def _screen_box(cam, prims) -> tuple[tuple, bool, tuple]:
-    """(clamped pixel box, whether it leaves the image, depth range) of an entity."""
-    uv = project(cam, np.concatenate([_bounds(p) for p in prims]))
-    u0, v0 = np.floor(uv[:, :2].min(axis=0))
-    u1, v1 = np.ceil(uv[:, :2].max(axis=0))
-    box = (max(u0, 0), max(v0, 0), min(u1, cam.width), min(v1, cam.height))
-    return box, bool(u0 < 0 or v0 < 0 or u1 > cam.width or v1 > cam.height), (uv[:, 2].min(), uv[:, 2].max())
-
-
-def _rays(cam, box) -> np.ndarray:
+def _inside(us: np.ndarray, vs: np.ndarray, box) -> np.ndarray:
+    """Which rays of a grid pass through a screen box: no other ray can meet what the box holds."""
     u0, v0, u1, v1 = box
-    us, vs = np.meshgrid(np.arange(u0, u1, STRIDE) + 0.5, np.arange(v0, v1, STRIDE) + 0.5)
-    return pixel_rays(cam, us.ravel(), vs.ravel())
-
-
-def _hits(prims, origin, d, rows=None) -> np.ndarray:
-    return np.min([_hit(p, origin, d, rows) for p in prims], axis=0)
-
-
-def _outline_area(cam, prims, origin) -> float:
-    # The hand's two boxes only touch, so their outlines' areas add up.
-    return sum(_hull_area(project(cam, _silhouette_points(p, origin))[:, :2]) for p in prims)
+    return np.outer((vs >= v0) & (vs <= v1), (us >= u0) & (us <= u1)).ravel()
 
 
 class _Layout:
@@ -175,29 +91,30 @@ class _Layout:
 
     def __init__(self, spec: SceneSpec):
         self.objects, self.camera = spec.objects, spec.camera
-        self.origin = np.asarray(spec.camera.location)
-        self.prims = _object_primitives(spec)
-        self.screen = [_screen_box(spec.camera, prims) for prims in self.prims]
+        self.view = _View(spec.camera)
+        self.origin = self.view.location
+        self.prims = object_primitives(spec)
+        self.screen = [self.view.screen_box(prims) for prims in self.prims]
         self._areas: dict[int, float] = {}
-        self._rays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._rays: dict[int, tuple] = {}
         self._hits: dict[tuple[int, int], np.ndarray] = {}
 
     def area(self, i: int) -> float:
         if i not in self._areas:
-            self._areas[i] = _outline_area(self.camera, self.prims[i], self.origin)
+            self._areas[i] = self.view.outline_area(self.prims[i])
         return self._areas[i]
 
-    def rays(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Object i's rays and its own hit distances along them."""
+    def rays(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Object i's rays, its own hit distances along them, and the rays' grid (us, vs)."""
         if i not in self._rays:
-            d = _rays(self.camera, self.screen[i][0])
-            self._rays[i] = d, _hits(self.prims[i], self.origin, d)
+            d, us, vs = self.view.rays(self.screen[i][0])
+            self._rays[i] = d, hits(self.prims[i], self.origin, d), us, vs
         return self._rays[i]
 
     def hits(self, j: int, i: int) -> np.ndarray:
         """Object j's hit distances along object i's rays."""
         if (j, i) not in self._hits:
-            self._hits[j, i] = _hits(self.prims[j], self.origin, self.rays(i)[0])
+            self._hits[j, i] = hits(self.prims[j], self.origin, self.rays(i)[0])
         return self._hits[j, i]
 
 
@@ -223,20 +140,30 @@ def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) ->
         return _estimate(spec, stop_below)
 
 
-def _estimate(spec: SceneSpec, stop_below: float | None) -> list[int]:
-    cam = spec.camera
+def visible_enough(spec: SceneSpec, minimum: int = MIN_VISIBLE_PIXELS, margin: float = ESTIMATE_MARGIN) -> bool:
+    """Whether every object and the hand clear `minimum` times `margin` estimated pixels: the same
+    verdict as estimate_visible_pixels gives, decided by bounds where they suffice."""
+    need = minimum * margin
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return all(c >= need for c in _estimate(spec, need, decide=True))
+
+
+def _estimate(spec: SceneSpec, stop_below: float | None, decide: bool = False) -> list[int]:
+    """The counts; with `decide` (and `stop_below`) an entity's count is only a bound on the side
+    of `stop_below` where its exact count lies, enough for a verdict."""
     layout = _layout(spec)
+    view, origin = layout.view, layout.origin
     n = len(spec.objects)
     ents = list(layout.prims)
     screens = list(layout.screen)
     if spec.hand is not None:
-        ents.append(_hand_primitives(spec))
-        screens.append(_screen_box(cam, ents[n]))
+        ents.append(hand_primitives(spec))
+        screens.append(view.screen_box(ents[n]))
     boxes = [b for b, _, _ in screens]
-    origin = layout.origin
     # The hand is modelled by boxes its mesh only partly fills.
     fills = [1.0] * n + [hand_geometry.MESH_FILL] * (spec.hand is not None)
     counts = [0] * len(ents)
+    decide = decide and stop_below is not None
     # The hand (last) is the likeliest to be too small: check it first.
     for i in [n] * (spec.hand is not None) + list(range(n)):
         (u0, v0, u1, v1), clipped, (near, far) = screens[i]
@@ -246,7 +173,7 @@ def _estimate(spec: SceneSpec, stop_below: float | None) -> list[int]:
         ]
         if not occluders and not clipped:
             # Nothing can hide it: the outline's area is the pixel count.
-            area = layout.area(i) if i < n else _outline_area(cam, ents[i], origin)
+            area = layout.area(i) if i < n else view.outline_area(ents[i])
             counts[i] = int(area * fills[i])
             if stop_below is not None and counts[i] < stop_below:
                 break
@@ -256,26 +183,28 @@ def _estimate(spec: SceneSpec, stop_below: float | None) -> list[int]:
                 break
             continue
         if i < n:
-            d, own = layout.rays(i)
+            d, own, us, vs = layout.rays(i)
         else:
-            d = _rays(cam, boxes[i])
-            own = _hits(ents[i], origin, d)
+            d, us, vs = view.rays(boxes[i])
+            own = hits(ents[i], origin, d)
         visible = np.isfinite(own)
+        if decide and all(screens[j][2][0] > 0 for j in occluders):  # boxes of points before the camera
+            hidden = np.logical_or.reduce([_inside(us, vs, boxes[j]) for j in occluders])
+            if _count(visible & ~hidden, fills[i]) >= stop_below:  # enough that nothing can hide
+                counts[i] = _count(visible & ~hidden, fills[i])
+                continue
         for j in occluders:
+            if decide and _count(visible, fills[i]) < stop_below:  # occluders only take rays away
+                break
             if i < n and j < n:
                 visible &= own < layout.hits(j, i)
             else:  # a new hand: test only the rays nothing hides yet
                 rows = np.flatnonzero(visible)
-                visible[rows] = own[rows] < _hits(ents[j], origin, d, rows)
-        counts[i] = int(visible.sum() * STRIDE * STRIDE * fills[i])
+                visible[rows] = own[rows] < hits(ents[j], origin, d, rows)
+        counts[i] = _count(visible, fills[i])
         if stop_below is not None and counts[i] < stop_below:
             break
     return counts
-
-
-def visible_enough(spec: SceneSpec, minimum: int = MIN_VISIBLE_PIXELS, margin: float = ESTIMATE_MARGIN) -> bool:
-    need = minimum * margin
-    return all(c >= need for c in estimate_visible_pixels(spec, stop_below=need))
 
 
 def projected_areas(spec: SceneSpec) -> list[float]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mewl_gen.render.passes import MEANING, SUFFIXES
+from mewl_gen.render.passes import PASS
 from mewl_gen.tasks import catalog
 
 from . import bookkeeping, status
@@ -103,7 +103,7 @@ def _passes(passes: list[str] | None) -> list[str]:
     if not passes:
         return []
     return ["Beside each `<scene>.png` lie its passes, from the same render (mewl-gen's docs/passes.md):", "",
-            *[f"- `<scene>{SUFFIXES[p]}`: {MEANING[p]}" for p in passes], ""]
+            *[f"- `<scene>{PASS[p].suffix}`: {PASS[p].meaning}" for p in passes], ""]
 
 
 def _audit(out: Path, complete: dict[tuple[str, str], int]) -> list[str]:

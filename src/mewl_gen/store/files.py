@@ -10,13 +10,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import DENIED, FULL, GONE, UserError
 
 from .nfs import aside, replace
-
-FULL = (errno.ENOSPC, errno.EDQUOT)
-DENIED = (errno.EROFS, errno.EACCES, errno.EPERM)
-GONE = (errno.ENOENT, errno.ENOTDIR, errno.ESTALE)  # a folder removed, or a file server's handle gone stale
 
 
 def dumps(obj) -> str:

@@ -14,14 +14,13 @@ the rules open(2), link(2) and rename(2) give for NFS (docs/nfs.md).
 """
 from __future__ import annotations
 
-import errno
 import os
 import re
 import secrets
 from pathlib import Path
 
-NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
-UNCERTAIN = (errno.ESTALE, errno.EIO, errno.ETIMEDOUT, errno.ENOENT)
+from mewl_gen.errors import NO_LINKS, UNCERTAIN
+
 OCTAL = re.compile(r"\\([0-7]{3})")
 NFS_CACHE_DEFAULT = 60.0  # seconds: nfs(5)'s default acregmax and acdirmax
 

@@ -17,6 +17,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from mewl_gen.errors import UserError
 from mewl_gen.scenes.draws import OutOfDraws
 
 from .gallery import PLAIN, Gallery
@@ -109,7 +110,7 @@ class Task:
         return next((s for s in self.schemes if s.name == name), None)
 
 
-class UsageError(ValueError):
+class UsageError(UserError, ValueError):
     """A user's mistake that a benchmark finds (an option's value, a file that is
     not what it should be): reported as one line, exit 2, before any work."""
 

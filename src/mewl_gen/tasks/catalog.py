@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mewl_gen.errors import UserError
 from mewl_gen.scenes.spec import SceneSpec, SpecError, read_json, validate_json
 
 from .benchmark import IID, Benchmark, Task, draw_item
@@ -20,7 +21,7 @@ from .shapeworld import SHAPEWORLD
 BENCHMARKS: tuple[Benchmark, ...] = (MEWL, MALEVIC, SHAPEWORLD, ICY, BONGARD)
 
 
-class UnknownTask(ValueError):
+class UnknownTask(UserError, ValueError):
     """A task or benchmark name that is not registered."""
 
 

@@ -12,10 +12,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from mewl_gen.errors import UserError
+
 from .item import Item
 
 
-class DamagedItem(ValueError):
+class DamagedItem(UserError, ValueError):
     """A file of an item that cannot be read as it should: one line naming it."""
 
 

@@ -1,0 +1,150 @@
+"""A scene's entities as exact primitives for the visibility estimate (scenes.visibility): spheres,
+boxes and upright cylinders (no bevels), the hand as its two boxes; where a ray meets them, what
+box on the screen holds them and the area of their outline.
+
+A primitive is a tuple: ("sphere", centre, radius), ("box", centre, half extents, yaw) or
+("cylinder", centre, radius, half height). The numbers are part of the pinned output (samplers
+accept or redraw scenes on them): every array here is computed by the same operations on arrays of
+the same shape as when the estimate was pinned (a matrix product's rounding may depend on the rows
+around a row, so products run on whole arrays before rows are picked).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import hand as hand_geometry
+from .spec import SceneSpec
+
+_BOX_CORNERS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
+_RING = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
+_RING_XY = np.stack([np.cos(_RING), np.sin(_RING), np.zeros_like(_RING)], axis=1)
+
+
+def object_primitives(spec: SceneSpec) -> list[list[tuple]]:
+    ents = []
+    for o in spec.objects:
+        c, s = np.array(o.center), o.scale
+        if o.shape == "sphere":
+            ents.append([("sphere", c, s)])
+        elif o.shape == "cube":
+            ents.append([("box", c, np.array([s, s, s]), o.rotation)])
+        else:
+            ents.append([("cylinder", c, s, s)])
+    return ents
+
+
+def hand_primitives(spec: SceneSpec) -> list[tuple]:
+    return [("box", c, h, yaw) for c, h, yaw in hand_geometry.boxes(spec.hand)]
+
+
+def bounds(prim) -> np.ndarray:
+    """The 8 corners of an upright box around the primitive (whatever a box's yaw)."""
+    kind, c = prim[0], prim[1]
+    if kind == "box":
+        half = prim[2]
+        r = np.hypot(half[0], half[1])
+        ext = np.array([r, r, half[2]])
+    else:
+        ext = np.array([prim[2], prim[2], prim[2] if kind == "sphere" else prim[3]])
+    return c + _BOX_CORNERS * ext
+
+
+def hits(prims, origin, d, rows=None) -> np.ndarray:
+    """Ray distance to the nearest of prims along d (or d[rows]), inf where all miss. Boxes of one
+    yaw (the hand's palm and finger) share their rotated rays and are tested together. Rays
+    parallel to a face divide by zero: call under np.errstate(divide=..., invalid=...)."""
+    found = [_round_hit(p, origin, d, rows) for p in prims if p[0] != "box"]
+    for yaw in dict.fromkeys(p[3] for p in prims if p[0] == "box"):
+        found.append(_boxes_hit([p for p in prims if p[0] == "box" and p[3] == yaw], origin, d, rows, yaw))
+    t = found[0]
+    for near in found[1:]:
+        t = np.minimum(t, near)
+    return t
+
+
+def _boxes_hit(boxes, origin, d, rows, yaw) -> np.ndarray:
+    cs, sn = np.cos(-yaw), np.sin(-yaw)
+    rot = np.array([[cs, -sn, 0], [sn, cs, 0], [0, 0, 1]])
+    ld = d @ rot.T
+    if rows is not None:
+        ld = ld[rows]
+    half = np.array([b[2] for b in boxes])[:, None, :]
+    lo = np.array([rot @ (origin - b[1]) for b in boxes])[:, None, :]
+    t1, t2 = (-half - lo) / ld, (half - lo) / ld
+    tn = np.minimum(t1, t2).max(axis=2)
+    tf = np.maximum(t1, t2).min(axis=2)
+    t = np.where(tn <= tf, tn, np.inf)
+    t[~(t > 0)] = np.inf
+    return t.min(axis=0)
+
+
+def _round_hit(prim, origin, d, rows) -> np.ndarray:
+    kind, c = prim[0], prim[1]
+    o = origin - c
+    if kind == "sphere":
+        b = d @ o
+        if rows is not None:
+            b = b[rows]
+        disc = b * b - (o @ o - prim[2] ** 2)
+        t = np.where(disc >= 0, -b - np.sqrt(disc), np.inf)
+        t[~(t > 0)] = np.inf
+        return t
+    r, h = prim[2], prim[3]  # upright cylinder
+    if rows is not None:
+        d = d[rows]
+    a = d[:, 0] ** 2 + d[:, 1] ** 2
+    b = d[:, 0] * o[0] + d[:, 1] * o[1]
+    disc = b * b - a * (o[0] ** 2 + o[1] ** 2 - r * r)
+    side = np.where((disc >= 0) & (a > 1e-12), (-b - np.sqrt(disc)) / a, np.inf)
+    z = o[2] + side * d[:, 2]
+    side[np.abs(z) > h] = np.inf
+    cap = (h - o[2]) / d[:, 2]
+    px, py = o[0] + cap * d[:, 0], o[1] + cap * d[:, 1]
+    cap[(px * px + py * py > r * r) | ~(cap > 0)] = np.inf
+    t = np.minimum(side, cap)
+    t[~(t > 0)] = np.inf
+    return t
+
+
+def silhouette_points(prim, eye: np.ndarray) -> np.ndarray:
+    """World points whose projections' convex hull is the primitive's outline."""
+    kind, c = prim[0], prim[1]
+    if kind == "box":
+        half, yaw = prim[2], prim[3]
+        cs, sn = np.cos(yaw), np.sin(yaw)
+        rot = np.array([[cs, -sn, 0], [sn, cs, 0], [0, 0, 1]])
+        return c + (_BOX_CORNERS * half) @ rot.T
+    if kind == "cylinder":
+        r, h = prim[2], prim[3]
+        return np.concatenate([c + _RING_XY * r + [0, 0, h], c + _RING_XY * r - [0, 0, h]])
+    # A sphere's outline is the circle where the view cone touches it.
+    r = prim[2]
+    v = c - eye
+    d = float(np.linalg.norm(v))
+    v /= d
+    a = np.cross(v, [0.0, 0.0, 1.0])
+    a /= np.linalg.norm(a)
+    b = np.cross(v, a)
+    rim = r * np.sqrt(d * d - r * r) / d
+    centre = c - v * (r * r / d)
+    return centre + rim * (np.outer(np.cos(_RING), a) + np.outer(np.sin(_RING), b))
+
+
+def hull_area(pts: np.ndarray) -> float:
+    """Area of the convex hull of 2D points (monotone chain + shoelace)."""
+    pts = sorted(map(tuple, pts.tolist()))
+
+    def half(points):
+        chain: list[tuple] = []
+        for p in points:
+            while len(chain) >= 2 and (
+                (chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
+                - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])
+            ) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain
+
+    hull = np.array(half(pts)[:-1] + half(pts[::-1])[:-1])
+    x, y = hull[:, 0], hull[:, 1]
+    return 0.5 * abs(float(x @ np.concatenate((y[1:], y[:1])) - y @ np.concatenate((x[1:], x[:1]))))
