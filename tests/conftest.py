@@ -5,9 +5,12 @@ import functools
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from joblib import Parallel, delayed
 
 from mewl_gen.tasks.item import Item
@@ -31,6 +34,9 @@ HALF = EPISODES_PER_TASK // 2  # the learned baselines: fitted on the first half
 # checked against episodes an older sampler drew.
 SAMPLES_ENV = "MEWL_TEST_SAMPLES"
 CHUNK = 50
+# Episodes a test draws where it needs a few (one to break, a handful to read) rather than a sweep: the
+# first chunk of every larger sample, so that it costs nothing where the sweeps run (`slow`, in make test).
+FEW = CHUNK
 
 
 def pytest_configure(config):
@@ -73,9 +79,10 @@ def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: 
     from mewl_gen.tasks import catalog
 
     folder = os.environ[SAMPLES_ENV]  # set by pytest_configure, inherited by xdist's workers
-    # A few costly items (Bongard problems) are split over the cores rather than drawn by one.
+    # Chunks of CHUNK, so that a smaller sample (the fast lane's) is the first chunks of a larger one and
+    # shares their files; a few costly items (Bongard problems) are split over the cores instead.
     cores = os.cpu_count() or 1
-    step = CHUNK if n >= CHUNK * cores else max(1, -(-n // cores))
+    step = CHUNK if n >= CHUNK else max(1, -(-n // cores))
     batches = Parallel(n_jobs=-1)(
         delayed(_sample_range)(folder, task, split, seed, s, min(s + step, n)) for s in range(0, n, step)
     )
@@ -89,8 +96,6 @@ RENDERED_SEED = "2026"
 
 
 def _render_command(folder: Path) -> list[str]:
-    import sys
-
     return [sys.executable, "-m", "mewl_gen", "render", "--task", "all", "--n", "1", "--seed", RENDERED_SEED,
             "--quality", "draft", "--device", "cpu", "--workers", "1", "--out", str(folder / "out")]
 
@@ -98,8 +103,6 @@ def _render_command(folder: Path) -> list[str]:
 def rendered_all() -> Path:
     """The session's render: started in the background when the session began (start_render), or
     here by the first process that asks; a process that asks meanwhile waits on the lock, not a sleep."""
-    import subprocess
-
     folder = Path(os.environ[SAMPLES_ENV]) / "rendered-all"
     with open(folder.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -112,9 +115,15 @@ def rendered_all() -> Path:
 
 
 def _needs_render(config) -> bool:
-    """Whether the session runs a test file that reads the shared render (a file calling rendered_all)."""
+    """Whether the session runs a test file that reads the shared render (a file calling rendered_all),
+    and its -m selects tests that need Blender (every reader of the render is marked `render`)."""
+    from _pytest.mark.expression import Expression
+
+    markexpr = config.getoption("markexpr", "")
+    if markexpr and not Expression.compile(markexpr).evaluate(lambda name: name == "render"):
+        return False  # -m "not render", the fast lane: no test reads it
     tests = Path(__file__).parent
-    users = {p.resolve() for p in tests.glob("test_*.py") if "rendered_all(" in p.read_text()}
+    users = {p.resolve() for p in tests.rglob("test_*.py") if "rendered_all(" in p.read_text()}
     asked = [Path(a.split("::")[0]).resolve() for a in (config.args or [str(tests)])]
     return any(u == a or a in u.parents for u in users for a in asked)
 
@@ -122,7 +131,6 @@ def _needs_render(config) -> bool:
 def start_render(config) -> None:
     """Start the shared render beside the tests, holding its lock until it is done, so that no test
     process idles waiting for it: the render takes one core for a minute or two."""
-    import subprocess
     import threading
 
     folder = Path(os.environ[SAMPLES_ENV]) / "rendered-all"
@@ -141,6 +149,126 @@ def start_render(config) -> None:
 
     config._mewl_render = process
     threading.Thread(target=finish, daemon=True).start()
+
+
+# The command, run as a user runs it. In process (the fixture `mewl`), where a test reads what it printed
+# or patches what it calls; as a process (mewl_process), where the process itself is what is tested:
+# its exit status and output through real pipes, signals, other environments or working folders.
+MEWL = [str(Path(sys.executable).parent / "mewl")]  # the installed command, for a process a test drives itself
+
+
+@pytest.fixture
+def mewl(capsys):
+    """`mewl ARGS` in this process: mewl("sample", "--n", 3, ...) returns (exit status, stdout, stderr)
+    of that command alone; arguments may be paths or numbers."""
+    from mewl_gen.cli.main import main
+
+    def run(*args) -> tuple[int, str, str]:
+        capsys.readouterr()  # what the test printed before is not the command's
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def mewl_process(*args, cwd=None, env=None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """`mewl ARGS` as its own process, its output captured as text; bounded by `timeout` seconds. `env`
+    replaces the environment, as subprocess.run's does.
+
+    The process is a fork of this one running the command's entry point (`mewl` is `cli.main:main`), with
+    its own pid, standard streams on pipes, environment, working folder and exit status, and Python's
+    default logging: what a user's `mewl` does, without paying each time for the second of importing the
+    benchmarks that a fresh interpreter costs. Tests of the interpreter itself (`--version`, `python -m`,
+    a real SIGPIPE) and of processes a test drives (signals, concurrency) start MEWL instead."""
+    import mewl_gen.cli.main  # noqa: F401  (imported once, here, so that each child starts at once)
+
+    argv = [str(a) for a in args]
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        _run_in_child(argv, (out_r, out_w, err_r, err_w), cwd, env)
+    os.close(out_w)
+    os.close(err_w)
+    try:
+        out, err = _read_until_exit(pid, out_r, err_r, timeout, argv)
+    finally:
+        os.close(out_r)
+        os.close(err_r)
+    _, status = os.waitpid(pid, 0)
+    return subprocess.CompletedProcess([*MEWL, *argv], os.waitstatus_to_exitcode(status), out, err)
+
+
+def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
+    """The command in a forked child, as a fresh `mewl` would run it; never returns."""
+    import io
+    import logging
+    import signal
+    import traceback
+
+    code = 1
+    try:
+        out_r, out_w, err_r, err_w = fds
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        for fd in fds:
+            os.close(fd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=False)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), line_buffering=True)
+        sys.argv = [MEWL[0], *argv]
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        logging.root.handlers.clear()  # pytest's capture handlers: a fresh process has none
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        from mewl_gen.cli.main import main
+
+        code = main(argv)
+    except SystemExit as stop:  # argparse's --help and its errors, as a process ends on them
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        if isinstance(stop.code, str):
+            print(stop.code, file=sys.stderr)
+    except BaseException:  # a bug: its traceback, as Python prints one, and exit status 1
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _read_until_exit(pid: int, out_r: int, err_r: int, timeout: float, argv: list[str]) -> tuple[str, str]:
+    """Both pipes read to their end (the child's exit), or the child killed after `timeout` seconds."""
+    import selectors
+    import signal
+    import time
+
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise subprocess.TimeoutExpired([*MEWL, *argv], timeout)
+            for key, _ in selector.select(left):
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    selector.unregister(key.fd)
+    return tuple(b"".join(chunks[fd]).decode(errors="replace") for fd in (out_r, err_r))
 
 
 def stored_items(out: Path, prefix: str) -> list:

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from PIL import Image
@@ -11,11 +9,9 @@ from PIL import Image
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.tasks.catalog import sample_item
 
+from tests.conftest import mewl_process as mewl
+
 pytestmark = pytest.mark.render
-
-
-def mewl(*args):
-    return subprocess.run([sys.executable, "-m", "mewl_gen", *map(str, args)], capture_output=True, text=True)
 
 
 def test_render_spec_writes_image_and_ground_truth(tmp_path):
