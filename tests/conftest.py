@@ -152,9 +152,8 @@ def start_render(config) -> None:
 
 
 # The command, run as a user runs it. In process (the fixture `mewl`), where a test reads what it printed
-# or patches what it calls; as a process (mewl_process), where the process itself is what is tested:
-# its exit status and output through real pipes, signals, other environments or working folders.
-MEWL = [str(Path(sys.executable).parent / "mewl")]  # the installed command, for a process a test drives itself
+# or patches what it calls; as a process (tests/command.py's mewl_process), where the process itself is
+# what is tested: its exit status and output through real pipes, other environments or working folders.
 
 
 @pytest.fixture
@@ -172,105 +171,6 @@ def mewl(capsys):
     return run
 
 
-def mewl_process(*args, cwd=None, env=None, timeout: float = 600) -> subprocess.CompletedProcess:
-    """`mewl ARGS` as its own process, its output captured as text; bounded by `timeout` seconds. `env`
-    replaces the environment, as subprocess.run's does.
-
-    The process is a fork of this one running the command's entry point (`mewl` is `cli.main:main`), with
-    its own pid, standard streams on pipes, environment, working folder and exit status, and Python's
-    default logging: what a user's `mewl` does, without paying each time for the second of importing the
-    benchmarks that a fresh interpreter costs. Tests of the interpreter itself (`--version`, `python -m`,
-    a real SIGPIPE) and of processes a test drives (signals, concurrency) start MEWL instead."""
-    import mewl_gen.cli.main  # noqa: F401  (imported once, here, so that each child starts at once)
-
-    argv = [str(a) for a in args]
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        _run_in_child(argv, (out_r, out_w, err_r, err_w), cwd, env)
-    os.close(out_w)
-    os.close(err_w)
-    try:
-        out, err = _read_until_exit(pid, out_r, err_r, timeout, argv)
-    finally:
-        os.close(out_r)
-        os.close(err_r)
-    _, status = os.waitpid(pid, 0)
-    return subprocess.CompletedProcess([*MEWL, *argv], os.waitstatus_to_exitcode(status), out, err)
-
-
-def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
-    """The command in a forked child, as a fresh `mewl` would run it; never returns."""
-    import io
-    import logging
-    import signal
-    import traceback
-
-    code = 1
-    try:
-        out_r, out_w, err_r, err_w = fds
-        os.dup2(out_w, 1)
-        os.dup2(err_w, 2)
-        for fd in fds:
-            os.close(fd)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=False)
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), line_buffering=True)
-        sys.argv = [MEWL[0], *argv]
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        logging.root.handlers.clear()  # pytest's capture handlers: a fresh process has none
-        if env is not None:
-            os.environ.clear()
-            os.environ.update(env)
-        if cwd is not None:
-            os.chdir(cwd)
-        from mewl_gen.cli.main import main
-
-        code = main(argv)
-    except SystemExit as stop:  # argparse's --help and its errors, as a process ends on them
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-        if isinstance(stop.code, str):
-            print(stop.code, file=sys.stderr)
-    except BaseException:  # a bug: its traceback, as Python prints one, and exit status 1
-        traceback.print_exc()
-    finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code)
-
-
-def _read_until_exit(pid: int, out_r: int, err_r: int, timeout: float, argv: list[str]) -> tuple[str, str]:
-    """Both pipes read to their end (the child's exit), or the child killed after `timeout` seconds."""
-    import selectors
-    import signal
-    import time
-
-    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
-    deadline = time.monotonic() + timeout
-    with selectors.DefaultSelector() as selector:
-        for fd in chunks:
-            selector.register(fd, selectors.EVENT_READ)
-        while selector.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                raise subprocess.TimeoutExpired([*MEWL, *argv], timeout)
-            for key, _ in selector.select(left):
-                data = os.read(key.fd, 65536)
-                if data:
-                    chunks[key.fd].append(data)
-                else:
-                    selector.unregister(key.fd)
-    return tuple(b"".join(chunks[fd]).decode(errors="replace") for fd in (out_r, err_r))
-
-
 def stored_items(out: Path, prefix: str) -> list:
     """The StoredItems of OUT's tasks whose names start with `prefix`, through the store's reader."""
     from mewl_gen.store.reader import read
@@ -282,10 +182,18 @@ def stored_items(out: Path, prefix: str) -> list:
 
 # Files that take longest, started first: xdist hands whole files (--dist loadfile) to the free
 # process in collection order, so the long ones must not be left for the end (longest first).
-LONGEST_FIRST = ("test_pipeline_e2e.py", "test_audit.py", "test_tasks.py", "test_integrity_e2e.py", "test_slurm.py",
-                 "test_tasks_bongard.py")
+LONGEST_FIRST = ("cluster/test_pipeline_e2e.py", "tasks/test_audit.py", "tasks/test_every_task.py",
+                 "store/test_integrity_e2e.py", "cluster/slurm/test_arrays.py", "tasks/bongard/test_sample.py")
 
 
 def pytest_collection_modifyitems(config, items):
+    tests = Path(__file__).parent
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+
+    def place(item) -> int:
+        try:
+            return rank.get(item.path.relative_to(tests).as_posix(), len(rank))
+        except ValueError:  # a test outside this folder
+            return len(rank)
+
+    items.sort(key=place)  # stable: each file keeps its order

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.scenes.spec import GENERATOR_VERSION
-from tests.conftest import MEWL, mewl_process
+from tests.command import MEWL, mewl_process
 
 
 def test_version_names_the_generator_and_its_blender():

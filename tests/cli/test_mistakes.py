@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import mewl_process as mewl
+from tests.command import mewl_process as mewl
 
 
 def digest(root: Path) -> dict[str, str]:

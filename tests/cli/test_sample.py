@@ -10,8 +10,8 @@ import pytest
 
 from mewl_gen.store import layout, manifest
 
-from tests.conftest import MEWL
-from tests.conftest import mewl_process as mewl
+from tests.command import MEWL
+from tests.command import mewl_process as mewl
 
 
 def tree_digest(root: Path) -> dict[str, str]:

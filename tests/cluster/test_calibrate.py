@@ -11,7 +11,7 @@ import pytest
 
 from mewl_gen.cluster import calibrate
 
-from tests.conftest import mewl_process
+from tests.command import mewl_process
 
 
 def mewl(*argv, cache: Path, **env: str) -> subprocess.CompletedProcess:

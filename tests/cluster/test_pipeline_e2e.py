@@ -16,7 +16,8 @@ import pytest
 from PIL import Image
 
 from mewl_gen.store import layout
-from tests.conftest import MEWL, RENDERED_SEED, mewl_process, rendered_all
+from tests.command import MEWL, mewl_process
+from tests.conftest import RENDERED_SEED, rendered_all
 
 pytestmark = [pytest.mark.e2e, pytest.mark.render]
 

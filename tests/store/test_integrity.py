@@ -19,8 +19,8 @@ from mewl_gen.cluster import claims, writers
 from mewl_gen.store import layout
 from mewl_gen.store.record import RECORD, full_problem, read_record
 
-from tests.conftest import MEWL
-from tests.conftest import mewl_process as mewl
+from tests.command import MEWL
+from tests.command import mewl_process as mewl
 
 REPO = Path(__file__).resolve().parents[2]
 

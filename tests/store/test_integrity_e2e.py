@@ -18,7 +18,7 @@ import pytest
 
 from mewl_gen.cluster import claims, writers
 from mewl_gen.store.record import full_problem
-from tests.conftest import MEWL, mewl_process
+from tests.command import MEWL, mewl_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.render]
 

@@ -28,7 +28,7 @@ from mewl_gen.store.files import NoSpace
 from mewl_gen.store.manifest import claim_output
 from mewl_gen.store.record import full_problem
 from mewl_gen.tasks.catalog import sample_item
-from tests.conftest import MEWL, mewl_process
+from tests.command import MEWL, mewl_process
 from tests.store.test_integrity import mount
 
 pytestmark = [pytest.mark.e2e, pytest.mark.render]

@@ -10,7 +10,7 @@ import pytest
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.seeds import item_rng
 
-from tests.conftest import mewl_process as mewl
+from tests.command import mewl_process as mewl
 
 
 def test_mewl_tasks_lists_every_task_once_with_its_benchmark():

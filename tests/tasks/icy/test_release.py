@@ -9,7 +9,8 @@ from PIL import Image
 
 from mewl_gen.tasks.icy import solver as checker
 from mewl_gen.tasks.icy.language import LanguageSpec, language_json
-from tests.conftest import mewl_process, stored_items
+from tests.command import mewl_process
+from tests.conftest import stored_items
 from tests.tasks.icy.test_episodes import SPECS, items, truth_of
 
 

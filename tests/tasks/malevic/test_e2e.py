@@ -13,7 +13,7 @@ from PIL import Image
 from pycocotools import mask as mask_utils
 
 from mewl_gen.tasks.malevic import solver
-from tests.conftest import mewl_process as mewl
+from tests.command import mewl_process as mewl
 
 pytestmark = [pytest.mark.e2e, pytest.mark.render]
 
