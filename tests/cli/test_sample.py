@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.store import layout, manifest
-
 from tests.command import MEWL
 from tests.command import mewl_process as mewl
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.cluster import calibrate
-
 from tests.command import mewl_process
 
 

@@ -18,7 +18,6 @@ import pytest
 from mewl_gen.cluster import claims, writers
 from mewl_gen.store import bookkeeping, layout, nfs
 from tests.cluster.slurm.test_arrays import claimed, mark_complete
-
 from tests.command import MEWL
 from tests.command import mewl_process as mewl
 

@@ -18,7 +18,6 @@ import pytest
 from mewl_gen.cluster import claims, writers
 from mewl_gen.store import layout
 from mewl_gen.store.record import RECORD, full_problem, read_record
-
 from tests.command import MEWL
 from tests.command import mewl_process as mewl
 

@@ -9,7 +9,6 @@ import pytest
 
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.seeds import item_rng
-
 from tests.command import mewl_process as mewl
 
 
