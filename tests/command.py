@@ -46,7 +46,7 @@ def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
     import signal
     import traceback
 
-    code = 1
+    code, loky = 1, None
     try:
         out_r, out_w, err_r, err_w = fds
         os.dup2(out_w, 1)
@@ -67,6 +67,7 @@ def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
             os.environ.update(env)
         if cwd is not None:
             os.chdir(cwd)
+        loky = _own_process_pool()
         from mewl_gen.cli.main import main
 
         code = main(argv)
@@ -78,10 +79,25 @@ def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
         traceback.print_exc()
     finally:
         try:
+            if loky is not None and loky._executor is not None:  # as the interpreter's exit would: no worker left
+                loky._executor.shutdown(wait=True, kill_workers=True)
             sys.stdout.flush()
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _own_process_pool():
+    """joblib's pool of worker processes is made once per process and reused: a child forked from a test
+    process that used one (the shared samples) would reuse its parent's, whose threads it does not have,
+    and hang. The child forgets it and makes its own, as a fresh `mewl` does (joblib's loky module)."""
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # a joblib without loky: no pool to share
+        return None
+    reusable_executor._executor = None
+    reusable_executor._executor_kwargs = None
+    return reusable_executor
 
 
 def _read_until_exit(pid: int, out_r: int, err_r: int, timeout: float, argv: list[str]) -> tuple[str, str]:
