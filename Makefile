@@ -1,4 +1,4 @@
-# make render TASK=pragmatic N=600 | make release | make test | make bench
+# make render TASK=pragmatic N=600 | make release | make test | make test-fast | make bench
 SHELL := /bin/bash
 VENV := .venv
 STAMP := $(VENV)/.installed
@@ -23,7 +23,7 @@ DRY_RUN ?=
 PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: setup test render release bench clean-venv
+.PHONY: setup test test-fast render release bench clean-venv
 
 setup: $(STAMP)
 
@@ -50,6 +50,11 @@ $(STAMP): pyproject.toml
 
 test: setup
 	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
+
+# A quick check: every test that needs neither Blender, SLURM nor a browser, nor is a long statistical sweep.
+FAST := not render and not slurm and not browser and not slow
+test-fast: setup
+	$(VENV)/bin/python -m pytest -n 2 --dist loadfile -m "$(FAST)" $(PYTEST_ARGS)
 
 render: setup
 	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \

@@ -5,9 +5,12 @@ import functools
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from joblib import Parallel, delayed
 
 from mewl_gen.tasks.item import Item
@@ -31,6 +34,9 @@ HALF = EPISODES_PER_TASK // 2  # the learned baselines: fitted on the first half
 # checked against episodes an older sampler drew.
 SAMPLES_ENV = "MEWL_TEST_SAMPLES"
 CHUNK = 50
+# Episodes a test draws where it needs a few (one to break, a handful to read) rather than a sweep: the
+# first chunk of every larger sample, so that it costs nothing where the sweeps run (`slow`, in make test).
+FEW = CHUNK
 
 
 def pytest_configure(config):
@@ -73,9 +79,10 @@ def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: 
     from mewl_gen.tasks import catalog
 
     folder = os.environ[SAMPLES_ENV]  # set by pytest_configure, inherited by xdist's workers
-    # A few costly items (Bongard problems) are split over the cores rather than drawn by one.
+    # Chunks of CHUNK, so that a smaller sample (the fast lane's) is the first chunks of a larger one and
+    # shares their files; a few costly items (Bongard problems) are split over the cores instead.
     cores = os.cpu_count() or 1
-    step = CHUNK if n >= CHUNK * cores else max(1, -(-n // cores))
+    step = CHUNK if n >= CHUNK else max(1, -(-n // cores))
     batches = Parallel(n_jobs=-1)(
         delayed(_sample_range)(folder, task, split, seed, s, min(s + step, n)) for s in range(0, n, step)
     )
@@ -89,8 +96,6 @@ RENDERED_SEED = "2026"
 
 
 def _render_command(folder: Path) -> list[str]:
-    import sys
-
     return [sys.executable, "-m", "mewl_gen", "render", "--task", "all", "--n", "1", "--seed", RENDERED_SEED,
             "--quality", "draft", "--device", "cpu", "--workers", "1", "--out", str(folder / "out")]
 
@@ -98,8 +103,6 @@ def _render_command(folder: Path) -> list[str]:
 def rendered_all() -> Path:
     """The session's render: started in the background when the session began (start_render), or
     here by the first process that asks; a process that asks meanwhile waits on the lock, not a sleep."""
-    import subprocess
-
     folder = Path(os.environ[SAMPLES_ENV]) / "rendered-all"
     with open(folder.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -112,7 +115,13 @@ def rendered_all() -> Path:
 
 
 def _needs_render(config) -> bool:
-    """Whether the session runs a test file that reads the shared render (a file calling rendered_all)."""
+    """Whether the session runs a test file that reads the shared render (a file calling rendered_all),
+    and its -m selects tests that need Blender (every reader of the render is marked `render`)."""
+    from _pytest.mark.expression import Expression
+
+    markexpr = config.getoption("markexpr", "")
+    if markexpr and not Expression.compile(markexpr).evaluate(lambda name: name == "render"):
+        return False  # -m "not render", the fast lane: no test reads it
     tests = Path(__file__).parent
     users = {p.resolve() for p in tests.rglob("test_*.py") if "rendered_all(" in p.read_text()}
     asked = [Path(a.split("::")[0]).resolve() for a in (config.args or [str(tests)])]
@@ -122,7 +131,6 @@ def _needs_render(config) -> bool:
 def start_render(config) -> None:
     """Start the shared render beside the tests, holding its lock until it is done, so that no test
     process idles waiting for it: the render takes one core for a minute or two."""
-    import subprocess
     import threading
 
     folder = Path(os.environ[SAMPLES_ENV]) / "rendered-all"
@@ -143,6 +151,26 @@ def start_render(config) -> None:
     threading.Thread(target=finish, daemon=True).start()
 
 
+# The command, run as a user runs it. In process (the fixture `mewl`), where a test reads what it printed
+# or patches what it calls; as a process (tests/command.py's mewl_process), where the process itself is
+# what is tested: its exit status and output through real pipes, other environments or working folders.
+
+
+@pytest.fixture
+def mewl(capsys):
+    """`mewl ARGS` in this process: mewl("sample", "--n", 3, ...) returns (exit status, stdout, stderr)
+    of that command alone; arguments may be paths or numbers."""
+    from mewl_gen.cli.main import main
+
+    def run(*args) -> tuple[int, str, str]:
+        capsys.readouterr()  # what the test printed before is not the command's
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
 def stored_items(out: Path, prefix: str) -> list:
     """The StoredItems of OUT's tasks whose names start with `prefix`, through the store's reader."""
     from mewl_gen.store.reader import read
@@ -154,10 +182,18 @@ def stored_items(out: Path, prefix: str) -> list:
 
 # Files that take longest, started first: xdist hands whole files (--dist loadfile) to the free
 # process in collection order, so the long ones must not be left for the end (longest first).
-LONGEST_FIRST = ("test_pipeline_e2e.py", "test_audit.py", "test_tasks.py", "test_integrity_e2e.py", "test_slurm.py",
-                 "test_tasks_bongard.py")
+LONGEST_FIRST = ("cluster/test_pipeline_e2e.py", "tasks/test_audit.py", "tasks/test_every_task.py",
+                 "store/test_integrity_e2e.py", "cluster/slurm/test_arrays.py", "tasks/bongard/test_sample.py")
 
 
 def pytest_collection_modifyitems(config, items):
+    tests = Path(__file__).parent
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+
+    def place(item) -> int:
+        try:
+            return rank.get(item.path.relative_to(tests).as_posix(), len(rank))
+        except ValueError:  # a test outside this folder
+            return len(rank)
+
+    items.sort(key=place)  # stable: each file keeps its order

@@ -7,6 +7,8 @@ import math
 import subprocess
 import sys
 
+import pytest
+
 from mewl_gen.bench import passes as pass_bench, render as bench, suite as cluster_bench
 from mewl_gen.bench.fsync import publish_costs
 from mewl_gen.cluster.planning import Settings
@@ -16,6 +18,7 @@ from mewl_gen.scenes import quality
 from mewl_gen.store.manifest import claim_output
 
 
+@pytest.mark.render
 def test_render_bench_reports_ratio_psnr_and_every_phase_of_a_default_image(tmp_path, monkeypatch, capsys):
     # The real profiles with a few samples each, so that the whole bench runs in seconds.
     monkeypatch.setattr(bench, "REFERENCE_SAMPLES", 16)
@@ -78,6 +81,7 @@ def test_a_measured_gpu_is_reported_per_worker_count_with_the_hours_for_mewl():
     assert "`mewl render` will run 3 worker(s) per GPU (mewl-release's 264,600 images in 1.8 h on one GPU)" in text
 
 
+@pytest.mark.render
 def test_pass_bench_reports_each_pass_against_the_plain_image_of_the_same_worker(tmp_path, monkeypatch):
     monkeypatch.setitem(quality.PROFILES, "draft", {**quality.PROFILES["draft"], "samples": 1, "denoiser": "none"})
     report = pass_bench.run(tmp_path, quality="draft", rounds=1, quick=True, device="cpu")

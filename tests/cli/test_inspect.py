@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mewl_gen.cli import main as cli
 from mewl_gen.cli.overlay import POINTED, SCALE, place_labels
 from mewl_gen.render import ground_truth
 from mewl_gen.scenes.universe import describe
@@ -18,22 +17,16 @@ from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.mewl.episode import info_json
 
 
-def run(capsys, *args) -> tuple[int, str, str]:
-    code = cli.main([str(a) for a in args])
-    got = capsys.readouterr()
-    return code, got.out, got.err
-
-
 @pytest.fixture(scope="module")
 def pragmatic():
     return sample_item("pragmatic", 0, "train", 4)
 
 
-def test_an_episode_reads_as_panels_objects_pointing_and_choices(tmp_path, capsys, pragmatic):
+def test_an_episode_reads_as_panels_objects_pointing_and_choices(tmp_path, mewl, pragmatic):
     (tmp_path / "episode.json").write_text(pragmatic.model_dump_json(indent=2))
     (tmp_path / "info.json").write_text(json.dumps(info_json(pragmatic)))
     write_record(tmp_path)  # a published episode; one without its record is refused as damaged
-    code, out, _ = run(capsys, "inspect", tmp_path)
+    code, out, _ = mewl("inspect", tmp_path)
     assert code == 0
     assert out.startswith(f"pragmatic episode 4 (split train, root seed 0, retry {pragmatic.retry})")
     for panel in pragmatic.context_panels:
@@ -45,17 +38,17 @@ def test_an_episode_reads_as_panels_objects_pointing_and_choices(tmp_path, capsy
         assert f"points to #{hand.target} ({describe(pragmatic.query.objects[hand.target].properties)})" in out
     assert f"[{pragmatic.answer}]" in out and f"index {pragmatic.answer_index}" in out
     # info.json or episode.json name the same episode
-    assert run(capsys, "inspect", tmp_path / "info.json")[1] == out
+    assert mewl("inspect", tmp_path / "info.json")[1] == out
 
 
-def test_a_scene_spec_lists_objects_and_relations(tmp_path, capsys, pragmatic):
+def test_a_scene_spec_lists_objects_and_relations(tmp_path, mewl, pragmatic):
     scene = pragmatic.context_panels[0].scene
     path = tmp_path / "scene.json"
     path.write_text(scene.model_dump_json())
-    code, out, _ = run(capsys, "inspect", path)
+    code, out, _ = mewl("inspect", path)
     assert code == 0 and f"{len(scene.objects)} objects" in out
     assert out.count("has to its left") == len(scene.objects)
-    code, _, err = run(capsys, "inspect", path, "--overlay", tmp_path / "x.png")
+    code, _, err = mewl("inspect", path, "--overlay", tmp_path / "x.png")
     assert code == 2 and "not a render" in err and not (tmp_path / "x.png").exists()
 
 
@@ -75,11 +68,11 @@ def painted_truth(tmp_path, scene, corners=None):
     return boxes
 
 
-def test_overlay_draws_every_box_and_marks_the_pointed_object(tmp_path, capsys, pragmatic):
+def test_overlay_draws_every_box_and_marks_the_pointed_object(tmp_path, mewl, pragmatic):
     scene = next(p.scene for p in pragmatic.context_panels if p.scene.hand is not None)
     boxes = painted_truth(tmp_path, scene)
     target = scene.hand.target
-    code, out, _ = run(capsys, "inspect", tmp_path / "dax.png", "--overlay", tmp_path / "overlay.png")
+    code, out, _ = mewl("inspect", tmp_path / "dax.png", "--overlay", tmp_path / "overlay.png")
     assert code == 0
     assert f"bbox {boxes[target]}" in out and f"points to #{target}" in out
     with Image.open(tmp_path / "overlay.png") as im:
@@ -92,13 +85,13 @@ def test_overlay_draws_every_box_and_marks_the_pointed_object(tmp_path, capsys, 
         assert im.getpixel(((ox + ow) * SCALE - 1, (oy + oh // 2) * SCALE)) == (255, 255, 255)
 
 
-def test_missing_or_broken_paths_are_one_line(tmp_path, capsys):
-    code, _, err = run(capsys, "inspect", tmp_path / "nothing.json")
+def test_missing_or_broken_paths_are_one_line(tmp_path, mewl):
+    code, _, err = mewl("inspect", tmp_path / "nothing.json")
     assert code == 2 and err.count("\n") == 1 and "no such file" in err
     (tmp_path / "bad.json").write_text("{not json")
-    code, _, err = run(capsys, "inspect", tmp_path / "bad.json")
+    code, _, err = mewl("inspect", tmp_path / "bad.json")
     assert code == 2 and err.count("\n") == 1 and "not a JSON file" in err
-    code, _, err = run(capsys, "inspect", tmp_path)
+    code, _, err = mewl("inspect", tmp_path)
     assert code == 2 and "no episode.json" in err
 
 
@@ -124,20 +117,20 @@ def test_a_label_that_finds_no_room_goes_below_the_image():
     assert corners[0] is not None and corners[1] is None
 
 
-def test_overlay_of_objects_close_together(tmp_path, capsys, pragmatic):
+def test_overlay_of_objects_close_together(tmp_path, mewl, pragmatic):
     scene = next(p.scene for p in pragmatic.context_panels if p.scene.hand is not None)
     painted_truth(tmp_path, scene, corners=[(100 + 8 * i, 100 + 6 * i) for i in range(4)])
-    code, _, err = run(capsys, "inspect", tmp_path / "dax.json", "--overlay", tmp_path / "crowded.jpg")
+    code, _, err = mewl("inspect", tmp_path / "dax.json", "--overlay", tmp_path / "crowded.jpg")
     assert code == 0, err
     with Image.open(tmp_path / "crowded.jpg") as im:
         assert im.format == "JPEG" and im.size == (scene.camera.width * SCALE, scene.camera.height * SCALE)
 
 
-def test_an_unknown_overlay_type_is_one_line_before_any_work(tmp_path, capsys, pragmatic):
+def test_an_unknown_overlay_type_is_one_line_before_any_work(tmp_path, mewl, pragmatic):
     painted_truth(tmp_path, pragmatic.context_panels[0].scene)
-    code, out, err = run(capsys, "inspect", tmp_path / "dax.png", "--overlay", tmp_path / "boxes.bmp")
+    code, out, err = mewl("inspect", tmp_path / "dax.png", "--overlay", tmp_path / "boxes.bmp")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "unknown image type '.bmp'; name it .png or .jpg or .jpeg" in err
-    code, _, err = run(capsys, "inspect", tmp_path / "dax.png", "--overlay", tmp_path / "no/such/folder/x.png")
+    code, _, err = mewl("inspect", tmp_path / "dax.png", "--overlay", tmp_path / "no/such/folder/x.png")
     assert code == 2 and err.count("\n") == 1 and "cannot write --overlay" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dax.json", "dax.png"]

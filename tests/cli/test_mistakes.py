@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-MEWL = Path(sys.executable).parent / "mewl"
-
-
-def mewl(*args, cwd=None):
-    return subprocess.run([str(MEWL), *map(str, args)], capture_output=True, text=True, cwd=cwd)
+from tests.command import mewl_process as mewl
 
 
 def digest(root: Path) -> dict[str, str]:
@@ -98,8 +92,7 @@ def test_empty_contradictory_or_huge_values_are_refused(tmp_path, args, words):
 def test_a_mewl_fsync_other_than_0_or_1_is_refused(tmp_path):
     env = {**os.environ, "MEWL_FSYNC": "off"}
     for command in ("render", "sample"):
-        r = subprocess.run([str(MEWL), command, "--task", "shape", "--n", "1", "--out", str(tmp_path / "x")],
-                           capture_output=True, text=True, env=env, check=False)
+        r = mewl(command, "--task", "shape", "--n", 1, "--out", tmp_path / "x", env=env)
         assert refused(r, "MEWL_FSYNC must be 0 (no fsync) or 1"), r.stderr
     assert list(tmp_path.iterdir()) == []
 

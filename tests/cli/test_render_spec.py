@@ -2,22 +2,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from PIL import Image
 
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.tasks.catalog import sample_item
-
-pytestmark = pytest.mark.render
-
-
-def mewl(*args):
-    return subprocess.run([sys.executable, "-m", "mewl_gen", *map(str, args)], capture_output=True, text=True)
+from tests.command import mewl_process as mewl
 
 
+@pytest.mark.render
 def test_render_spec_writes_image_and_ground_truth(tmp_path):
     spec = sample_item("pragmatic", 3, "train", 0).query
     path = tmp_path / "query.json"
@@ -40,6 +34,7 @@ def test_render_spec_refuses_bad_files_and_devices_in_one_line(tmp_path):
     assert not list(tmp_path.glob("*.png"))
 
 
+@pytest.mark.render
 def test_render_spec_renders_one_named_panel_of_an_episode(tmp_path):
     episode = sample_item("shape", 2, "train", 0)  # panel names hold a space and '#'
     path = tmp_path / "episode.json"

@@ -4,18 +4,13 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mewl_gen.store import layout, manifest
-
-MEWL = [sys.executable, "-m", "mewl_gen"]
-
-
-def mewl(*args, cwd=None):
-    return subprocess.run([*MEWL, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+from tests.command import MEWL
+from tests.command import mewl_process as mewl
 
 
 def tree_digest(root: Path) -> dict[str, str]:

@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.cluster import calibrate
-
-MEWL = Path(sys.executable).parent / "mewl"
+from tests.command import mewl_process
 
 
 def mewl(*argv, cache: Path, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(MEWL), *map(str, argv)], capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "MEWL_CACHE_DIR": str(cache), **env})
+    """`mewl ARGV` as a process that keeps its measurements in `cache`."""
+    return mewl_process(*argv, env={**os.environ, "MEWL_CACHE_DIR": str(cache), **env})
 
 
 @pytest.mark.parametrize("rates, k", [
@@ -62,7 +61,7 @@ def test_measurements_are_remembered_and_a_damaged_file_is_one_line_then_replace
 
 def test_two_runs_remembering_at_once_lose_nothing(tmp_path):
     path = tmp_path / calibrate.CACHE_NAME
-    code = ("import sys; from pathlib import Path; from cluster import calibrate\n"
+    code = ("import sys; from pathlib import Path; from mewl_gen.cluster import calibrate\n"
             "for i in range(30): calibrate.remember('cpu', False, sys.argv[1], {1: 1.0, 2: 2.0 + i}, 4, Path(sys.argv[2]))")
     procs = [subprocess.Popen([sys.executable, "-c", code, q, str(path)]) for q in ("draft", "default", "paper")]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
@@ -86,9 +85,9 @@ def test_bad_workers_per_gpu_are_one_line_and_write_nothing(tmp_path, bad, messa
 
 def test_calibrate_refuses_a_gpu_it_cannot_see_in_one_line(tmp_path):
     env_gpus = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "MEWL_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run([str(MEWL), "calibrate", "--device", "optix"], capture_output=True, text=True, env=env_gpus)
+    done = mewl_process("calibrate", "--device", "optix", env=env_gpus)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no NVIDIA GPU visible" in done.stderr, done.stderr
-    done = subprocess.run([str(MEWL), "calibrate", "--candidates", "1,0"], capture_output=True, text=True, env=env_gpus)
+    done = mewl_process("calibrate", "--candidates", "1,0", env=env_gpus)
     assert done.returncode == 2 and "--candidates must be at least 1" in done.stderr
     assert not list(tmp_path.iterdir())
 

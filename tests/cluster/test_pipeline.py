@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from mewl_gen.cli import main as cli
 from mewl_gen.cluster.pipeline import Settings, at_quality, plan, worker_options
 from mewl_gen.store import bookkeeping, layout, manifest
 from mewl_gen.store.record import write_record
@@ -19,12 +18,6 @@ from mewl_gen.tasks.catalog import sample_item
 def tree_digest(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    code = cli.main([str(a) for a in args])
-    got = capsys.readouterr()
-    return code, got.out, got.err
 
 
 def fake_episode(out: Path, split: str, task: str, i: int) -> None:
@@ -49,41 +42,41 @@ def fake_episode(out: Path, split: str, task: str, i: int) -> None:
         (["--task", "shape", "--n", "2", "--bogus", "1"], "unrecognized arguments"),
     ],
 )
-def test_bad_options_are_one_line_and_write_nothing(tmp_path, capsys, args, message):
+def test_bad_options_are_one_line_and_write_nothing(tmp_path, mewl, args, message):
     out = tmp_path / "out"
-    code, stdout, stderr = run(capsys, "render", *args, "--out", out)
+    code, stdout, stderr = mewl("render", *args, "--out", out)
     assert code == 2
     assert stderr.count("\n") == 1 and message in stderr, stderr
     assert not out.exists()
 
 
-def test_other_settings_are_refused_and_nothing_changes(tmp_path, capsys):
+def test_other_settings_are_refused_and_nothing_changes(tmp_path, mewl):
     out = tmp_path / "out"
     manifest.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
     fake_episode(out, "train", "shape", 0)
     before = tree_digest(out)
     for args, what in ((["--seed", "1"], "seed=0"), (["--quality", "default"], "quality='draft'")):
-        code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 3, "--out", out, "--quality", "draft", *args)
+        code, _, stderr = mewl("render", "--task", "shape", "--n", 3, "--out", out, "--quality", "draft", *args)
         assert code == 2 and stderr.count("\n") == 1 and what in stderr, stderr
     # a folder of specs (mewl sample) is not a rendered dataset either
     specs = tmp_path / "specs"
     manifest.claim_output(specs, {"seed": 0, "kind": "specs"})
-    code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 1, "--out", specs)
+    code, _, stderr = mewl("render", "--task", "shape", "--n", 1, "--out", specs)
     assert code == 2 and "kind='specs'" in stderr
     assert tree_digest(out) == before
 
 
-def test_a_complete_dataset_has_nothing_to_do(tmp_path, capsys):
+def test_a_complete_dataset_has_nothing_to_do(tmp_path, mewl):
     out = tmp_path / "out"
     manifest.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
     for i in range(2):
         fake_episode(out, "train", "shape", i)
-    code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 2, "--out", out, "--quality", "draft")
+    code, _, stderr = mewl("render", "--task", "shape", "--n", 2, "--out", out, "--quality", "draft")
     assert code == 0 and "nothing to do" in stderr
     assert bookkeeping.planned(out, "train", "shape") == 2
     # a smaller N after a larger one is allowed; the plan keeps the larger
     bookkeeping.record_plan(out, "train", "shape", 5)
-    code, _, stderr = run(capsys, "render", "--task", "shape", "--n", 1, "--out", out, "--quality", "draft")
+    code, _, stderr = mewl("render", "--task", "shape", "--n", 1, "--out", out, "--quality", "draft")
     assert code == 0 and "nothing to do, 1 episode(s) already complete" in stderr
     assert bookkeeping.planned(out, "train", "shape") == 5
 
@@ -126,7 +119,7 @@ def test_the_episode_records_the_quality_it_is_rendered_at():
     assert draft.model_copy(update={"context_panels": ep.context_panels, "query": ep.query}) == ep
 
 
-def test_status_counts_complete_failed_and_missing(tmp_path, capsys):
+def test_status_counts_complete_failed_and_missing(tmp_path, mewl):
     out = tmp_path / "out"
     manifest.claim_output(out, {"seed": 0, "quality": "draft", "kind": "rendered"})
     bookkeeping.record_plan(out, "train", "shape", 4)
@@ -134,27 +127,27 @@ def test_status_counts_complete_failed_and_missing(tmp_path, capsys):
     fake_episode(out, "train", "shape", 0)
     fake_episode(out, "train", "shape", 2)
     bookkeeping.record_failure(out, "train", "shape", 3, ["retry 0: too small", "gave up after 5 redraws"])
-    code, stdout, _ = run(capsys, "status", out)
+    code, stdout, _ = mewl("status", out)
     assert code == 1
     assert "train      shape             4         2       1        1        0        0" in stdout
     assert "failed: 3" in stdout and "missing: 1" in stdout
     assert "\n      3: gave up after 5 redraws\n" in stdout  # why, as the SLURM completion report shows it too
-    code, stdout, _ = run(capsys, "status", out, "--json")
+    code, stdout, _ = mewl("status", out, "--json")
     (row,) = json.loads(stdout)
     assert (row["complete"], row["failed"], row["missing"], row["done"]) == (2, [3], [1], False)
     # MEWL's loaders glob with pathlib, which matches hidden names: no bookkeeping there
     assert sorted(str(p.relative_to(out)) for p in out.glob("train/*/*")) == ["train/shape/0", "train/shape/2"]
     # a smaller N is checked when given, never only by editing .mewl/plan
-    code, stdout, _ = run(capsys, "status", out, "--n", 1)
+    code, stdout, _ = mewl("status", out, "--n", 1)
     assert code == 0 and "against the N given" in stdout and "1/1 episodes complete" in stdout
     fake_episode(out, "train", "shape", 1)
     fake_episode(out, "train", "shape", 3)
-    code, stdout, _ = run(capsys, "status", out)
+    code, stdout, _ = mewl("status", out)
     assert code == 0 and "4/4 episodes complete" in stdout and "against the largest N requested" in stdout
 
 
-def test_status_of_a_folder_that_is_no_dataset_is_one_line(tmp_path, capsys):
-    code, _, stderr = run(capsys, "status", tmp_path)
+def test_status_of_a_folder_that_is_no_dataset_is_one_line(tmp_path, mewl):
+    code, _, stderr = mewl("status", tmp_path)
     assert code == 2 and stderr.count("\n") == 1 and "not a dataset" in stderr
 
 

@@ -9,7 +9,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,11 +16,11 @@ import pytest
 from PIL import Image
 
 from mewl_gen.store import layout
+from tests.command import MEWL, mewl_process
 from tests.conftest import RENDERED_SEED, rendered_all
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.render]
 
-MEWL = [sys.executable, "-m", "mewl_gen"]
 REPO = Path(__file__).resolve().parents[2]
 # The reference covers every MEWL task: the session's one draft render of
 # every task (tests/conftest.py, 63 of its images are MEWL's);
@@ -252,7 +251,7 @@ def _zombie(pid: int) -> bool:
 def test_inspect_overlays_a_rendered_episode(reference, tmp_path):
     folder = reference / "train/pragmatic/0"
     sheet = tmp_path / "sheet.png"
-    r = subprocess.run([*MEWL, "inspect", str(folder), "--overlay", str(sheet)], capture_output=True, text=True, cwd=REPO)
+    r = mewl_process("inspect", folder, "--overlay", sheet)
     assert r.returncode == 0, r.stderr
     assert "points to #" in r.stdout and "choices:" in r.stdout
     with Image.open(sheet) as im:

@@ -90,5 +90,5 @@ def test_importing_render_does_not_import_bpy():
     import subprocess
     import sys
 
-    code = "import sys, render, render.ground_truth, bench.render; sys.exit('bpy' in sys.modules)"
+    code = "import sys, mewl_gen.render, mewl_gen.render.ground_truth, mewl_gen.bench.render; sys.exit('bpy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -219,7 +219,7 @@ def test_without_an_optix_device_the_optix_denoiser_falls_back_to_oidn_and_says_
     import subprocess
     import sys
 
-    code = ("import bpy; from render.devices import gpu_denoiser; sc = bpy.context.scene\n"
+    code = ("import bpy; from mewl_gen.render.devices import gpu_denoiser; sc = bpy.context.scene\n"
             "print(gpu_denoiser(sc, 'optix:0=no such GPU'), sc.cycles.denoiser, gpu_denoiser(sc, 'cpu'), sc.cycles.denoising_use_gpu)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

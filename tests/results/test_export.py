@@ -45,11 +45,13 @@ def expected(out: Path) -> dict[str, dict]:
     return found
 
 
+@pytest.mark.render
 def test_every_exportable_task_has_an_item_in_the_fixture(rendered):
     exportable = {t.name for t in catalog.tasks().values() if t.export is not None}
     assert {p.name for p in (rendered / "train").iterdir() if p.is_dir()} == exportable
 
 
+@pytest.mark.render
 def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_path, monkeypatch, capsys):
     import datasets
 
@@ -80,6 +82,7 @@ def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_
     assert seen == 2 * len(want)
 
 
+@pytest.mark.render
 def test_webdataset_export_reads_back_unchanged_and_is_the_same_bytes_every_time(rendered, tmp_path, capsys):
     import webdataset
 
@@ -102,6 +105,7 @@ def test_webdataset_export_reads_back_unchanged_and_is_the_same_bytes_every_time
     assert sorted(got) == sorted(want)
 
 
+@pytest.mark.render
 def test_a_damaged_item_is_named_and_left_out_or_refused_with_strict(rendered, tmp_path, capsys):
     out = tmp_path / "data"
     shutil.copytree(rendered, out)
@@ -122,6 +126,7 @@ def test_a_damaged_item_is_named_and_left_out_or_refused_with_strict(rendered, t
     assert "shape-000000.tar" not in names and "malevic-pos1-000000.tar" not in names and len(names) > 10
 
 
+@pytest.mark.render
 def test_mistakes_are_one_line_and_nothing_is_overwritten(rendered, tmp_path, capsys):
     taken = tmp_path / "taken"
     taken.mkdir()
@@ -144,6 +149,7 @@ def test_mistakes_are_one_line_and_nothing_is_overwritten(rendered, tmp_path, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sampled", "taken"]
 
 
+@pytest.mark.render
 def test_a_full_disk_leaves_no_half_export(rendered, tmp_path, monkeypatch, capsys):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "wds"))

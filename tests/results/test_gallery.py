@@ -74,6 +74,7 @@ def loaded_images(page: Path) -> list[tuple[str, bool]]:
     return [tuple(x) for x in json.loads(unescape(found.group(1)))]
 
 
+@pytest.mark.render
 def test_every_task_has_an_index_and_every_item_a_page(site):
     for task in (rendered_all() / "train").iterdir():
         if task.is_dir():
@@ -83,18 +84,23 @@ def test_every_task_has_an_index_and_every_item_a_page(site):
                    sorted(p.name for p in task.joinpath("0").glob("*.png"))
 
 
+@pytest.mark.render
 def test_every_link_resolves_inside_the_gallery(site):
     assert not dangling(site)
     page = site / "train" / "pragmatic" / "0.html"
     assert {"index.html"} <= set(links(page)) and "../../style.css" in links(page)
 
 
+@pytest.mark.browser
+@pytest.mark.render
 def test_episode_pages_load_every_image_in_chromium(site):
     for name in EPISODES:
         shown = loaded_images(site / name)
         assert len(shown) >= 14 and all(ok for _, ok in shown), (name, shown)
 
 
+@pytest.mark.browser
+@pytest.mark.render
 def test_the_probe_sees_an_image_that_does_not_load(site):
     page = site / "train" / "pragmatic" / "broken.html"
     page.write_text((site / "train" / "pragmatic" / "0.html").read_text().replace('src="0/question.png"',
@@ -106,6 +112,8 @@ def test_the_probe_sees_an_image_that_does_not_load(site):
     assert shown.pop("0/missing.png") is False and len(shown) >= 6 and all(shown.values()), shown
 
 
+@pytest.mark.browser
+@pytest.mark.render
 def test_an_episode_screenshot_is_not_blank(site, tmp_path):
     shot = tmp_path / "episode.png"
     r = chromium(f"--screenshot={shot}", "--window-size=1240,900", (site / EPISODES[1]).as_uri())
@@ -124,6 +132,7 @@ def many(tmp_path: Path, n: int, task: str = "malevic-pos") -> Path:
     return out
 
 
+@pytest.mark.render
 def test_index_pages_list_at_most_a_page_of_items_each_once(tmp_path, monkeypatch):
     assert gallery.PER_PAGE <= 100
     per, pages = 4, 13
@@ -147,6 +156,7 @@ def test_index_pages_list_at_most_a_page_of_items_each_once(tmp_path, monkeypatc
     assert not dangling(site)
 
 
+@pytest.mark.render
 def test_a_damaged_item_is_named_and_left_out(tmp_path, capsys):
     out = many(tmp_path, 3)
     image = out / "train" / "malevic-pos" / "1" / "image.png"
@@ -162,6 +172,7 @@ def test_a_damaged_item_is_named_and_left_out(tmp_path, capsys):
     assert "2.html" in links(folder / "0.html") and not dangling(site)
 
 
+@pytest.mark.render
 def test_an_existing_folder_is_never_overwritten(tmp_path, capsys):
     out = many(tmp_path, 1)
     site = tmp_path / "site"

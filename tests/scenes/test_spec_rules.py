@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from mewl_gen.cli import main as cli
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.mewl.episode import TASKS, Episode
@@ -17,11 +16,6 @@ from mewl_gen.tasks.mewl.episode import TASKS, Episode
 @pytest.fixture(scope="module")
 def episode() -> dict:
     return json.loads(sample_item("pragmatic", 0, "train", 1).model_dump_json())
-
-
-def run(capsys, *args) -> tuple[int, str]:
-    code = cli.main([str(a) for a in args])
-    return code, capsys.readouterr().err
 
 
 def broken(data: dict, change) -> dict:
@@ -61,37 +55,37 @@ EPISODE_CASES = [
 
 
 @pytest.mark.parametrize("path, value, field, reason", EPISODE_CASES, ids=[c[0] + "=" + str(c[1]) for c in EPISODE_CASES])
-def test_validate_and_render_spec_name_the_broken_field(tmp_path, capsys, episode, path, value, field, reason):
+def test_validate_and_render_spec_name_the_broken_field(tmp_path, mewl, episode, path, value, field, reason):
     bad = tmp_path / "episode.json"
     bad.write_text(json.dumps(broken(episode, lambda d: set_path(d, path, value))))
-    code, err = run(capsys, "validate", bad)
+    code, _, err = mewl("validate", bad)
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert f"invalid Episode: {field}: " in err and reason in err, err
     # render-spec reads the same rules, so it stops before starting Blender
-    code, err = run(capsys, "render-spec", bad, "--out", tmp_path / "out", "--panel", "question", "--device", "cpu")
+    code, _, err = mewl("render-spec", bad, "--out", tmp_path / "out", "--panel", "question", "--device", "cpu")
     assert code == 2 and f"{field}: " in err and reason in err and err.count("\n") == 1, err
     assert not (tmp_path / "out").exists()
 
 
-def test_overlapping_objects_and_a_hand_on_an_object_are_refused(tmp_path, capsys, episode):
+def test_overlapping_objects_and_a_hand_on_an_object_are_refused(tmp_path, mewl, episode):
     scene = tmp_path / "scene.json"
     scene.write_text(json.dumps(broken(episode["query"], overlap)))
-    code, err = run(capsys, "validate", scene)
+    code, _, err = mewl("validate", scene)
     assert code == 2 and "invalid SceneSpec: objects.1: footprint overlaps objects.0 (" in err, err
-    code, err = run(capsys, "render-spec", scene, "--out", tmp_path / "out", "--device", "cpu")
+    code, _, err = mewl("render-spec", scene, "--out", tmp_path / "out", "--device", "cpu")
     assert code == 2 and "objects.1: footprint overlaps objects.0" in err and not (tmp_path / "out").exists()
 
     def hand_on_object(d):
         d["hand"]["position"] = d["objects"][0]["position"]
     scene.write_text(json.dumps(broken(episode["query"], hand_on_object)))
-    code, err = run(capsys, "validate", scene)
+    code, _, err = mewl("validate", scene)
     assert code == 2 and "invalid SceneSpec: hand.position: the hand overlaps objects.0" in err, err
 
 
-def test_an_overlap_inside_an_episode_names_the_panel(tmp_path, capsys, episode):
+def test_an_overlap_inside_an_episode_names_the_panel(tmp_path, mewl, episode):
     bad = tmp_path / "episode.json"
     bad.write_text(json.dumps(broken(episode, lambda d: overlap(d["context_panels"][3]["scene"]))))
-    code, err = run(capsys, "validate", bad)
+    code, _, err = mewl("validate", bad)
     assert code == 2 and "context_panels.3.scene.objects.1: footprint overlaps objects.0" in err, err
 
 

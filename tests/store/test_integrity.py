@@ -18,13 +18,10 @@ import pytest
 from mewl_gen.cluster import claims, writers
 from mewl_gen.store import layout
 from mewl_gen.store.record import RECORD, full_problem, read_record
+from tests.command import MEWL
+from tests.command import mewl_process as mewl
 
-MEWL = [sys.executable, "-m", "mewl_gen"]
 REPO = Path(__file__).resolve().parents[2]
-
-
-def mewl(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([*MEWL, *map(str, args)], capture_output=True, text=True, cwd=REPO, timeout=300)
 
 
 def sample(out: Path, n: int = 5) -> subprocess.CompletedProcess:

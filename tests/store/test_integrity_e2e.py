@@ -11,7 +11,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,10 +18,10 @@ import pytest
 
 from mewl_gen.cluster import claims, writers
 from mewl_gen.store.record import full_problem
+from tests.command import MEWL, mewl_process
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.render]
 
-MEWL = [sys.executable, "-m", "mewl_gen"]
 REPO = Path(__file__).resolve().parents[2]
 TASKS, N = "shape,number", 2
 
@@ -121,7 +120,7 @@ def test_damage_is_named_by_verify_and_rendered_again_to_the_same_bytes(referenc
     data = bytearray(flipped.read_bytes())
     data[len(data) // 2] ^= 0xFF  # same size: only the hash finds it
     flipped.write_bytes(bytes(data))
-    r = subprocess.run([*MEWL, "verify", str(out)], capture_output=True, text=True, cwd=REPO)
+    r = mewl_process("verify", out)
     assert r.returncode == 1 and r.stdout.count("damaged: ") == 2, r.stdout
     assert "train/shape/0: question.png is 1000 bytes" in r.stdout and "train/number/1: question.png: sha256" in r.stdout
     r = subprocess.run(render_args(out, TASKS, N, "--repair"), capture_output=True, text=True, cwd=REPO, timeout=600)
@@ -162,7 +161,7 @@ def test_a_full_disk_stops_the_render_in_one_line_and_the_rerun_resumes(referenc
     assert r.returncode == 0, r.stderr
     for i in range(N):
         assert files(out, f"train/shape/{i}") == files(reference, f"train/shape/{i}")
-    assert subprocess.run([*MEWL, "verify", str(out)], capture_output=True, cwd=REPO, check=False).returncode == 0
+    assert mewl_process("verify", out).returncode == 0
 
 
 @pytest.mark.parametrize("how", ["deleted", "unmounted"])

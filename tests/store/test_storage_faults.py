@@ -13,7 +13,6 @@ import math
 import os
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -29,11 +28,11 @@ from mewl_gen.store.files import NoSpace
 from mewl_gen.store.manifest import claim_output
 from mewl_gen.store.record import full_problem
 from mewl_gen.tasks.catalog import sample_item
+from tests.command import MEWL, mewl_process
 from tests.store.test_integrity import mount
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.render]
 
-MEWL = [sys.executable, "-m", "mewl_gen"]
 REPO = Path(__file__).resolve().parents[2]
 TASK, PAGE = "icy-naming", 4096  # one image per item; tmpfs counts whole pages
 
@@ -118,7 +117,7 @@ def test_a_disk_filling_at_each_stage_of_an_item_is_one_fault_and_never_a_failed
     assert all(o.ok for o in outcomes) and worker.starts == 2
     assert outcomes[0].reasons[0].startswith("renderer crashed: Blender exited with code -9\n--- Blender log (tail) ---\n")
     assert all(full_problem(layout.item_dir(out, "train", TASK, i)) is None for i in range(5))
-    r = subprocess.run([*MEWL, "verify", str(out)], capture_output=True, text=True, cwd=REPO, timeout=300, check=False)
+    r = mewl_process("verify", out)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

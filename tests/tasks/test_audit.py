@@ -143,6 +143,7 @@ def test_the_audit_goes_into_the_card_which_says_when_the_items_changed_since(tm
     assert (out / card.CARD).read_bytes() == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", OWN)
 def test_query_only_exact_solvers_are_at_chance(task):
     eps = episodes(task)
@@ -171,6 +172,7 @@ def test_deprived_solvers_see_nothing_of_what_they_are_denied():
     assert deprived.view(pragmatic, deprived.NO_QUERY, keep_lexicon=True).lexicon == pragmatic.lexicon
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", OWN)
 def test_learned_query_only_baselines_are_at_chance(task):
     """Fitted on half the episodes and scored on the other half: these tasks' samplers leave the query alone no
@@ -183,6 +185,7 @@ def test_learned_query_only_baselines_are_at_chance(task):
     assert rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / len(test))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", OWN)
 def test_no_query_solvers_exact_and_learned_are_at_their_floor(task):
     """Without the query image these tasks' contexts say nothing the utterances do not about which choice
@@ -206,6 +209,7 @@ def test_no_query_solvers_exact_and_learned_are_at_their_floor(task):
 REDESIGNED = [(t, d) for t in ("relation", "bootstrap", "pragmatic") for d in SOLVERS[t].deprived]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task,deprivation", REDESIGNED)
 def test_learned_deprived_baselines_of_the_redesigned_tasks_are_at_chance(task, deprivation):
     eps = episodes(task)
@@ -216,6 +220,7 @@ def test_learned_deprived_baselines_of_the_redesigned_tasks_are_at_chance(task, 
     assert rate <= chance + Z_999 * math.sqrt(chance * (1 - chance) / len(test))
 
 
+@pytest.mark.slow
 def test_the_learned_baseline_finds_a_planted_shortcut():
     """The query object's colour is made to tell where the answer sits among
     the choices; the model must learn that from the query features alone."""

@@ -3,20 +3,13 @@ benchmark names, split schemes, the index, and the mistakes a user makes."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.seeds import item_rng
-
-MEWL = [sys.executable, "-m", "mewl_gen"]
-
-
-def mewl(*args):
-    return subprocess.run([*MEWL, *map(str, args)], capture_output=True, text=True)
+from tests.command import mewl_process as mewl
 
 
 def test_mewl_tasks_lists_every_task_once_with_its_benchmark():

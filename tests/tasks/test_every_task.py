@@ -33,6 +33,7 @@ def assert_uniform(observed: list, support: tuple, what: str) -> None:
     assert stat < chi_square_critical(len(support) - 1), f"{what} not uniform: {dict(zip(support, counts))}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ALL)
 def test_every_episode_is_valid_after_a_json_round_trip(task):
     for ep in episodes(task):
@@ -41,6 +42,7 @@ def test_every_episode_is_valid_after_a_json_round_trip(task):
         catalog.task(task).validate(again)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ALL)
 def test_an_independent_solver_answers_every_episode(task):
     solve = SOLVERS[task].solve
@@ -49,11 +51,13 @@ def test_an_independent_solver_answers_every_episode(task):
         assert solve(blind) == ep.answer, f"episode {ep.index}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ALL)
 def test_answer_position_is_uniform(task):
     assert_uniform([ep.answer_index for ep in episodes(task)], tuple(range(5)), f"{task} answer position")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ALL)
 def test_concepts_are_uniform(task):
     observations: dict[str, tuple[list, tuple]] = {}
@@ -65,6 +69,7 @@ def test_concepts_are_uniform(task):
         assert_uniform(values, support, f"{task} {name}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ALL)
 def test_text_only_guesser_stays_at_chance(task):
     solvers = SOLVERS[task]
@@ -77,6 +82,7 @@ def test_text_only_guesser_stays_at_chance(task):
     assert hits / len(eps) <= bound
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ALL)
 def test_same_seed_same_bytes_and_splits_never_overlap(task):
     for i in range(5):
@@ -105,7 +111,7 @@ def test_every_task_draws_items_its_validator_accepts_and_its_file_only_solver_a
 
 
 def test_specs_and_tasks_import_without_bpy():
-    code = ("import sys, scenes, tasks.catalog, store.reader, cluster.planning; "
+    code = ("import sys, mewl_gen.scenes, mewl_gen.tasks.catalog, mewl_gen.store.reader, mewl_gen.cluster.planning; "
             "assert 'bpy' not in sys.modules, 'bpy loaded'")
     subprocess.run([sys.executable, "-c", code], check=True)
 

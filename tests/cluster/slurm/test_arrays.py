@@ -12,7 +12,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,16 +19,13 @@ import pytest
 
 from mewl_gen.store import layout, manifest
 from mewl_gen.store.record import write_record
+from tests.command import MEWL
+from tests.command import mewl_process as mewl
 from tests.slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 
-MEWL = Path(sys.executable).parent / "mewl"
 TASKS, N, SHARDS = "shape", 2, 2  # two shards of one task: every array feature, at half the images of two tasks
 DATASET = ["--task", TASKS, "--n", str(N), "--quality", "draft", "--device", "cpu", "--seed", "7"]
 JOB_TIMEOUT = 240  # seconds; each wait is bounded
-
-
-def mewl(*argv, env=None, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(MEWL), *map(str, argv)], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
 
 
 def slurm_args(out: Path, *extra: str) -> list[str]:
@@ -70,7 +66,7 @@ def test_script_renders_one_shard_per_array_task_with_this_install(tmp_path):
         assert f"#SBATCH {line}\n" in script
     assert "gpus-per-task" not in script  # 0 GPUs: nothing requested
     assert script.splitlines()[0] == "#!/bin/bash" and "set -euo pipefail\n" in script
-    assert f"exec {MEWL} render --task {TASKS} --n {N} --out {out} --split train --seed 7 --quality draft " \
+    assert f"exec {MEWL[0]} render --task {TASKS} --n {N} --out {out} --split train --seed 7 --quality draft " \
            f'--device cpu --shard "${{shard}}/{SHARDS}"' in script
     assert not out.exists()  # `mewl render` claims OUT when the array starts
 
@@ -203,6 +199,8 @@ def assert_complete(cluster, out: Path, check_job: str, episodes: int) -> None:
     assert mewl("status", out).returncode == 0
 
 
+@pytest.mark.render
+@pytest.mark.slurm
 @pytest.mark.e2e
 def test_array_renders_the_dataset_like_a_local_run(slurm_cluster, reference, tmp_path):
     out = tmp_path / "data"
@@ -217,6 +215,8 @@ def test_array_renders_the_dataset_like_a_local_run(slurm_cluster, reference, tm
     assert_same_dataset(out, reference, TASKS.split(","))
 
 
+@pytest.mark.render
+@pytest.mark.slurm
 @pytest.mark.e2e
 def test_a_script_submitted_by_hand_renders_the_dataset_like_a_local_run(slurm_cluster, reference, tmp_path):
     """Without --submit nothing goes into OUT; the array tasks claim the new OUT themselves, side by side."""
@@ -236,6 +236,8 @@ def test_a_script_submitted_by_hand_renders_the_dataset_like_a_local_run(slurm_c
     assert_same_dataset(out, reference, TASKS.split(","))
 
 
+@pytest.mark.render
+@pytest.mark.slurm
 @pytest.mark.e2e
 def test_resubmission_renders_only_the_cancelled_shard(slurm_cluster, reference, tmp_path):
     # One task, one episode per shard: shard 1 is cancelled while its episode is half rendered.

@@ -19,7 +19,7 @@ import pytest
 from tests.cluster.slurm.test_arrays import mewl
 from tests.slurm_cluster import SHORT, SHORT_MAX_TIME, slurm_cluster  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slurm]
 DATASET = ["--task", "shape", "--n", "1", "--array", "1", "--device", "cpu", "--seed", "7"]
 TIMEOUT = 180  # seconds; each wait is bounded
 
@@ -91,6 +91,7 @@ def test_requests_no_node_can_run_are_refused_and_defaults_fitted(slurm_cluster,
         slurm_cluster.run("scancel", array, check)
 
 
+@pytest.mark.render
 def test_a_killed_array_task_is_reported_by_status_and_the_completion_job(slurm_cluster, tmp_path):
     """Logs off OUT, and a submit folder the nodes lack; the task is requeued (its log
     goes on), then killed: status and the completion report name it, with its exit code."""

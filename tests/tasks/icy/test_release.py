@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,10 +9,9 @@ from PIL import Image
 
 from mewl_gen.tasks.icy import solver as checker
 from mewl_gen.tasks.icy.language import LanguageSpec, language_json
+from tests.command import mewl_process
 from tests.conftest import stored_items
 from tests.tasks.icy.test_episodes import SPECS, items, truth_of
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 # -- the file-only checker ---------------------------------------------------------------------------
@@ -57,15 +53,15 @@ def test_the_file_only_solver_answers_concat_episodes_and_not_transformed_ones(g
     assert right == 40 if grammar == "concat" else right < 10
 
 
+@pytest.mark.render
 @pytest.mark.e2e
 def test_rendered_items_show_their_objects_and_the_file_only_checker_agrees(tmp_path):
     """Real draft renders of both tasks in the test split: each image's ground
     truth names its one visible object, and the checker, reading the files
     alone, finds every message where the language puts it."""
     out = tmp_path / "data"
-    r = subprocess.run([sys.executable, "-m", "mewl_gen", "render", "--task", "icy", "--n", "1",
-                        "--split", "test", "--out", str(out), "--quality", "draft", "--device", "cpu",
-                        "--seed", "5", "--workers", "1"], capture_output=True, text=True, cwd=REPO, timeout=600)
+    r = mewl_process("render", "--task", "icy", "--n", 1, "--split", "test", "--out", out, "--quality", "draft",
+                     "--device", "cpu", "--seed", 5, "--workers", 1)
     assert r.returncode == 0, r.stderr
     written = language_json(5, LanguageSpec())
     assert checker.check_release(stored_items(out, "icy-"), written) == []

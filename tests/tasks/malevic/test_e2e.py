@@ -5,8 +5,6 @@ truth says, and every object mostly visible as item.json claims."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +13,10 @@ from PIL import Image
 from pycocotools import mask as mask_utils
 
 from mewl_gen.tasks.malevic import solver
+from tests.command import mewl_process as mewl
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.render]
 
-REPO = Path(__file__).resolve().parents[3]
 TASKS = ("malevic-sup1", "malevic-pos1", "malevic-pos", "malevic-setpos", "malevic-pos-hard", "malevic-setpos-hard")
 N = 2
 
@@ -26,9 +24,8 @@ N = 2
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("malevic") / "d"
-    r = subprocess.run([sys.executable, "-m", "mewl_gen", "render", "--task", "malevic", "--n", str(N), "--out", str(out),
-                        "--quality", "draft", "--device", "cpu", "--seed", "4", "--workers", "1"],
-                       capture_output=True, text=True, cwd=REPO, timeout=900)
+    r = mewl("render", "--task", "malevic", "--n", N, "--out", out, "--quality", "draft", "--device", "cpu", "--seed", 4,
+             "--workers", 1, timeout=900)
     assert r.returncode == 0, r.stderr
     return out
 
@@ -72,15 +69,12 @@ def test_the_index_lists_every_complete_item_and_rebuilds_to_the_same_bytes(rend
     before = {p: p.read_bytes() for p in (rendered / "train").glob("*.jsonl")}
     for p in before:
         p.unlink()
-    r = subprocess.run([sys.executable, "-m", "mewl_gen", "index", str(rendered)], capture_output=True, text=True, cwd=REPO)
+    r = mewl("index", rendered)
     assert r.returncode == 0 and r.stdout.count("item(s)") == len(TASKS)
     assert {p: p.read_bytes() for p in before} == before
 
 
 def test_validate_verify_and_status_read_malevic_items(rendered):
-    def mewl(*args):
-        return subprocess.run([sys.executable, "-m", "mewl_gen", *args], capture_output=True, text=True, cwd=REPO)
-
     r = mewl("validate", str(rendered / "train" / "malevic-setpos" / "1"))
     assert r.returncode == 0 and "valid malevic-setpos item 1" in r.stdout
     assert mewl("verify", str(rendered)).returncode == 0
@@ -91,8 +85,7 @@ def test_validate_verify_and_status_read_malevic_items(rendered):
 
 
 def test_the_malevic_audit_reads_the_rendered_files(rendered):
-    r = subprocess.run([sys.executable, "-m", "mewl_gen", "audit", "malevic", str(rendered), "--markdown"],
-                       capture_output=True, text=True, cwd=REPO)
+    r = mewl("audit", "malevic", rendered, "--markdown")
     assert r.returncode == 0, r.stdout + r.stderr
     rows = [line.split(" | ") for line in r.stdout.splitlines()[2:]]
     assert sorted(row[1] for row in rows) == sorted(TASKS) and {row[0].strip("| ") for row in rows} == {"train"}

@@ -21,19 +21,20 @@ from mewl_gen.tasks.mewl.solvers.bootstrap import (
 )
 from mewl_gen.tasks.validation import InvalidItem
 from tests.chance import accuracy, assert_at_chance
-from tests.conftest import episodes
+from tests.conftest import FEW, episodes
 
 N = 300
 
 
-def eps():
-    return episodes("bootstrap", N)
+def eps(n: int = N):
+    return episodes("bootstrap", n)
 
 
 def _objects(scene):
     return {o.properties: o for o in scene.objects}
 
 
+@pytest.mark.slow
 def test_panels_show_their_pair_and_one_unnamed_distractor():
     for ep in eps():
         named = set(ep.lexicon.values())
@@ -46,6 +47,7 @@ def test_panels_show_their_pair_and_one_unnamed_distractor():
             assert well_separated(p.scene.camera, a, b) and offsets(p.scene.camera, a, b)[rel] > 0
 
 
+@pytest.mark.slow
 def test_distinct_pairs_every_word_and_some_word_said_once():
     for ep in eps():
         pairs = [frozenset(p.utterance.split()[::2]) for p in ep.context_panels]
@@ -58,7 +60,7 @@ def test_relation_words_are_needed():
     """The relations pin the assignment: with every relation word replaced by
     its opposite, the true assignment no longer fits, and identity alone
     (no relations) leaves some word open."""
-    for ep in eps()[:50]:
+    for ep in eps(FEW):
         assert consistent_lexicons(ep.context_panels, ep.lexicon.keys()) == [ep.lexicon]
         flipped = []
         for p in ep.context_panels:
@@ -73,6 +75,7 @@ def test_relation_words_are_needed():
         assert any(len(c) > 1 for c in unrelated.values())
 
 
+@pytest.mark.slow
 def test_choices_name_a_cycle_of_unsaid_pairs_one_of_them_shown():
     """Five pairs through five words, none said in context; the answer's pair
     is the query's, and every other choice names a word not shown."""
@@ -86,6 +89,7 @@ def test_choices_name_a_cycle_of_unsaid_pairs_one_of_them_shown():
         assert all(not pair <= shown for pair in pairs if pair != shown)
 
 
+@pytest.mark.slow
 def test_every_pair_of_objects_in_every_scene_is_well_separated():
     """MEWL's rule: no pair is a near-tie, so its captioner orders every pair."""
     for ep in eps():
@@ -94,6 +98,7 @@ def test_every_pair_of_objects_in_every_scene_is_well_separated():
                 assert well_separated(scene.camera, a, b), f"episode {ep.index}"
 
 
+@pytest.mark.slow
 def test_without_the_words_a_solver_is_at_chance():
     """Over the episodes every test of the task shares: query-only (any two query objects
     may be the named ones), no-language (context scenes tell the named pair,
@@ -108,6 +113,7 @@ def test_without_the_words_a_solver_is_at_chance():
         assert_at_chance(accuracy(guess, eps1), len(eps1), chance, f"bootstrap {name}")
 
 
+@pytest.mark.slow
 def test_exactly_one_choice_true():
     for ep in eps():
         objs = _objects(ep.query)
@@ -120,7 +126,7 @@ def test_exactly_one_choice_true():
 
 
 def test_validator_rejects_a_swapped_lexicon():
-    ep = eps()[0]
+    ep = eps(FEW)[0]
     w = list(ep.lexicon)
     lexicon = dict(ep.lexicon)
     lexicon[w[0]], lexicon[w[1]] = lexicon[w[1]], lexicon[w[0]]
@@ -129,7 +135,7 @@ def test_validator_rejects_a_swapped_lexicon():
 
 
 def test_validator_rejects_a_false_context_statement():
-    ep = eps()[0]
+    ep = eps(FEW)[0]
     panels = list(ep.context_panels)
     wa, rel, wb = panels[0].utterance.split()
     flipped = f"{wa} {OPPOSITE[rel]} {wb}"
@@ -139,7 +145,7 @@ def test_validator_rejects_a_false_context_statement():
 
 
 def test_validator_rejects_a_second_true_choice():
-    ep = eps()[0]
+    ep = eps(FEW)[0]
     wa, rel, wb = ep.answer.split()
     twin = f"{wb} {OPPOSITE[rel]} {wa}"
     choices = tuple(twin if i == (ep.answer_index + 1) % 5 else c for i, c in enumerate(ep.choices))

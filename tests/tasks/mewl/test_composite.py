@@ -8,7 +8,7 @@ import pytest
 from mewl_gen.scenes.universe import ATTRIBUTES, attribute_of
 from mewl_gen.tasks.mewl import composite as task
 from mewl_gen.tasks.validation import InvalidItem
-from tests.conftest import episodes
+from tests.conftest import FEW, episodes
 
 N = 300
 
@@ -18,6 +18,7 @@ def syntax(ep) -> tuple[str, str]:
     return attribute_of(ep.lexicon[first]), attribute_of(ep.lexicon[second])
 
 
+@pytest.mark.slow
 def test_every_phrase_names_its_object_in_the_episode_syntax():
     for ep in episodes("composite", N):
         type_a, type_b = syntax(ep)
@@ -28,6 +29,7 @@ def test_every_phrase_names_its_object_in_the_episode_syntax():
             assert {ep.lexicon[a], ep.lexicon[b]} <= set(p.scene.objects[0].properties)
 
 
+@pytest.mark.slow
 def test_context_is_the_grid_minus_a_transversal_and_the_query_is_unseen():
     for ep in episodes("composite", N):
         pairs = [tuple(p.utterance.split()) for p in ep.context_panels]
@@ -41,6 +43,7 @@ def test_context_is_the_grid_minus_a_transversal_and_the_query_is_unseen():
         assert {" ".join(u) for u in unseen} <= set(ep.choices)
 
 
+@pytest.mark.slow
 def test_a_words_objects_share_its_value_and_nothing_else():
     for ep in episodes("composite", N):
         for word, value in ep.lexicon.items():
@@ -48,6 +51,7 @@ def test_a_words_objects_share_its_value_and_nothing_else():
             assert set(objs[0]) & set(objs[1]) == {value}
 
 
+@pytest.mark.slow
 def test_syntax_and_named_values_cover_their_support():
     eps = episodes("composite", N)
     assert {syntax(ep) for ep in eps} == set(itertools.permutations(("shape", "color", "material"), 2))
@@ -74,7 +78,7 @@ def with_panel(ep, k, **changes):
 
 
 def test_validator_rejects_a_word_whose_objects_share_a_second_value():
-    ep = episodes("composite", N)[0]
+    ep = episodes("composite", FEW)[0]
     task.validate(ep)
     # Give panel 0's object the size of the other object its first word names.
     word = ep.context_panels[0].utterance.split()[0]
@@ -88,7 +92,7 @@ def test_validator_rejects_a_word_whose_objects_share_a_second_value():
 
 
 def test_validator_rejects_broken_syntax_and_wrong_answers():
-    ep = episodes("composite", N)[1]
+    ep = episodes("composite", FEW)[1]
     a, b = ep.context_panels[0].utterance.split()
     with pytest.raises(InvalidItem, match="syntax"):
         task.validate(with_panel(ep, 0, name=f"{b} {a}", utterance=f"{b} {a}"))

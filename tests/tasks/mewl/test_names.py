@@ -39,6 +39,7 @@ def test_the_identity_probe_catches_a_planted_leak():
     assert probes("shape", planted, None)["identity learned"].leaks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", (*BASIC, "relation"))
 def test_names_and_identity_fields_are_at_their_floors(task):
     found = probes(task, list(episodes(task)), None)
@@ -46,6 +47,7 @@ def test_names_and_identity_fields_are_at_their_floors(task):
     assert not leaking(found), {name: p.cell() for name, p in found.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", BASIC)
 def test_a_words_panels_sit_at_uniform_positions_and_the_query_key_is_the_next_number(task):
     """The answer's two panels over the 15 pairs of positions, uniformly: the order (and with it every

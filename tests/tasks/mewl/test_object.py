@@ -7,7 +7,7 @@ from mewl_gen.scenes.placement import place_scene
 from mewl_gen.tasks.item import Panel
 from mewl_gen.tasks.mewl import object as task
 from mewl_gen.tasks.validation import InvalidItem
-from tests.conftest import episodes
+from tests.conftest import FEW, episodes
 
 N = 300
 
@@ -20,6 +20,7 @@ def objects(scene) -> frozenset:
     return frozenset(o.properties for o in scene.objects)
 
 
+@pytest.mark.slow
 def test_panels_show_three_objects_named_by_their_words():
     for ep in episodes("object", N):
         assert len(set(ep.lexicon.values())) == 6
@@ -30,6 +31,7 @@ def test_panels_show_three_objects_named_by_their_words():
         assert len(context) == 6 and set().union(*context) == set(ep.lexicon)
 
 
+@pytest.mark.slow
 def test_query_and_distractors_are_unseen_subsets():
     for ep in episodes("object", N):
         context = {words(p.utterance) for p in ep.context_panels}
@@ -39,6 +41,7 @@ def test_query_and_distractors_are_unseen_subsets():
         assert named == objects(ep.query)
 
 
+@pytest.mark.slow
 def test_word_order_follows_neither_lexicon_nor_layout():
     in_lexicon_order = in_scene_order = total = 0
     for ep in episodes("object", N):
@@ -84,14 +87,14 @@ def rebuilt(ep, context):
 
 
 def test_validator_rejects_a_context_that_leaves_two_words_ambiguous():
-    ep = episodes("object", N)[0]
+    ep = episodes("object", FEW)[0]
     task.validate(rebuilt(ep, VALID))
     with pytest.raises(InvalidItem, match="2 word-object bijections"):
         task.validate(rebuilt(ep, TIED))
 
 
 def test_validator_rejects_swapped_utterances_duplicates_and_wrong_answers():
-    ep = episodes("object", N)[1]
+    ep = episodes("object", FEW)[1]
     a, b, *rest = ep.context_panels
     swapped = (a.model_copy(update={"name": b.name, "utterance": b.utterance}),
                b.model_copy(update={"name": a.name, "utterance": a.utterance}), *rest)

@@ -22,19 +22,20 @@ from mewl_gen.tasks.mewl.solvers import SOLVERS, deprived, pragmatic as solver
 from mewl_gen.tasks.mewl.words import pseudo_words
 from mewl_gen.tasks.sampling import choices_with_answer, shuffled
 from mewl_gen.tasks.validation import InvalidItem
-from tests.conftest import EPISODES_PER_TASK, episodes
+from tests.conftest import EPISODES_PER_TASK, FEW, episodes
 
 N = 300
 
 
-def eps():
-    return episodes("pragmatic", N)
+def eps(n: int = N):
+    return episodes("pragmatic", n)
 
 
 def _scenes(ep):
     return [(p.utterance, p.scene) for p in ep.context_panels] + [(ep.answer, ep.query)]
 
 
+@pytest.mark.slow
 def test_base_target_background_construction():
     for ep in eps():
         for word, scene in _scenes(ep):
@@ -54,12 +55,14 @@ def test_base_target_background_construction():
             assert distinguishing_values(scene) == {value}
 
 
+@pytest.mark.slow
 def test_each_word_taught_once_and_choices_are_taught_words():
     for ep in eps():
         assert sorted(p.utterance for p in ep.context_panels) == sorted(ep.lexicon)
         assert set(ep.choices) < set(ep.lexicon) and len(ep.choices) == 5
 
 
+@pytest.mark.slow
 def test_the_hand_points_at_the_target():
     for ep in eps():
         for _, scene in _scenes(ep):
@@ -67,7 +70,7 @@ def test_the_hand_points_at_the_target():
 
 
 def test_validator_rejects_a_wrong_meaning():
-    ep = eps()[0]
+    ep = eps(FEW)[0]
     w = list(ep.lexicon)
     lexicon = dict(ep.lexicon)
     lexicon[w[0]], lexicon[w[1]] = lexicon[w[1]], lexicon[w[0]]
@@ -76,7 +79,7 @@ def test_validator_rejects_a_wrong_meaning():
 
 
 def test_validator_rejects_a_hand_pointing_elsewhere():
-    ep = eps()[0]
+    ep = eps(FEW)[0]
     scene = ep.query
     other = (scene.hand.target + 1) % 3
     moved = scene.model_copy(update={"hand": scene.hand.model_copy(update={"target": other})})
@@ -86,7 +89,7 @@ def test_validator_rejects_a_hand_pointing_elsewhere():
 
 def test_validator_rejects_an_ambiguous_panel():
     """A panel whose pointed object stands out by two values."""
-    ep = next(e for e in eps() if attribute_of(e.lexicon[e.context_panels[0].utterance]) != "color")
+    ep = next(e for e in eps(FEW) if attribute_of(e.lexicon[e.context_panels[0].utterance]) != "color")
     p = ep.context_panels[0]
     t = p.scene.hand.target
     objs = list(p.scene.objects)
@@ -114,6 +117,7 @@ def deprived_eps():
     return [(ep.model_copy(update={"lexicon": {}}), ep) for ep in episodes("pragmatic", DEPRIVED_N)]
 
 
+@pytest.mark.slow
 def test_without_the_hand_two_objects_stand_out_by_offered_words():
     for ep in eps():
         values = {ep.lexicon[c] for c in ep.choices}
@@ -122,6 +126,7 @@ def test_without_the_hand_two_objects_stand_out_by_offered_words():
         assert ep.query.hand.target in {i for i, _ in out}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", [True, False])
 @pytest.mark.parametrize("tie_break", ["random", "nearest"])
 def test_no_hand_solver_is_at_its_analytic_chance(tie_break, prior):
@@ -131,6 +136,7 @@ def test_no_hand_solver_is_at_its_analytic_chance(tie_break, prior):
     assert within_chance(hits, DEPRIVED_N, solver.NO_HAND_CHANCE)
 
 
+@pytest.mark.slow
 def test_without_the_context_hands_the_answer_stays_a_coin_toss():
     rng = np.random.default_rng(5)
     hits = sum(solver.no_context_hand_guess(blind, rng) == ep.answer for blind, ep in deprived_eps())
@@ -138,12 +144,14 @@ def test_without_the_context_hands_the_answer_stays_a_coin_toss():
     assert within_chance(hits, DEPRIVED_N, solver.NO_CONTEXT_HAND_CHANCE)
 
 
+@pytest.mark.slow
 def test_query_only_solver_is_at_chance():
     rng = np.random.default_rng(4)
     hits = sum(solver.query_only_guess(blind, rng) == ep.answer for blind, ep in deprived_eps())
     assert within_chance(hits, DEPRIVED_N, solver.QUERY_ONLY_CHANCE)
 
 
+@pytest.mark.slow
 def test_the_pointed_object_is_not_nearest_the_camera_more_than_any_other():
     scenes = [s for _, ep in deprived_eps() for s in (ep.query, *(p.scene for p in ep.context_panels))]
     hits = sum(solver.pointed_is_nearest(s) for s in scenes)
@@ -151,7 +159,7 @@ def test_the_pointed_object_is_not_nearest_the_camera_more_than_any_other():
 
 
 def test_every_object_of_a_scene_could_have_been_pointed_at():
-    for ep in eps()[:50]:
+    for ep in eps(FEW):
         for _, scene in _scenes(ep):
             for i in range(len(scene.objects)):
                 hand = pointing_hand(scene.model_copy(update={"hand": None}), i)
@@ -161,7 +169,7 @@ def test_every_object_of_a_scene_could_have_been_pointed_at():
 
 def test_validator_rejects_a_query_the_hand_is_not_needed_for():
     """The background's value left out of the choices: only the target stands out by an offered word."""
-    ep = eps()[0]
+    ep = eps(FEW)[0]
     background = next(i for i, vals in enumerate(solver.standing_out(ep.query)) if vals and i != ep.query.hand.target)
     word = next(w for w, v in ep.lexicon.items() if v in solver.standing_out(ep.query)[background])
     spare = next(w for w in ep.lexicon if w not in ep.choices)
@@ -171,6 +179,7 @@ def test_validator_rejects_a_query_the_hand_is_not_needed_for():
 
 
 # Without the query image: the context (its hands included) and the choices.
+@pytest.mark.slow
 def test_every_word_has_a_mirrored_partner_and_the_answer_one_offered():
     for ep in eps():
         pairs = [frozenset(v for vals in solver.standing_out(p.scene) for v in vals) for p in ep.context_panels]
@@ -184,6 +193,7 @@ def _candidates(panels) -> list[str]:
     return [t for k, (t, _) in enumerate(panels) if any(t in other for j, other in enumerate(panels) if j != k)]
 
 
+@pytest.mark.slow
 def test_no_context_lets_more_than_two_offered_colors_be_the_answer():
     """The floor without the query image, by enumeration. Without the context's
     hands the query's value must be shown by a second offered panel (else the
@@ -208,6 +218,7 @@ def test_no_context_lets_more_than_two_offered_colors_be_the_answer():
     assert solver.NO_QUERY_CHANCE == 1 / 4
 
 
+@pytest.mark.slow
 def test_no_query_solver_is_at_its_floor():
     rng = np.random.default_rng(6)
     hits = sum(solver.no_query_guess(deprived.view(ep, deprived.NO_QUERY), rng) == ep.answer for _, ep in deprived_eps())
@@ -247,6 +258,7 @@ def _no_query_probe(episodes) -> Probe:
     return Probe(hits, len(episodes), no_query.floor)
 
 
+@pytest.mark.slow
 def test_the_no_query_probe_flags_the_old_construction_and_passes_the_new():
     rng = np.random.default_rng(31)
     old = [_old_construction(rng, i) for i in range(150)]

@@ -21,14 +21,14 @@ from mewl_gen.tasks.mewl.solvers.relation import (
 )
 from mewl_gen.tasks.validation import InvalidItem
 from tests.chance import accuracy, assert_at_chance
-from tests.conftest import episodes
+from tests.conftest import FEW, episodes
 
 N = 300
 WORDS = ["w0", "w1", "w2"]
 
 
-def eps():
-    return episodes("relation", N)
+def eps(n: int = N):
+    return episodes("relation", n)
 
 
 def _pair(scene, text):
@@ -36,6 +36,7 @@ def _pair(scene, text):
     return scene.objects[a], word, scene.objects[b]
 
 
+@pytest.mark.slow
 def test_each_word_twice_with_opposite_orthogonal_relations():
     for ep in eps():
         by_word: dict[str, list[set[str]]] = {}
@@ -52,6 +53,7 @@ def test_each_word_twice_with_opposite_orthogonal_relations():
             assert o2 == OPPOSITE[o1], f"episode {ep.index}: {word} panels agree on {o1}"
 
 
+@pytest.mark.slow
 def test_panels_are_not_grouped_by_word():
     grouped = sum(
         all(ep.context_panels[2 * k].utterance.split()[2] == ep.context_panels[2 * k + 1].utterance.split()[2] for k in range(3))
@@ -60,6 +62,7 @@ def test_panels_are_not_grouped_by_word():
     assert grouped < N * 0.1  # 1/15 by chance
 
 
+@pytest.mark.slow
 def test_phrases_name_one_object_and_query_objects_are_new():
     for ep in eps():
         for scene in [p.scene for p in ep.context_panels] + [ep.query]:
@@ -71,6 +74,7 @@ def test_phrases_name_one_object_and_query_objects_are_new():
             assert a is not None and b is not None and a != b
 
 
+@pytest.mark.slow
 def test_exactly_one_choice_true_and_all_query_pairs_well_separated():
     for ep in eps():
         truths = []
@@ -81,6 +85,7 @@ def test_exactly_one_choice_true_and_all_query_pairs_well_separated():
         assert truths.count(True) == 1 and ep.choices[truths.index(True)] == ep.answer
 
 
+@pytest.mark.slow
 def test_every_pair_of_objects_in_every_scene_is_well_separated():
     """MEWL's rule: no pair is a near-tie, so its captioner orders every pair."""
     for ep in eps():
@@ -154,6 +159,7 @@ def test_the_two_balanced_choice_sets_make_each_live_statement_equally_likely():
         assert sorted(answers) == sorted(set(answers)) and len(answers) == 4
 
 
+@pytest.mark.slow
 def test_without_the_context_or_the_query_image_a_solver_is_at_chance():
     """Query-only (scene and choices, every lexicon weighed), no-query
     (context and choices, every layout weighed) and text-only over the
@@ -169,7 +175,7 @@ def _break(ep, **update):
 
 
 def test_validator_rejects_a_swapped_lexicon():
-    ep = eps()[0]
+    ep = eps(FEW)[0]
     words = list(ep.lexicon)
     lexicon = dict(ep.lexicon)
     lexicon[words[0]], lexicon[words[1]] = lexicon[words[1]], lexicon[words[0]]
@@ -180,7 +186,7 @@ def test_validator_rejects_a_swapped_lexicon():
 def test_validator_rejects_an_ambiguous_context():
     """Give one word's second panel the same orthogonal relation: the word
     could then mean either direction."""
-    ep = eps()[0]
+    ep = eps(FEW)[0]
     panels = list(ep.context_panels)
     word = panels[0].utterance.split()[2]
     k = next(i for i, p in enumerate(panels) if i > 0 and p.utterance.split()[2] == word)
@@ -193,7 +199,7 @@ def test_validator_rejects_a_second_true_choice():
     """Replace a distractor by the answer said the other way round with the
     opposite word: true as well."""
     by_meaning = lambda ep, d: [w for w, m in ep.lexicon.items() if m == d]
-    ep = next(e for e in eps() if by_meaning(e, OPPOSITE[e.lexicon[e.answer.split()[2]]]))
+    ep = next(e for e in eps(FEW) if by_meaning(e, OPPOSITE[e.lexicon[e.answer.split()[2]]]))
     a, word, b = parse(ep.query, ep.answer)
     objs = ep.query.objects
     (opposite,) = by_meaning(ep, OPPOSITE[ep.lexicon[word]])

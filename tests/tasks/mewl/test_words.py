@@ -78,6 +78,7 @@ def coined(ep) -> set[str]:
     return tokens - (RESERVED - set(RESERVED_NAMES))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_no_sampled_word_is_english_or_a_file_name(task):
     english = english_words()

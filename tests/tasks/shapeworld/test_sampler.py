@@ -26,7 +26,7 @@ from mewl_gen.tasks.shapeworld.sampler import Thing
 from mewl_gen.tasks.shapeworld.solver import agrees
 from mewl_gen.tasks.validation import InvalidItem
 from tests.chance import assert_at_chance
-from tests.conftest import EPISODES_PER_TASK, episodes
+from tests.conftest import EPISODES_PER_TASK, FEW, episodes
 
 TASKS = [t for t in catalog.tasks() if t.startswith("shapeworld-")]
 HELD_OUT_FILES = ("docs/shapeworld-heldout-attributes.json", "docs/shapeworld-heldout-relations.json")
@@ -170,10 +170,11 @@ def image_json_of(objects, camera=None) -> dict:
 
 
 def test_image_json_relationships_are_the_renderers():
-    item = episodes("shapeworld-relational")[0]
+    item = episodes("shapeworld-relational", FEW)[0]
     assert image_json(item)["clevr_relationships"] == relationships(item.scene.camera, item.scene.objects)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_agreement_is_half_and_false_captions_are_near_misses(task):
     items = episodes(task)
@@ -185,6 +186,7 @@ def test_agreement_is_half_and_false_captions_are_near_misses(task):
     assert len({it.caption for it in items}) > 250  # a grammar, not a handful of templates
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_the_caption_alone_predicts_nothing(task):
     items = episodes(task)
@@ -196,6 +198,7 @@ def test_the_caption_alone_predicts_nothing(task):
     assert_at_chance(accuracy, len(items) - half, 0.5, f"{task}: bag of words over the caption")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_the_file_only_evaluator_agrees_on_every_label(task):
     for it in episodes(task):
@@ -205,6 +208,7 @@ def test_the_file_only_evaluator_agrees_on_every_label(task):
         assert agrees(miss, image) != it.agreement, (it.index, it.near_miss.caption)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["shapeworld-relational", "shapeworld-logical"])
 def test_definite_descriptions_are_said_and_always_refer(task):
     items = episodes(task)
@@ -217,7 +221,7 @@ def test_definite_descriptions_are_said_and_always_refer(task):
 
 
 def test_the_validator_rejects_a_definite_description_without_one_referent():
-    item = next(it for it in episodes("shapeworld-relational") if it.logical_form.subject_determiner == "a"
+    item = next(it for it in episodes("shapeworld-relational", FEW) if it.logical_form.subject_determiner == "a"
                 and len(World.of(it.scene).which(it.logical_form.subject)) > 1)
     form = item.logical_form.model_copy(update={"subject_determiner": "the"})
     miss = item.near_miss.logical_form.model_copy(update={"subject_determiner": "the"})
@@ -228,7 +232,7 @@ def test_the_validator_rejects_a_definite_description_without_one_referent():
 
 
 def test_the_validator_rejects_a_flipped_label_and_a_far_miss():
-    item = episodes("shapeworld-quantification")[0]
+    item = episodes("shapeworld-quantification", FEW)[0]
     validate = catalog.task(item.task).validate
     with pytest.raises(InvalidItem, match="evaluator"):
         validate(item.model_copy(update={"agreement": not item.agreement}))

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.scenes.spec import GENERATOR_VERSION
-
-MEWL = Path(sys.executable).parent / "mewl"
+from tests.command import MEWL, mewl_process
 
 
 def test_version_names_the_generator_and_its_blender():
-    done = subprocess.run([str(MEWL), "--version"], capture_output=True, text=True)
+    done = mewl_process("--version")
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout.startswith(f"{GENERATOR_VERSION} (bpy {metadata.version('bpy')}, Python 3.11")
     # the version in the specs is the installed package's
@@ -33,8 +32,7 @@ def test_python_dash_m_cluster_is_mewl():
 @pytest.fixture(scope="module")
 def episode_folder(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("data")
-    done = subprocess.run([str(MEWL), "sample", "--task", "object", "--n", "1", "--out", out, "--workers", "1"],
-                          capture_output=True, text=True)
+    done = mewl_process("sample", "--task", "object", "--n", 1, "--out", out, "--workers", 1)
     assert done.returncode == 0, done.stderr
     return out / "train" / "object" / "0"
 
@@ -50,7 +48,7 @@ def test_a_reader_that_is_gone_ends_the_command_quietly(episode_folder, index):
     read, write = os.pipe()
     os.close(read)
     try:
-        done = subprocess.run([str(MEWL), *argv], stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+        done = subprocess.run([*MEWL, *argv], stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
     finally:
         os.close(write)
     assert done.stderr == "", done.stderr
@@ -60,7 +58,7 @@ def test_a_reader_that_is_gone_ends_the_command_quietly(episode_folder, index):
 @pytest.mark.parametrize("index", range(2), ids=["schema", "inspect"])
 def test_piping_into_head_prints_the_first_line_and_nothing_else(episode_folder, index):
     argv = " ".join(f"'{a}'" for a in commands(episode_folder)[index])
-    done = subprocess.run(f"'{MEWL}' {argv} | head -1", shell=True, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(f"'{MEWL[0]}' {argv} | head -1", shell=True, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert done.stdout.count("\n") == 1
 

@@ -1,0 +1,126 @@
+"""The command as a test runs it in its own process: `mewl_process(...)`, and MEWL for a process a test
+drives itself (signals, concurrency, a real interpreter). tests/conftest.py's fixture `mewl` runs it in
+the test's own process."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+MEWL = [str(Path(sys.executable).parent / "mewl")]  # the installed command
+
+
+def mewl_process(*args, cwd=None, env=None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """`mewl ARGS` as its own process, its output captured as text; bounded by `timeout` seconds. `env`
+    replaces the environment, as subprocess.run's does.
+
+    The process is a fork of this one running the command's entry point (`mewl` is `cli.main:main`), with
+    its own pid, standard streams on pipes, environment, working folder and exit status, and Python's
+    default logging: what a user's `mewl` does, without paying each time for the second of importing the
+    benchmarks that a fresh interpreter costs. Tests of the interpreter itself (`--version`, `python -m`,
+    a real SIGPIPE) and of processes a test drives (signals, concurrency) start MEWL instead."""
+    import mewl_gen.cli.main  # noqa: F401  (imported once, here, so that each child starts at once)
+
+    argv = [str(a) for a in args]
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        _run_in_child(argv, (out_r, out_w, err_r, err_w), cwd, env)
+    os.close(out_w)
+    os.close(err_w)
+    try:
+        out, err = _read_until_exit(pid, out_r, err_r, timeout, argv)
+    finally:
+        os.close(out_r)
+        os.close(err_r)
+    _, status = os.waitpid(pid, 0)
+    return subprocess.CompletedProcess([*MEWL, *argv], os.waitstatus_to_exitcode(status), out, err)
+
+
+def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
+    """The command in a forked child, as a fresh `mewl` would run it; never returns."""
+    import io
+    import logging
+    import signal
+    import traceback
+
+    code, loky = 1, None
+    try:
+        out_r, out_w, err_r, err_w = fds
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        for fd in fds:
+            os.close(fd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=False)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), line_buffering=True)
+        sys.argv = [MEWL[0], *argv]
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        logging.root.handlers.clear()  # pytest's capture handlers: a fresh process has none
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        loky = _own_process_pool()
+        from mewl_gen.cli.main import main
+
+        code = main(argv)
+    except SystemExit as stop:  # argparse's --help and its errors, as a process ends on them
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        if isinstance(stop.code, str):
+            print(stop.code, file=sys.stderr)
+    except BaseException:  # a bug: its traceback, as Python prints one, and exit status 1
+        traceback.print_exc()
+    finally:
+        try:
+            if loky is not None and loky._executor is not None:  # as the interpreter's exit would: no worker left
+                loky._executor.shutdown(wait=True, kill_workers=True)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _own_process_pool():
+    """joblib's pool of worker processes is made once per process and reused: a child forked from a test
+    process that used one (the shared samples) would reuse its parent's, whose threads it does not have,
+    and hang. The child forgets it and makes its own, as a fresh `mewl` does (joblib's loky module)."""
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # a joblib without loky: no pool to share
+        return None
+    reusable_executor._executor = None
+    reusable_executor._executor_kwargs = None
+    return reusable_executor
+
+
+def _read_until_exit(pid: int, out_r: int, err_r: int, timeout: float, argv: list[str]) -> tuple[str, str]:
+    """Both pipes read to their end (the child's exit), or the child killed after `timeout` seconds."""
+    import selectors
+    import signal
+    import time
+
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise subprocess.TimeoutExpired([*MEWL, *argv], timeout)
+            for key, _ in selector.select(left):
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    selector.unregister(key.fd)
+    return tuple(b"".join(chunks[fd]).decode(errors="replace") for fd in (out_r, err_r))
