@@ -22,7 +22,7 @@ from mewl_gen.tasks.shapeworld.distribution import TEST_SPLIT
 from mewl_gen.tasks.shapeworld.evaluate import World, holds, presupposed
 from mewl_gen.tasks.shapeworld.item import Caption, one_element_apart
 from mewl_gen.tasks.shapeworld.logic import Connective, Description, Exists, Not, Quantified, Relation, say
-from mewl_gen.tasks.shapeworld.sampler import Thing
+from mewl_gen.tasks.shapeworld.sample import Thing
 from mewl_gen.tasks.shapeworld.solver import agrees
 from mewl_gen.tasks.validation import InvalidItem
 from tests.chance import assert_at_chance

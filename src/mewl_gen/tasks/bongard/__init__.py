@@ -12,7 +12,7 @@ from ..stored import StoredItem
 from . import solver
 from .audit import AUDIT, truths
 from .gallery import GALLERY
-from .problem import NEGATIVES, POSITIVES, TESTS, BongardItem, validate
+from .item import NEGATIVES, POSITIVES, TESTS, BongardItem, validate
 from .published import PUBLISHED
 from .sample import sample
 

@@ -1,8 +1,8 @@
 """MEWL's nine tasks (Jiang et al., ICML 2023): six context panels, a query, five choices.
 
 `MEWL` is everything the shared code may ask of this benchmark: the tasks
-(samplers in basic.py ... pragmatic.py, the episode and its release files in
-episode.py, the independent solvers in solvers/), the audit (audit.py), the
+(samplers in sample/, the episode and its release files in item.py, the
+independent solvers in solver/), the audit (audit.py), the
 text inputs of the paper's unimodal baselines (text.py), its dataset-card
 text, the release preset and the JSON Schemas of its files.
 """
@@ -19,12 +19,12 @@ from ..benchmark import Benchmark, Card, Column, Draw, Export, Preset, Schema, S
 from ..gallery import Block, Gallery, episode_blocks, episode_line
 from ..item import QUESTION, episode_fields, episode_panels
 from ..stored import StoredItem
-from . import basic, bootstrap, composite, number, object as object_task, pragmatic, relation
 from .audit import AUDIT
-from .episode import TASKS, Draft, Episode, schema
 from .info import InfoJson
+from .item import TASKS, Draft, Episode, schema
 from .published import PUBLISHED
-from .solvers import SOLVERS, deprived
+from .sample import basic, bootstrap, composite, number, object as object_task, pragmatic, relation
+from .solver import SOLVERS, deprived
 from .text import episode_text
 
 # An episode exported: its panels in order, its choices and the answer, also as a class of five.

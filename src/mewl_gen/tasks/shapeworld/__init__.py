@@ -19,7 +19,7 @@ from .audit import AUDIT, truth
 from .distribution import Distribution, load_distribution
 from .item import ShapeWorldItem, validate
 from .published import PUBLISHED
-from .sampler import sample
+from .sample import sample
 
 CONFIG = Distribution  # the model of this benchmark's Draw.config (cluster: --distribution FILE)
 
