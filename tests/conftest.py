@@ -14,7 +14,7 @@ import pytest
 from joblib import Parallel, delayed
 
 from mewl_gen.tasks.item import Item
-from mewl_gen.tasks.mewl.episode import Episode
+from mewl_gen.tasks.mewl.item import Episode
 
 # Measured workers per device (cluster.calibrate) are kept per user; tests, and the
 # commands they start, must neither read a developer's measurements nor leave theirs.

@@ -14,7 +14,7 @@ from mewl_gen.render import ground_truth
 from mewl_gen.scenes.universe import describe
 from mewl_gen.store.record import write_record
 from mewl_gen.tasks.catalog import sample_item
-from mewl_gen.tasks.mewl.episode import info_json
+from mewl_gen.tasks.mewl.item import info_json
 
 
 @pytest.fixture(scope="module")

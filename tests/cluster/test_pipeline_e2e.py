@@ -95,7 +95,7 @@ def reference(tmp_path_factory) -> Path:
 
 
 def task_names() -> list[str]:
-    from mewl_gen.tasks.mewl.episode import TASKS as ALL
+    from mewl_gen.tasks.mewl.item import TASKS as ALL
 
     return list(ALL) if TASKS == "mewl" else TASKS.split(",")
 

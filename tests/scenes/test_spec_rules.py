@@ -10,7 +10,7 @@ import pytest
 
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.tasks.catalog import sample_item
-from mewl_gen.tasks.mewl.episode import TASKS, Episode
+from mewl_gen.tasks.mewl.item import TASKS, Episode
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from mewl_gen.scenes.universe import COLORS
 from mewl_gen.store import card
 from mewl_gen.store.record import write_record
 from mewl_gen.tasks.mewl.audit import rates
-from mewl_gen.tasks.mewl.episode import TASKS, Episode
-from mewl_gen.tasks.mewl.solvers import SOLVERS, deprived, learned
+from mewl_gen.tasks.mewl.item import TASKS, Episode
+from mewl_gen.tasks.mewl.solver import SOLVERS, deprived, learned
 from tests.chance import Z_999
 from tests.conftest import HALF, episodes
 

@@ -13,8 +13,8 @@ from mewl_gen.cli.main import main
 from mewl_gen.store import reader
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.catalog import sample_item
-from mewl_gen.tasks.mewl.episode import TASKS, Episode
-from mewl_gen.tasks.mewl.solvers import SOLVERS
+from mewl_gen.tasks.mewl.item import TASKS, Episode
+from mewl_gen.tasks.mewl.solver import SOLVERS
 from tests.conftest import episodes
 
 ALL = list(TASKS)

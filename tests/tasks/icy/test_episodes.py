@@ -13,10 +13,9 @@ from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.icy import grammars
 from mewl_gen.tasks.icy.command import cmd_icy_metrics, language_arrays, metrics_of
 from mewl_gen.tasks.icy.derive import derive_concat, derive_shufdet, words_of
-from mewl_gen.tasks.icy.episodes import validate as validate_episode
 from mewl_gen.tasks.icy.language import ENG_WORDS, LanguageSpec, language, language_json, message_of
 from mewl_gen.tasks.icy.metrics import topsim
-from mewl_gen.tasks.icy.naming import validate as validate_naming
+from mewl_gen.tasks.icy.validate import validate_episode, validate_naming
 from mewl_gen.tasks.validation import InvalidItem
 
 SEEDS = range(5)

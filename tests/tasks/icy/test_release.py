@@ -81,7 +81,7 @@ def test_rendered_items_show_their_objects_and_the_file_only_checker_agrees(tmp_
 
 def test_an_icy_episode_file_is_read_as_its_own_model_not_as_mewls(tmp_path):
     from mewl_gen.tasks.catalog import read_item
-    from mewl_gen.tasks.icy.episodes import IcyEpisode
+    from mewl_gen.tasks.icy.item import IcyEpisode
 
     ep = items("icy-episodes", "train", 1)[0]
     (tmp_path / "item.json").write_text(ep.model_dump_json())

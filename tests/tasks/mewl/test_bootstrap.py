@@ -10,8 +10,8 @@ import pytest
 from mewl_gen.scenes.relations import offsets, well_separated
 from mewl_gen.scenes.universe import OPPOSITE
 from mewl_gen.tasks import catalog
-from mewl_gen.tasks.mewl.bootstrap import consistent_lexicons
-from mewl_gen.tasks.mewl.solvers.bootstrap import (
+from mewl_gen.tasks.mewl.sample.bootstrap import consistent_lexicons
+from mewl_gen.tasks.mewl.solver.bootstrap import (
     CHANCE,
     NO_LANGUAGE_CHANCE,
     QUERY_ONLY_CHANCE,

@@ -16,7 +16,7 @@ from mewl_gen.scenes.universe import HAND_TUPLE, UNIVERSE
 from mewl_gen.store.record import write_record
 from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.mewl.captions import PROMPT, mewl_order, object_caption, pragmatic_caption
-from mewl_gen.tasks.mewl.episode import TASKS, InfoJson, image_json, info_json
+from mewl_gen.tasks.mewl.item import TASKS, InfoJson, image_json, info_json
 from mewl_gen.tasks.mewl.text import utterance
 
 ARROW = list(HAND_TUPLE)

@@ -6,7 +6,7 @@ import itertools
 import pytest
 
 from mewl_gen.scenes.universe import ATTRIBUTES, attribute_of
-from mewl_gen.tasks.mewl import composite as task
+from mewl_gen.tasks.mewl.sample import composite as task
 from mewl_gen.tasks.validation import InvalidItem
 from tests.conftest import FEW, episodes
 

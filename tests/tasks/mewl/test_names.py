@@ -11,8 +11,8 @@ import pytest
 from mewl_gen.scenes.universe import UNIVERSE_INDEX
 from mewl_gen.tasks.audit import BALANCE_P, leaking, uniform_p
 from mewl_gen.tasks.mewl.audit import probes
-from mewl_gen.tasks.mewl.episode import Episode, info_json
-from mewl_gen.tasks.mewl.solvers import names
+from mewl_gen.tasks.mewl.item import Episode, info_json
+from mewl_gen.tasks.mewl.solver import names
 from tests.conftest import episodes
 
 BASIC = ("shape", "color", "material")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from mewl_gen.tasks.mewl import number as task
+from mewl_gen.tasks.mewl.sample import number as task
 from mewl_gen.tasks.validation import InvalidItem
 from tests.conftest import FEW, episodes
 

@@ -5,7 +5,7 @@ import pytest
 
 from mewl_gen.scenes.placement import place_scene
 from mewl_gen.tasks.item import Panel
-from mewl_gen.tasks.mewl import object as task
+from mewl_gen.tasks.mewl.sample import object as task
 from mewl_gen.tasks.validation import InvalidItem
 from tests.conftest import FEW, episodes
 

@@ -16,10 +16,10 @@ from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import Probe
 from mewl_gen.tasks.item import Panel
 from mewl_gen.tasks.mewl.audit import failures, rates
-from mewl_gen.tasks.mewl.episode import Episode
-from mewl_gen.tasks.mewl.pragmatic import ALL_VALUES, NON_COLORS, distinguishing_values, teaching_scene
-from mewl_gen.tasks.mewl.solvers import SOLVERS, deprived, pragmatic as solver
-from mewl_gen.tasks.mewl.words import pseudo_words
+from mewl_gen.tasks.mewl.item import Episode
+from mewl_gen.tasks.mewl.sample.pragmatic import ALL_VALUES, NON_COLORS, distinguishing_values, teaching_scene
+from mewl_gen.tasks.mewl.solver import SOLVERS, deprived, pragmatic as solver
+from mewl_gen.tasks.mewl.sample.words import pseudo_words
 from mewl_gen.tasks.sampling import choices_with_answer, shuffled
 from mewl_gen.tasks.validation import InvalidItem
 from tests.conftest import EPISODES_PER_TASK, FEW, episodes
@@ -102,7 +102,7 @@ def test_validator_rejects_an_ambiguous_panel():
         catalog.task("pragmatic").validate(ep.model_copy(update={"context_panels": panels}))
 
 
-# The hand is needed: the deprived solvers of tasks/mewl/solvers/pragmatic.py on
+# The hand is needed: the deprived solvers of tasks/mewl/solver/pragmatic.py on
 # the episodes every test of the task shares (exact solvers learn nothing from them).
 DEPRIVED_N = EPISODES_PER_TASK
 Z_999 = 3.29  # two-sided 99.9 % normal quantile

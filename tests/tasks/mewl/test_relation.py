@@ -10,8 +10,8 @@ import pytest
 from mewl_gen.scenes.relations import offsets, true_relations, well_separated
 from mewl_gen.scenes.universe import DIRECTIONS, OPPOSITE, ORTHOGONAL
 from mewl_gen.tasks import catalog
-from mewl_gen.tasks.mewl.relation import balanced_choices, layouts, lexicons, lone_truth, parse
-from mewl_gen.tasks.mewl.solvers.relation import (
+from mewl_gen.tasks.mewl.sample.relation import balanced_choices, layouts, lexicons, lone_truth, parse
+from mewl_gen.tasks.mewl.solver.relation import (
     CHANCE,
     NO_QUERY_CHANCE,
     QUERY_ONLY_CHANCE,

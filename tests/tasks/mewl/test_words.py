@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mewl_gen.scenes.draws import OutOfDraws
-from mewl_gen.tasks.mewl.episode import RESERVED_NAMES, TASKS
-from mewl_gen.tasks.mewl.words import (
+from mewl_gen.tasks.mewl.item import RESERVED_NAMES, TASKS
+from mewl_gen.tasks.mewl.sample.words import (
     MAX_SYLLABLES,
     RESERVED,
     SYLLABLES,
@@ -29,13 +29,13 @@ def test_english_words_and_file_names_are_never_coined(word):
 
 
 def test_the_shipped_list_is_every_english_word_a_coinage_could_hit_loaded_once():
-    """ENGLISH_FILE is the word lists' words that split into our syllables (`python -m mewl_gen.tasks.mewl.words`
+    """ENGLISH_FILE is the word lists' words that split into our syllables (`python -m mewl_gen.tasks.mewl.sample.words`
     writes it); every coined word splits so, so checking it against the file is checking it against the
     whole lists."""
     lists = english_lists()
     assert len(lists) > 400_000 and {"pair", "size", "cube", "table", "dies", "meme", "emails"} <= lists
     words = english_words()
-    assert sorted(words) == coinable_english(lists), "stale: run `python -m mewl_gen.tasks.mewl.words`"
+    assert sorted(words) == coinable_english(lists), "stale: run `python -m mewl_gen.tasks.mewl.sample.words`"
     assert {"dies", "fees", "meme", "disco", "wider"} <= words and english_words() is words
     rng = np.random.default_rng(0)
     for syllables in range(1, MAX_SYLLABLES + 1):

@@ -20,10 +20,11 @@ from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.shapeworld import Distribution, load_distribution
 from mewl_gen.tasks.shapeworld.distribution import TEST_SPLIT
 from mewl_gen.tasks.shapeworld.evaluate import World, holds, presupposed
-from mewl_gen.tasks.shapeworld.item import Caption, one_element_apart
+from mewl_gen.tasks.shapeworld.item import Caption
 from mewl_gen.tasks.shapeworld.logic import Connective, Description, Exists, Not, Quantified, Relation, say
-from mewl_gen.tasks.shapeworld.sampler import Thing
+from mewl_gen.tasks.shapeworld.sample import Thing
 from mewl_gen.tasks.shapeworld.solver import agrees
+from mewl_gen.tasks.shapeworld.validate import one_element_apart
 from mewl_gen.tasks.validation import InvalidItem
 from tests.chance import assert_at_chance
 from tests.conftest import EPISODES_PER_TASK, FEW, episodes

@@ -12,9 +12,10 @@ from ..stored import StoredItem
 from . import solver
 from .audit import AUDIT, truths
 from .gallery import GALLERY
-from .problem import NEGATIVES, POSITIVES, TESTS, BongardItem, validate
+from .item import NEGATIVES, POSITIVES, TESTS, BongardItem
 from .published import PUBLISHED
 from .sample import sample
+from .validate import validate
 
 
 def _solve(stored: StoredItem) -> list[bool] | None:

@@ -8,7 +8,7 @@ is a change here alone."""
 from __future__ import annotations
 
 from ..gallery import Block, Gallery, Shown
-from .problem import TESTS, BongardItem
+from .item import TESTS, BongardItem
 
 
 def _sides(item: BongardItem) -> tuple[list[str], list[str]]:

@@ -33,7 +33,7 @@ from ..seeds import draw_seed
 from . import freeform
 from .concept_library import unfair
 from .concepts import BASIC_TEMPLATES, Concept, Panel, holds
-from .problem import SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
+from .item import SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
 
 PROBLEM_DRAWS = 30  # whole sets of fourteen scenes per concept
 MENTIONED = 0.7  # chance that a value the concept names joins a scene's palette

@@ -14,11 +14,14 @@ from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release
 from ..gallery import Block, Gallery, episode_blocks, episode_line, one_image_page, yes_no
 from ..item import QUESTION, episode_fields, episode_panels, one_image
 from ..stored import StoredItem
-from . import episodes, naming, solver
+from . import solver
 from .audit import AUDIT, truth
 from .command import METRICS
+from .item import IMAGE, IcyEpisode, Naming
 from .language import LanguageSpec, language, language_json
 from .published import PUBLISHED
+from .sample import sample_episode, sample_naming
+from .validate import validate_episode, validate_naming
 
 CONFIG = LanguageSpec  # Draw.config of every ICY task; None means LanguageSpec()
 
@@ -59,10 +62,10 @@ def _solve(stored: StoredItem) -> str | None:
     item = stored.record()
     language = language_json(item["root_seed"], LanguageSpec.model_validate(item["language"]))
     if item["task"] == "icy-naming":
-        obj = truth(stored, naming.IMAGE, item["scene"])["objects"][0]
+        obj = truth(stored, IMAGE, item["scene"])["objects"][0]
         return solver.table(language)[tuple(obj[a] for a in language["attributes"])]
     truths = {p["name"]: truth(stored, p["name"], p["scene"]) for p in item["context_panels"]}
-    truths[episodes.QUESTION] = truth(stored, episodes.QUESTION, item["query"])
+    truths[QUESTION] = truth(stored, QUESTION, item["query"])
     return solver.solve_concat(item, truths, language)
 
 
@@ -83,12 +86,12 @@ EPISODE_PAGE = Gallery(lambda item: (*episode_blocks(item), Block("Item", facts=
 
 ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositional to people or only to networks", (
     Task("icy-naming", "icy", "one object per image and its message; held-out color-shape pairs only in test",
-         naming.sample, naming.validate, naming.Naming, images=1,
+         sample_naming, validate_naming, Naming, images=1,
          solver=Solver(_solve, 1 / 144),  # an open answer: a guess names one of the 144 objects
          export=Export(one_image, lambda item: {"message": item.message}, {"message": Column("string")}),
          gallery=NAMING_PAGE),
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
-         episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
+         sample_episode, validate_episode, IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
          export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
                                                         "label": Column("class", tuple("01234"))}),
          gallery=EPISODE_PAGE),

@@ -1,8 +1,8 @@
 """MEWL's nine tasks (Jiang et al., ICML 2023): six context panels, a query, five choices.
 
 `MEWL` is everything the shared code may ask of this benchmark: the tasks
-(samplers in basic.py ... pragmatic.py, the episode and its release files in
-episode.py, the independent solvers in solvers/), the audit (audit.py), the
+(samplers in sample/, their validators in validate.py, the episode and its
+release files in item.py, the independent solvers in solver/), the audit (audit.py), the
 text inputs of the paper's unimodal baselines (text.py), its dataset-card
 text, the release preset and the JSON Schemas of its files.
 """
@@ -19,13 +19,14 @@ from ..benchmark import Benchmark, Card, Column, Draw, Export, Preset, Schema, S
 from ..gallery import Block, Gallery, episode_blocks, episode_line
 from ..item import QUESTION, episode_fields, episode_panels
 from ..stored import StoredItem
-from . import basic, bootstrap, composite, number, object as object_task, pragmatic, relation
 from .audit import AUDIT
-from .episode import TASKS, Draft, Episode, schema
 from .info import InfoJson
+from .item import TASKS, Draft, Episode, schema
 from .published import PUBLISHED
-from .solvers import SOLVERS, deprived
+from .sample import basic, bootstrap, composite, number, object as object_task, pragmatic, relation
+from .solver import SOLVERS, deprived
 from .text import episode_text
+from .validate import VALIDATORS
 
 # An episode exported: its panels in order, its choices and the answer, also as a class of five.
 EXPORT = Export(episode_panels, episode_fields,
@@ -52,7 +53,7 @@ def _solver(name: str) -> Solver:
     return Solver(solve, solvers.chance, {deprived.TITLE[d]: g.floor for d, g in solvers.deprived.items()})
 
 
-def _task(name: str, summary: str, sample: Callable[[np.random.Generator], Draft], validate: Callable[[Episode], None]) -> Task:
+def _task(name: str, summary: str, sample: Callable[[np.random.Generator], Draft]) -> Task:
     def draw(rng: np.random.Generator, d: Draw) -> Episode:
         draft = sample(rng)
         return Episode(
@@ -62,14 +63,14 @@ def _task(name: str, summary: str, sample: Callable[[np.random.Generator], Draft
         )
 
     # MEWL's seeds predate the other benchmarks: a task's code is its place in MEWL's order.
-    return Task(name=name, benchmark="mewl", summary=summary, sample=draw, validate=validate, model=Episode,
+    return Task(name=name, benchmark="mewl", summary=summary, sample=draw, validate=VALIDATORS[name], model=Episode,
                 images=7, solver=_solver(name), seed_code=TASKS.index(name),  # six context panels and the query
                 export=EXPORT, gallery=GALLERY)
 
 
 def _basic(attribute: str) -> Task:
     return _task(attribute, f"a word per {attribute} value, each named by one single-object panel",
-                 partial(basic.sample, attribute=attribute), partial(basic.validate, attribute=attribute))
+                 partial(basic.sample, attribute=attribute))
 
 
 def _paragraph(rendered: bool, record: str) -> str:
@@ -98,17 +99,17 @@ MEWL = Benchmark(
         _basic("color"),
         _basic("material"),
         _task("object", "words for whole objects (shape, color, material), learned across panels",
-              object_task.sample, object_task.validate),
+              object_task.sample),
         _task("composite", "two-word phrases: a color word and a shape word composed",
-              composite.sample, composite.validate),
+              composite.sample),
         _task("relation", "words for left, right, front and behind between two objects",
-              relation.sample, relation.validate),
+              relation.sample),
         _task("bootstrap", "new object words learned from sentences with already-known ones",
-              bootstrap.sample, bootstrap.validate),
+              bootstrap.sample),
         _task("number", "number words for how many objects a panel shows",
-              number.sample, number.validate),
+              number.sample),
         _task("pragmatic", "a word for the object the hand points at, told apart by what the panels share",
-              pragmatic.sample, pragmatic.validate),
+              pragmatic.sample),
     ),
     card=Card(_paragraph, title="MEWL-style few-shot word-learning episodes", loader=LOADER),
     published=PUBLISHED,

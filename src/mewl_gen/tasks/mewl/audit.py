@@ -2,8 +2,8 @@
 
 Per split and task, from the released episode.json files: the independent
 oracle (must answer every episode), the text-only guesser, every deprived
-exact solver (solvers/deprived.py), the learned deprived baselines
-(solvers/learned.py), and chi-square tests of the answer position and of the
+exact solver (solver/deprived.py), the learned deprived baselines
+(solver/learned.py), and chi-square tests of the answer position and of the
 concepts each task's solvers report as balanced. A row fails when the oracle
 misses an episode, a baseline's 99.9 % interval lies above its chance or a
 balance test fails. Probes of channels no model should learn from (names
@@ -18,8 +18,8 @@ import numpy as np
 from ..audit import BALANCE_P, Probe, above_chance, leaking, repeat_column, uniform_p, wilson
 from ..benchmark import Audit, AuditRun, UsageError
 from ..stored import StoredItem
-from .episode import Episode
-from .solvers import SOLVERS, TaskSolvers, deprived, learned, names
+from .item import Episode
+from .solver import SOLVERS, TaskSolvers, deprived, learned, names
 
 # The baselines, by their column titles; an exact solver's column is the bare deprivation.
 BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
@@ -81,7 +81,7 @@ def rates(task: str, episodes: list[Episode], train: list[Episode] | None) -> di
 
 def probes(task: str, episodes: list[Episode], train: list[Episode] | None) -> dict[str, Probe]:
     """The channels a model is not meant to read, each against its floor: the panels' names where a
-    task's names can carry a number (solvers/names.py), and the identity fields (deprived.IDENTITY; the
+    task's names can carry a number (solver/names.py), and the identity fields (deprived.IDENTITY; the
     answer's position is uniform, so a guess of it is at 1 / choices)."""
     def learned_probe(deprivation: str, floor: float) -> Probe:
         hits = (learned.hits(task, deprivation, train, episodes) if train

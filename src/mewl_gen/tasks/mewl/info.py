@@ -2,7 +2,7 @@
 
 Its `objects` is keyed as MEWL's generator keys it per task, and the
 per-image `name` of an object is the same key; docs/mewl-compatibility.md
-has the table. tasks.mewl.episode fills it in.
+has the table. tasks.mewl.item fills it in.
 """
 from __future__ import annotations
 

@@ -17,9 +17,10 @@ from ..stored import StoredItem
 from . import captions, solver
 from .audit import AUDIT, truth
 from .distribution import Distribution, load_distribution
-from .item import ShapeWorldItem, validate
+from .item import ShapeWorldItem
 from .published import PUBLISHED
-from .sampler import sample
+from .sample import sample
+from .validate import validate
 
 CONFIG = Distribution  # the model of this benchmark's Draw.config (cluster: --distribution FILE)
 

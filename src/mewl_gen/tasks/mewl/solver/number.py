@@ -5,7 +5,7 @@ import itertools
 
 from mewl_gen.scenes.universe import COLORS, SHAPES
 
-from ..episode import Episode
+from ..item import Episode
 from .deprived import most_voted
 
 # Every choice is a context word, each heard once; the answer is uniform

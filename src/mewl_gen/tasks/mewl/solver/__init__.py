@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..episode import Episode
+from ..item import Episode
 from . import basic, bootstrap, composite, number, object as object_task, pragmatic, relation
 from .deprived import NO_HAND, NO_LANGUAGE, NO_QUERY, QUERY_ONLY
 
@@ -63,8 +63,8 @@ SOLVERS: dict[str, TaskSolvers] = {
 # on every task: where the context adds nothing to the utterances about which
 # choice is asked, the best guess is the text-only one and its chance the
 # floor; relation's and pragmatic's contexts do say more, and their floors
-# are proved (docs/tasks.md, tests/test_tasks_relation.py and
-# tests/test_tasks_pragmatic.py).
+# are proved (docs/tasks.md, tests/tasks/mewl/test_relation.py and
+# tests/tasks/mewl/test_pragmatic.py).
 _NO_QUERY = {task: Deprived(s.text_only, s.chance) for task, s in SOLVERS.items()} | {
     "relation": Deprived(relation.no_query_guess, relation.NO_QUERY_CHANCE),
     "pragmatic": Deprived(pragmatic.no_query_guess, pragmatic.NO_QUERY_CHANCE),

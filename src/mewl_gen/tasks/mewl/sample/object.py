@@ -16,11 +16,11 @@ from mewl_gen.scenes.placement import place_scene
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import UNIVERSE, ObjectTuple
 
-from ..item import Panel
-from ..sampling import choices_with_answer, distinct_objects, enumerate_mappings, shuffled
-from ..seeds import draw_seed
-from ..validation import require
-from .episode import Draft, Episode, check_common
+from ...item import Panel
+from ...sampling import choices_with_answer, distinct_objects, enumerate_mappings, shuffled
+from ...seeds import draw_seed
+from ...validation import require
+from ..item import Draft, Episode, check_common
 from .words import pseudo_words
 
 N_OBJECTS = 6

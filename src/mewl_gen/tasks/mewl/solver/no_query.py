@@ -14,7 +14,7 @@ import numpy as np
 
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
-from ..episode import TASKS, Episode
+from ..item import TASKS, Episode
 from .deprived import NO_QUERY
 from .features import MISSING, text
 from .pragmatic import VALUES, standing_out

@@ -109,7 +109,7 @@ def numbered(word: str, position: int) -> str:
     what they show (a permutation of the panels), so a panel's position, and with it k, is independent
     of its scene, its word's meaning and the answer; the order itself is in info.json anyway. (The
     object's index in the universe, MEWL's own choice, named the object shown, so the names alone
-    taught every word: tasks.mewl.solvers.names.)"""
+    taught every word: tasks.mewl.solver.names.)"""
     return f"{word} #{position}"
 
 

@@ -27,11 +27,11 @@ from mewl_gen.scenes.relations import RELATION_MARGIN, all_separated, offset_tab
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import DIRECTIONS, UNIVERSE
 
-from ..item import Panel
-from ..sampling import choices_with_answer, distinct_objects, enumerate_mappings
-from ..seeds import draw_seed
-from ..validation import require
-from .episode import Draft, Episode, check_common
+from ...item import Panel
+from ...sampling import choices_with_answer, distinct_objects, enumerate_mappings
+from ...seeds import draw_seed
+from ...validation import require
+from ..item import Draft, Episode, check_common
 from .words import pseudo_words
 
 NAMED, PANELS = 6, 6

@@ -20,7 +20,7 @@ from mewl_gen.scenes.relations import offset_table
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import ATTRIBUTES, DIRECTIONS, OPPOSITE, TUPLE_ORDER, UNIVERSE, attribute_of
 
-from ..episode import TASKS, Episode
+from ..item import TASKS, Episode
 from .deprived import IDENTITY, NAMES_ONLY, NO_HAND, NO_LANGUAGE, QUERY_ONLY
 
 MISSING = -1.0

@@ -1,4 +1,4 @@
-"""A Bongard problem: six positives, six negatives, two test scenes; its families and its validator.
+"""A Bongard problem: six positives, six negatives, two test scenes; its families (validate.py checks one).
 
 The context scenes are named as Bongard-LOGO's release numbers its images:
 `pos_0` .. `pos_5` (its folder 0, the positive side) and `neg_0` .. `neg_5`
@@ -19,11 +19,8 @@ from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import ATTRIBUTES, attribute_of
 
 from ..item import Item
-from ..validation import InvalidItem
-from . import arrangements
-from .concept_library import library, unfair
-from .concepts import ABSTRACT_TEMPLATES, BASIC_TEMPLATES, FREEFORM_TEMPLATES, Concept, Panel, holds
-from .freeform import usable
+from .concept_library import library
+from .concepts import ABSTRACT_TEMPLATES, BASIC_TEMPLATES, FREEFORM_TEMPLATES, Concept, Panel
 
 TaskName = Literal["bongard-basic", "bongard-abstract", "bongard-freeform"]
 SIDE = 7  # six context scenes and one test scene of each side
@@ -131,39 +128,3 @@ class BongardItem(Item):
     def index_entry(self) -> dict:
         return {"task": self.task, "split": self.split, "index": self.index, "concept": self.concept.kind,
                 "description": self.description, "complexity": self.complexity}
-
-
-def require(condition: bool, message: str) -> None:
-    if not condition:
-        raise InvalidItem(message)
-
-
-def _concept_of_family(item: BongardItem) -> bool:
-    c = item.concept
-    if item.task != "bongard-freeform":
-        return c in problem_concepts(item.task).get(c.kind, ())
-    turns = arrangements.decode(c.args[0]) if c.kind == "program" and len(c.args) == 1 else None
-    return turns is not None and arrangements.encode(arrangements.canonical(turns)) == c.args[0] and all(
-        t in arrangements.TURNS for t in turns) and usable(turns, item.split)
-
-
-def validate(item: BongardItem) -> None:
-    """Every label recomputed by the interpreter, and the fairness proof run again."""
-    where = f"{item.task} item {item.index}"
-    c = item.concept
-    require(_concept_of_family(item), f"{where}: '{c.kind}' {c.args} is not a concept of this family and split")
-    require(item.description == c.words() and item.complexity == c.complexity, f"{where}: description or "
-                                                                                "complexity is not the concept's")
-    require(sorted(item.test_positive) == [False, True], f"{where}: test_positive is not one positive, one negative")
-    pos_test, neg_test = (item.tests if item.test_positive[0] else item.tests[::-1])
-    lo, hi = objects_range(c)
-    for p, n in zip(item.positives + (pos_test,), item.negatives + (neg_test,)):
-        require(lo <= len(p.objects) <= hi and lo <= len(n.objects) <= hi, f"{where}: not {lo}-{hi} objects")
-        require(len(p.objects) == len(n.objects), f"{where}: a positive and its negative differ in object count")
-        if c.positional and c.kind not in FREEFORM_TEMPLATES:
-            require(apart(p, axis(c)) and apart(n, axis(c)), f"{where}: a near-tie along '{axis(c)}'")
-    pos, neg = [panel(s) for s in item.positives + (pos_test,)], [panel(s) for s in item.negatives + (neg_test,)]
-    require(all(holds(c, p) for p in pos), f"{where}: a positive violates '{item.description}'")
-    require(not any(holds(c, n) for n in neg), f"{where}: a negative satisfies '{item.description}'")
-    reasons = unfair(c, pos[:-1], neg[:-1], [(pos[-1], True), (neg[-1], False)])
-    require(not reasons, f"{where}: not fair: {'; '.join(reasons)}")

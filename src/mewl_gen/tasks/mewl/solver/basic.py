@@ -6,7 +6,7 @@ import math
 
 from mewl_gen.scenes.universe import ATTRIBUTES, COLORS, MATERIALS, SHAPES
 
-from ..episode import Episode
+from ..item import Episode
 from .deprived import most_voted
 
 CHANCE = 1 / 3  # the answer is one of the three context words; fresh words never are

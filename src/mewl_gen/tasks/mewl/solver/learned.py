@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..episode import Episode
+from ..item import Episode
 from .deprived import view
 from .features import FEATURES
 from .no_query import FEATURES as NO_QUERY_FEATURES

@@ -5,7 +5,7 @@ import itertools
 
 from mewl_gen.scenes.universe import COLORS, MATERIALS, SHAPES, SIZES
 
-from ..episode import Episode
+from ..item import Episode
 from .deprived import most_voted
 
 # The answer and the four distractors are five unseen 3-subsets drawn

@@ -18,11 +18,11 @@ from mewl_gen.scenes.relations import all_separated, offset_table, separated_in
 from mewl_gen.scenes.spec import ObjectSpec, SceneSpec
 from mewl_gen.scenes.universe import COLORS, DIRECTIONS, MATERIALS, OPPOSITE, ORTHOGONAL, SHAPES, SIZES, ObjectTuple
 
-from ..item import Panel
-from ..sampling import choices_with_answer, enumerate_mappings, shuffled
-from ..seeds import draw_seed
-from ..validation import require
-from .episode import Draft, Episode, check_common, numbered
+from ...item import Panel
+from ...sampling import choices_with_answer, enumerate_mappings, shuffled
+from ...seeds import draw_seed
+from ...validation import require
+from ..item import Draft, Episode, check_common, numbered
 from .words import pseudo_words
 
 OBJECTS_PER_PANEL = 3
@@ -31,7 +31,7 @@ OBJECTS_PER_PANEL = 3
 # of five such statements can each be the only true one under some lexicon
 # (map of the three words to directions), and only when the objects' orders
 # along the two axes are neither equal nor reversed; the same holds with the
-# roles of lexicon and layout swapped (tests/test_tasks_relation.py checks
+# roles of lexicon and layout swapped (tests/tasks/mewl/test_relation.py checks
 # both by enumeration). So the query is drawn in such a layout, and its
 # statements follow a cycle through the objects, X->Y->Z->X, two steps said
 # with the same two words and the third step with the third word (18 sets).

@@ -39,11 +39,11 @@ from mewl_gen.scenes.pointing import place_pointing_scene
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import ATTRIBUTES, COLORS, TUPLE_ORDER, ObjectTuple, attribute_of, object_tuple
 
-from ..item import Panel
-from ..sampling import choices_with_answer, enumerate_mappings, random_values, shuffled
-from ..seeds import draw_seed
-from ..validation import object_multiset, require
-from .episode import Draft, Episode, check_common
+from ...item import Panel
+from ...sampling import choices_with_answer, enumerate_mappings, random_values, shuffled
+from ...seeds import draw_seed
+from ...validation import object_multiset, require
+from ..item import Draft, Episode, check_common
 from .words import pseudo_words
 
 WORDS = 6

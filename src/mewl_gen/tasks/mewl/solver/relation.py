@@ -3,7 +3,7 @@
 Deprived solvers enumerate lexicons: five statements about three objects
 allow at most four to be the only true one under some map of the words to
 directions, so no solver without the context can do better than 1/4; the
-sampler draws choices so that it does no better either (tasks/mewl/relation.py).
+sampler draws choices so that it does no better either (tasks/mewl/sample/relation.py).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from mewl_gen.scenes.relations import true_relations
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import DIRECTIONS
 
-from ..episode import Episode
+from ..item import Episode
 
 # Without the context images, the dead fifth statement is still plain from
 # the text and the rules, and the four live ones are equally likely.

@@ -16,12 +16,12 @@ from mewl_gen.scenes.camera import project
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
-from ..episode import Episode
+from ..item import Episode
 
 # Every word is taught once and five of the six are offered: 1/5.
 CHANCE = 1 / 5
 # Without the query's hand two of the three objects stand out by offered
-# taught words, each equally likely to be the pointed one (tasks/pragmatic.py).
+# taught words, each equally likely to be the pointed one (tasks/mewl/sample/pragmatic.py).
 NO_HAND_CHANCE = 1 / 2
 # Without the panels' hands the query's two words' panels show the same pair
 # of values, either way round.

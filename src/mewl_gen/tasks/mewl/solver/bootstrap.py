@@ -9,7 +9,7 @@ from mewl_gen.scenes.relations import offsets
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import DIRECTIONS
 
-from ..episode import Episode
+from ..item import Episode
 
 # The choices name five different pairs, none said in context; from the text
 # alone any of them may be the query's.

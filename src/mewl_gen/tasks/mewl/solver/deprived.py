@@ -3,7 +3,7 @@ taken away (docs/tasks.md, "Necessary ingredients").
 
 A deprived solver gets everything but the ingredient, plus the rules of the
 task; it must do no better than chance. Which deprivations a task has, and
-its guesser for each, are declared once in tasks.mewl.solvers.SOLVERS; a
+its guesser for each, are declared once in tasks.mewl.solver.SOLVERS; a
 guesser is handed the view below, so it cannot read what it is denied even
 by mistake.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..episode import Episode
+from ..item import Episode
 
 QUERY_ONLY, NO_HAND, NO_LANGUAGE, NO_QUERY = "query_only", "no_hand", "no_language", "no_query"
 

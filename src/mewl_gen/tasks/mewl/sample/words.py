@@ -9,7 +9,7 @@ import numpy as np
 from mewl_gen.scenes.draws import OutOfDraws
 from mewl_gen.scenes.universe import ATTRIBUTES, DIRECTIONS, NUMBER_WORDS
 
-from .episode import RESERVED_NAMES
+from ..item import RESERVED_NAMES
 
 # 175 frequent English syllables (our own list): open and closed syllables
 # that combine into pronounceable, mostly non-English words.
@@ -46,7 +46,7 @@ class CoinageError(OutOfDraws):
 
 # The English words a coinage could hit: those of the word lists below that split into at most
 # MAX_SYLLABLES of our syllables (every coined word does), one per line. Written by
-# `python -m mewl_gen.tasks.mewl.words` from the lists; tests/test_words.py checks it is theirs. Reading it
+# `python -m mewl_gen.tasks.mewl.sample.words` from the lists; tests/tasks/mewl/test_words.py checks it is theirs. Reading it
 # costs milliseconds where loading the lists cost half a second in every process that coins words.
 ENGLISH_FILE = Path(__file__).with_name("english_coinable.txt")
 MAX_SYLLABLES = 4

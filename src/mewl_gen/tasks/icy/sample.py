@@ -1,4 +1,9 @@
-"""icy-episodes: MEWL-style few-shot naming in an ICY language.
+"""ICY's samplers (validate.py checks what they draw).
+
+icy-naming: one object per image, of the objects its split shows (item.shown_in), named by its message in
+the dataset's language.
+
+icy-episodes: MEWL-style few-shot naming in an ICY language.
 
 Six context panels each show one object and utter its message; the query
 shows an object whose color-shape pair no panel shows. The five choices name
@@ -18,58 +23,29 @@ elsewhere no scene and no choice is one. Context panels never show a held-out pa
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
-from typing import Literal
 
 import numpy as np
-from pydantic import Field, model_validator
 
 from mewl_gen.scenes.draws import redraw
 from mewl_gen.scenes.placement import place_scene
-from mewl_gen.scenes.spec import SceneSpec
-from mewl_gen.scenes.universe import COLORS, SHAPES, UNIVERSE, ObjectTuple, describe
+from mewl_gen.scenes.universe import COLORS, SHAPES, ObjectTuple
 
 from ..benchmark import Draw
-from ..item import QUESTION, Panel, PanelsAndQuery, check_panels_and_answer
+from ..item import Panel
 from ..sampling import choices_with_answer
 from ..seeds import draw_seed
-from ..validation import check_scene_geometry, require
 from .derive import DERIVATIONS
-from .item import IcyItem
+from .item import N_PANELS, TAKEN, TEST_SPLIT, IcyEpisode, Naming, shown_in
 from .language import Language, LanguageSpec, language
-from .naming import TEST_SPLIT, shown_in
-
-N_PANELS = 6
-# A panel's file stem is its message, which must not be another file's (c_w = 1 allows "item"), nor
-# one of the files of MEWL's layout that an episode folder of this shape reads like (info, episode).
-TAKEN = ("info", QUESTION, "episode", Path(IcyItem.RECORD_FILE).stem)
 
 
-class IcyEpisode(PanelsAndQuery, IcyItem):
-    task: Literal["icy-episodes"] = "icy-episodes"
-    context_panels: tuple[Panel, ...] = Field(min_length=N_PANELS, max_length=N_PANELS,
-                                              description="one object each; name and utterance are its message")
-    query: SceneSpec
-    choices: tuple[str, ...] = Field(min_length=5, max_length=5)
-    answer: str
-
-    @model_validator(mode="after")
-    def _files_and_answer(self) -> "IcyEpisode":
-        check_panels_and_answer(self, TAKEN)
-        return self
-
-    def label_image(self, name: str, truth: dict) -> dict:
-        truth["objects"][0]["name"] = None if name == QUESTION else name  # a panel's name is its message
-        return truth
-
-    def index_entry(self) -> dict:
-        return {"task": self.task, "split": self.split, "index": self.index,
-                "query": describe(self.query.objects[0].properties), "choices": list(self.choices),
-                "answer": self.answer, "held_out": self.held_out}
-
-
-def _pair(o: ObjectTuple) -> tuple[str, str]:
-    return (o[0], o[1])
+def sample_naming(rng: np.random.Generator, d: Draw) -> Naming:
+    spec = d.config or LanguageSpec()
+    lang = language(d.root_seed, spec)
+    pool = shown_in(d.split, lang)
+    obj = pool[int(rng.integers(len(pool)))]
+    return Naming(split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry, language=spec,
+                  message=lang.messages[obj], held_out=lang.held_out(obj), scene=place_scene(draw_seed(rng), [obj]))
 
 
 def draw_choices(rng: np.random.Generator, query: ObjectTuple, lang: Language, split: str) -> list[ObjectTuple]:
@@ -138,7 +114,7 @@ def teaches(context: list[ObjectTuple], lang: Language, choices: list[ObjectTupl
     return derive is None or derive(list(zip(context, said)), query, lang.spec.c_w) == lang.messages[query]
 
 
-def sample(rng: np.random.Generator, d: Draw) -> IcyEpisode:
+def sample_episode(rng: np.random.Generator, d: Draw) -> IcyEpisode:
     spec = d.config or LanguageSpec()
     lang = language(d.root_seed, spec)
     queries = shown_in(d.split, lang)
@@ -153,37 +129,3 @@ def sample(rng: np.random.Generator, d: Draw) -> IcyEpisode:
     return IcyEpisode(split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry, language=spec,
                       context_panels=panels, query=place_scene(draw_seed(rng), [query]), choices=choices,
                       answer=answer, held_out=lang.held_out(query))
-
-
-def readings(ep: IcyEpisode, lang: Language, query: ObjectTuple) -> list[list[ObjectTuple]]:
-    """The object lists the choices can name, the query first, each distractor
-    of the query's material and size in another color (more than one only
-    where PROJ gives two objects one message)."""
-    named = [[o for o in UNIVERSE if lang.messages[o] == c and o[2:] == query[2:] and o[1] != query[1]]
-             for c in ep.choices if c != ep.answer]
-    return [[query, *combo] for combo in itertools.product(*named)]
-
-
-def shown_fairly(context: list[ObjectTuple], lang: Language, objects: list[ObjectTuple], split: str) -> bool:
-    """The rules of draw_choices and draw_context, on the finished episode."""
-    colors = [o[1] for o in context]
-    return (fair(objects, lang, split) and not any(map(lang.held_out, context))
-            and not {_pair(o) for o in context} & {_pair(o) for o in objects}
-            and all(colors.count(c[1]) == 1 for c in objects) and teaches(context, lang, objects))
-
-
-def validate(ep: IcyEpisode) -> None:
-    """Every message recomputed from the language; for CONCAT and SHUFDET the answer derived from the context."""
-    lang = language(ep.root_seed, ep.language)
-    for name, scene in ep.scenes().items():
-        require(scene.hand is None and len(scene.objects) == 1, f"{name!r} must show one object")
-        check_scene_geometry(scene, name)
-    context = [p.scene.objects[0].properties for p in ep.context_panels]
-    query = ep.query.objects[0].properties
-    for p, o in zip(ep.context_panels, context):
-        require(p.name == p.utterance == lang.messages[o], f"panel {p.name!r} does not utter {describe(o)}'s message")
-    require(ep.answer == lang.messages[query], f"the answer is not the message of {describe(query)}")
-    require(ep.held_out == lang.held_out(query) == (ep.split == TEST_SPLIT), f"query's pair in the wrong split {ep.split!r}")
-    require(any(shown_fairly(context, lang, objects, ep.split) for objects in readings(ep, lang, query)),
-            "choices and context break the rules: five colors, each shown once, no choice's or held-out pair "
-            "shown, the query's words taught")

@@ -5,7 +5,7 @@ import itertools
 
 from mewl_gen.scenes.universe import ATTRIBUTES, COLORS, MATERIALS, SHAPES, SIZES, TUPLE_ORDER
 
-from ..episode import Episode
+from ..item import Episode
 from .deprived import most_voted
 
 # The answer is one of the three unseen phrases of the syntax, and all three

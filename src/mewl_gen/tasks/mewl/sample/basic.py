@@ -12,11 +12,11 @@ from mewl_gen.scenes.draws import redraw
 from mewl_gen.scenes.placement import place_scene
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, ObjectTuple, object_tuple
 
-from ..item import Panel
-from ..sampling import choices_with_answer, random_values, shuffled
-from ..seeds import draw_seed
-from ..validation import require
-from .episode import Draft, Episode, check_common, numbered
+from ...item import Panel
+from ...sampling import choices_with_answer, random_values, shuffled
+from ...seeds import draw_seed
+from ...validation import require
+from ..item import Draft, Episode, check_common, numbered
 from .words import pseudo_words
 
 VALUES_PER_EPISODE = 3

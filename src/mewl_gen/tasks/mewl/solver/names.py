@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mewl_gen.scenes.universe import UNIVERSE
 
-from ..episode import Episode
+from ..item import Episode
 from ..text import utterance
 from . import basic, relation
 from .deprived import most_voted
