@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,21 +10,29 @@ import pytest
 from mewl_gen.scenes.draws import OutOfDraws
 from mewl_gen.tasks.mewl.item import RESERVED_NAMES, TASKS
 from mewl_gen.tasks.mewl.sample.words import (
+    ENGLISH_FILE,
     MAX_SYLLABLES,
     RESERVED,
     SYLLABLES,
+    SYSTEM_FILE,
+    SYSTEM_LISTS,
     CoinageError,
     coinable,
     coinable_english,
     english_lists,
     english_words,
+    inflected,
+    inflections,
     pseudo_words,
     segmentable,
+    system_lists,
 )
 from tests.conftest import episodes
 
 
-@pytest.mark.parametrize("word", ["size", "pair", "info", "dies", "lies", "fees", "meme", "disco"])
+@pytest.mark.parametrize("word", ["size", "pair", "info", "dies", "lies", "fees", "meme", "disco",
+                                  # inflections (torso, rife) and words of the system's dictionaries
+                                  "torsi", "rifer", "perter", "rehi", "ombu", "sijo", "torten"])
 def test_english_words_and_file_names_are_never_coined(word):
     assert not coinable(word)
 
@@ -35,13 +44,38 @@ def test_the_shipped_list_is_every_english_word_a_coinage_could_hit_loaded_once(
     lists = english_lists()
     assert len(lists) > 400_000 and {"pair", "size", "cube", "table", "dies", "meme", "emails"} <= lists
     words = english_words()
-    assert sorted(words) == coinable_english(lists), "stale: run `python -m mewl_gen.tasks.mewl.sample.words`"
-    assert {"dies", "fees", "meme", "disco", "wider"} <= words and english_words() is words
+    assert ENGLISH_FILE.read_text().split() == coinable_english(inflected(lists)), \
+        "stale: run `python -m mewl_gen.tasks.mewl.sample.words`"
+    assert set(SYSTEM_FILE.read_text().split()) <= words
+    assert {"dies", "fees", "meme", "disco", "wider", "torsi", "rifer"} <= words and english_words() is words
     rng = np.random.default_rng(0)
     for syllables in range(1, MAX_SYLLABLES + 1):
         assert all(segmentable("".join(SYLLABLES[i] for i in rng.integers(len(SYLLABLES), size=syllables)))
                    for _ in range(200))
     assert not segmentable("xyz") and not segmentable("bababababa")  # no syllable x; five syllables
+
+
+def test_every_base_word_brings_its_regular_forms():
+    assert {"torsi", "torsos"} <= inflections("torso") and {"rifer", "rifest"} <= inflections("rife")
+    assert {"cities", "citied"} <= inflections("city") and {"bigger", "biggest"} <= inflections("big")
+    assert {"wolves"} <= inflections("wolf") and {"knives"} <= inflections("knife")
+    assert {"baking", "baked", "bakes"} <= inflections("bake") and {"fungi"} <= inflections("fungus")
+
+
+@pytest.mark.skipif(not all(p.is_file() for p in SYSTEM_LISTS), reason="the system's word lists are not installed "
+                    "(apt-get install wamerican wbritish wamerican-large wbritish-large wamerican-huge wbritish-huge)")
+def test_the_pinned_system_list_is_the_system_dictionaries_words_a_coinage_could_hit():
+    """SYSTEM_FILE: the words of Debian's wamerican/wbritish lists (SCOWL up to size 70) and their
+    inflections that split into our syllables, written when the lists are installed, read at run time."""
+    words = system_lists()
+    assert len(words) > 250_000 and {"torso", "rife", "ombu", "sijo"} <= words
+    assert SYSTEM_FILE.read_text().split() == coinable_english(inflected(words)), \
+        "stale: run `python -m mewl_gen.tasks.mewl.sample.words`"
+
+
+def test_a_missing_system_list_is_named():
+    with pytest.raises(FileNotFoundError, match="no word list at /nowhere/words"):
+        system_lists((Path("/nowhere/words"),))
 
 
 def test_release_file_names_are_reserved():

@@ -9,9 +9,12 @@ k = 0.29, the share of true labels, the class balance (shape x color x
 adjective x label), and how size correlates with projected area and with
 distance to the camera within a scene, and the share of items redrawn from a
 derived seed (their first draw ran out of placements), and the leak probes of
-tasks.malevic.probes (target size only, scene statistics only, the no-target
-rule, index parity, retried, pair partner), each "accuracy [95 % interval] /
-floor", fitted on `--train` items where given, else on the first half by index.
+tasks.malevic.probes (the neighbour rule, neighbours, sizes without k and
+target-relative features on the threshold tasks; target size only, scene
+statistics only, the no-target rule, index parity, retried, pair partner), each "accuracy [95 % interval] /
+floor", fitted on `--train` items where given, else on the first half by index,
+and the rule-aware solver (tasks.audit.rules: the sampler's rules replayed under
+both labels, floor 1/2).
 Exit 1 when the oracle misses an item, text-only beats chance, the true share
 is off 1/2, classes are unbalanced or a probe is above its floor.
 """
@@ -25,14 +28,17 @@ import numpy as np
 from mewl_gen.scenes.universe import COLORS
 
 from ..audit import BALANCE_P, Z_VERDICT, Probe, leaking, measured, repeat_column, uniform_p, wilson
+from ..audit.rules import consistent, rule_column
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
 from .probes import Seen, level_of, probes
+from .rules import TASK_RULES
+from .sample import sentence_classes
 
-PROBES = ("target size only", "scene statistics only", "no-target rule", "index parity", "retried", "pair partner")
+PROBES = ("neighbour rule", "neighbours", "sizes without k", "target-relative", "target size only", "scene statistics only", "no-target rule", "index parity", "retried", "pair partner")
 COLUMNS = ("split", "task", "n", "oracle", "text-only", "area shortcut", "sharp k ceiling", "true share",
-           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "repeats",
+           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "rule-aware", "repeats",
            "verdict")
 
 
@@ -61,12 +67,22 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
         distance = [math.dist(p["3d_coords"], eye) for p in image["objects"]]
         levels = tuple(level_of(p["3d_coords"][2]) for p in image["objects"])
         seen = Seen(item["label"], solver.parse(item["sentence"])[2], levels[target], levels, item["index"],
-                    item["retry"])
+                    item["retry"], tuple(item["reference"]))
         rows.append((item["label"], solver.solve(item, image), solver.text_only_guess(item["sentence"]),
                      solver.area_guess(item, image), item["label_sharp"], (o["shape"], o["color"], item["adjective"]),
                      _corr(item["sizes"], item["projected_area"]), _corr(item["sizes"], distance), item["retry"] > 0,
-                     seen))
+                     seen, consistent(item, (True, False), admits)))
     return rows
+
+
+def admits(item: dict, label: bool) -> bool:
+    """The sampler's rules that keep or place an item, on its released fields with `label` as its
+    answer: its sentence's class (adjective, shape) is one its split's scheme draws. Nothing else it keeps,
+    redraws or places reads the label: the scene and its redraws come first, then the label names one
+    object of the pair, and the label is the index's own coin."""
+    rules = TASK_RULES[item["task"].removeprefix("malevic-")]
+    shape = item["scene"]["objects"][item["target"]]["shape"]
+    return (item["adjective"], shape) in sentence_classes(rules, item["scheme"], item["split"], item["task"])
 
 
 def key(stored: StoredItem) -> str:
@@ -99,7 +115,7 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
              "corr(size, distance)": float(np.mean([r[7] for r in rows if r[7] is not None])),
              "redrawn": sum(r[8] for r in rows) / n}
     train = [r[9] for r in measured(_measure, run.train, run.workers)] if run.train else None
-    found_probes = probes([r[9] for r in rows], train)
+    found_probes = probes([r[9] for r in rows], train, TASK_RULES[task.removeprefix("malevic-")])
     found.update({name: p.cell() for name, p in found_probes.items()})
     failures = []
     if found["oracle"] < 1:
@@ -112,6 +128,9 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     if found["class balance p"] < BALANCE_P:
         failures.append("classes unbalanced")
     failures += leaking(found_probes)
+    aware, replayed = rule_column(labels, [r[10] for r in rows], [s.index for s in items], 1 / 2)
+    found["rule-aware"] = aware.cell()
+    failures += replayed
     found["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
     failures += repeated
     found["verdict"] = "ok" if not failures else "; ".join(failures)

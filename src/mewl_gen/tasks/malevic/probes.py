@@ -15,6 +15,22 @@ the audit's `--train` items, or the first half (by index) of the audited ones.
   (gradient-boosted trees). Floor 1/2: the scene is drawn before the label.
 - no target: 'big'/'biggest' false iff some object has the top level,
   'small'/'smallest' false iff some object has level 0. Floor 1/2.
+- neighbour rule: an object one level below the target and none one level
+  above: the target is the upper of a pair (big); the other way round: the
+  lower; else a coin of the index. Floor 1/2: the reference set fills every
+  level of its range and reaches past the pair on both sides, so every
+  target has an object on either side (the threshold tasks; superlatives
+  mean "nothing above", so the probe does not apply to SUP1).
+- neighbours: gradient-boosted trees on the adjective, the counts of objects
+  one level below, at and one level above the target, and the gaps to the
+  nearest object below and above. Floor 1/2: those counts have one law for
+  either object of the pair (sample.draw_levels).
+- sizes without k: the Bayes solver of floor.py on every size (the
+  reference set's range and size, the target's level), not told k. Floor:
+  its own exact accuracy under the sampler's law (floor.full_size_floor),
+  which no solver reading the sizes but not k can pass; target-relative: trees
+  on counts three levels either side of the target and its distance to the
+  reference set's ends, against that floor too.
 - index parity, retried, pair partner: the item's index parity and whether it
   was redrawn (Bayes tables), and the label of the item at index i ^ 1,
   negated (the old one-true-per-pair scheme scores 1). Floor 1/2.
@@ -28,7 +44,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..audit import Probe
+from .floor import decide, full_size_floor
 from .item import SIZE_LEVELS
+from .rules import Rules
 
 TARGET_FLOOR = 4 / 7
 CHANCE = 1 / 2
@@ -43,6 +61,20 @@ class Seen(NamedTuple):
     levels: tuple[int, ...]
     index: int
     retry: int
+    reference: tuple[int, ...] = ()  # the reference set's objects (indices into levels); () where unknown
+
+    @property
+    def reference_levels(self) -> list[int]:
+        return [self.levels[i] for i in self.reference]
+
+    def around(self, d: int) -> int:
+        """How many objects other than the target lie d levels from it."""
+        return sum(v == self.target_level + d for v in self.levels) - (d == 0)
+
+    def gap(self, below: bool) -> int:
+        """Levels to the nearest other object below (or above) the target; TOP + 1 where none."""
+        gaps = [(self.target_level - v) if below else (v - self.target_level) for v in self.levels]
+        return min([g for g in gaps if g > 0], default=TOP + 1)
 
 
 def level_of(size: float) -> int:
@@ -79,16 +111,7 @@ def statistics(s: Seen) -> list[float]:
 
 
 def scene_statistics(fit: list[Seen], score: list[Seen]) -> Probe:
-    if not score:
-        return Probe(0, 0, CHANCE)
-    if len({s.label for s in fit}) < 2:
-        return table(fit, score, lambda s: 0, CHANCE)
-    from sklearn.ensemble import HistGradientBoostingClassifier  # loads only when a probe is fitted
-
-    model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, random_state=0)
-    model.fit(np.array([statistics(s) for s in fit]), np.array([s.label for s in fit]))
-    guesses = model.predict(np.array([statistics(s) for s in score]))
-    return Probe(int(sum(g == s.label for g, s in zip(guesses, score))), len(score), CHANCE)
+    return trees(fit, score, statistics, CHANCE)
 
 
 def no_target(score: list[Seen]) -> Probe:
@@ -104,6 +127,58 @@ def pair_partner(seen: list[Seen]) -> Probe:
     return Probe(sum((not label[s.index ^ 1]) == s.label for s in paired), len(paired), CHANCE)
 
 
+def neighbour_rule(seen: list[Seen]) -> Probe:
+    def guess(s: Seen) -> bool:
+        below, above = s.around(-1) > 0, s.around(1) > 0
+        if below != above:
+            return below == big(s.adjective)  # the upper of a pair is big, the lower small
+        return s.index % 2 == 0
+
+    return Probe(sum(guess(s) == s.label for s in seen), len(seen), CHANCE)
+
+
+def neighbours(s: Seen) -> list[float]:
+    return [float(big(s.adjective)), s.around(-1), s.around(0), s.around(1), s.gap(True), s.gap(False)]
+
+
+def target_relative(s: Seen) -> list[float]:
+    ref = s.reference_levels or list(s.levels)
+    return [*neighbours(s), *(s.around(d) for d in (-3, -2, 2, 3)), max(ref) - s.target_level,
+            s.target_level - min(ref), s.target_level]
+
+
+def trees(fit: list[Seen], score: list[Seen], features: Callable[[Seen], list[float]], floor: float) -> Probe:
+    """Gradient-boosted trees on `features`, fitted on `fit`, scored on `score`."""
+    if not score:
+        return Probe(0, 0, floor)
+    if len({s.label for s in fit}) < 2:
+        return table(fit, score, lambda s: 0, floor)
+    from sklearn.ensemble import HistGradientBoostingClassifier  # loads only when a probe is fitted
+
+    model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, random_state=0)
+    model.fit(np.array([features(s) for s in fit]), np.array([s.label for s in fit]))
+    guesses = model.predict(np.array([features(s) for s in score]))
+    return Probe(int(sum(g == s.label for g, s in zip(guesses, score))), len(score), floor)
+
+
+def without_k(rules: Rules, seen: list[Seen]) -> Probe:
+    """The Bayes solver of floor.py: every size, not k."""
+    def guess(s: Seen) -> bool:
+        ref = s.reference_levels
+        return decide(rules, s.adjective, len(s.levels), len(ref), min(ref), max(ref), s.target_level)
+
+    return Probe(sum(guess(s) == s.label for s in seen), len(seen), full_size_floor(rules))
+
+
+def context_probes(rules: Rules, seen: list[Seen], fit: list[Seen], score: list[Seen]) -> dict[str, Probe]:
+    """The probes of what lies around the target (threshold tasks; reference sets known)."""
+    if rules.superlative or not all(s.reference for s in seen):
+        return {}
+    return {"neighbour rule": neighbour_rule(seen), "neighbours": trees(fit, score, neighbours, CHANCE),
+            "sizes without k": without_k(rules, seen),
+            "target-relative": trees(fit, score, target_relative, full_size_floor(rules))}
+
+
 def halves(seen: list[Seen], train: list[Seen] | None) -> tuple[list[Seen], list[Seen]]:
     """(fit, score): `train` and every audited item, or the first and second half by index."""
     if train:
@@ -112,10 +187,11 @@ def halves(seen: list[Seen], train: list[Seen] | None) -> tuple[list[Seen], list
     return ordered[:len(ordered) // 2], ordered[len(ordered) // 2:]
 
 
-def probes(seen: list[Seen], train: list[Seen] | None = None) -> dict[str, Probe]:
-    """Every probe's score, by its column name."""
+def probes(seen: list[Seen], train: list[Seen] | None = None, rules: Rules | None = None) -> dict[str, Probe]:
+    """Every probe's score, by its column name (those of what lies around the target given the task's
+    rules)."""
     fit, score = halves(seen, train)
-    return {
+    return {**(context_probes(rules, seen, fit, score) if rules is not None else {}),
         "target size only": table(fit, score, lambda s: (s.adjective, s.target_level), TARGET_FLOOR),
         "scene statistics only": scene_statistics(fit, score),
         "no-target rule": no_target(seen),

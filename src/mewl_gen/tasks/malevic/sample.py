@@ -9,7 +9,12 @@ or the lower one the only smallest). The scene, its sizes and k are drawn
 before and apart from the label; the label only chooses which of the two the
 sentence names. So nothing in the scene without the target's identity tells
 the label (1/2), and the target's own level tells it at 4/7, the least any
-scene drawn apart from the label allows (docs/malevic.md). Each index draws its
+scene drawn apart from the label allows (docs/malevic.md). Under the
+threshold tasks the reference set fills every level of its range, which
+reaches past the pair on both sides: either object of the pair has an
+object one level below and one above, so its neighbours do not tell which
+of the two it is (draw_levels), and every size without k decides the label
+no better than floor.py's exact floor. Each index draws its
 label from its own seed (item_label): no pair of indexes shares one.
 Classes (shape x color x adjective) are uniform and independent of the label.
 """
@@ -45,7 +50,8 @@ MIN_VISIBLE_FRACTION = 0.8  # of each object's silhouette, besides placement's o
 # The lower level of the pair; both levels (a, a + 1) are query levels (1..8).
 PAIR_LOW: tuple[int, ...] = tuple(range(1, 8))
 TOP = len(SIZE_LEVELS) - 1
-SCENE_DRAWS = 400  # scenes around one pair (cheap: no geometry); the rarest, POS-hard at a = 1, keeps about 1 in 12
+SCENE_DRAWS = 400  # scenes around one pair (cheap: no geometry); the rarest, a = 1, needs k above 1/3 (1 in 5)
+RUN_MIN = 4  # a reference set fills the pair's two levels and one more on either side
 _LABEL = name_code("malevic label")
 
 
@@ -74,39 +80,48 @@ def item_label(root_seed: int, split: str, code: int, index: int) -> bool:
     return bool(rng.integers(2))
 
 
-def range_bounds(rules: Rules, a: int, k: float) -> list[tuple[int, int]]:
-    """The reference set's (min, max) levels whose T (with this k) falls between levels a and a + 1,
-    a hair clear of both; strictly outside the pair where the task never queries an extreme. Those
-    whose T under the sharp k = 0.29 falls there too, where there are any (the label then holds
-    for the paper's k as well, as it does for most of the paper's items)."""
-    strict = int(rules.not_reference_extreme or (rules.not_scene_extreme and not rules.shape_reference))
-
-    def between(lo: int, hi: int, k: float) -> bool:
+def range_bounds(a: int, k: float, room: int) -> list[tuple[int, int]]:
+    """The reference set's (min, max) levels whose T (with this k) falls between levels a and a + 1, a
+    hair clear of both, with a level of the run on either side of the pair (min <= a - 1, max >= a + 2),
+    and at most `room` levels (the reference objects that fill them)."""
+    def between(lo: int, hi: int) -> bool:
         t = threshold((SIZE_LEVELS[lo], SIZE_LEVELS[hi]), (0, 1), k)
         return SIZE_LEVELS[a + 1] - t >= HAIR and t - SIZE_LEVELS[a] >= HAIR
 
-    found = [(lo, hi) for lo in range(a + 1 - strict) for hi in range(a + 1 + strict, TOP + 1) if between(lo, hi, k)]
-    sharp = [b for b in found if between(*b, K_SHARP)]
-    return sharp or found
+    return [(lo, hi) for lo in range(a) for hi in range(a + 2, TOP + 1) if hi - lo < room and between(lo, hi)]
+
+
+def reference_size(rng: np.random.Generator, rules: Rules, n: int) -> int:
+    """How many objects the reference set holds: the scene, or (SET+POS) at least RUN_MIN of the target's
+    shape and at least one of another."""
+    return n if not rules.shape_reference else int(rng.integers(max(SET_MIN, RUN_MIN), n))
 
 
 def draw_levels(rng: np.random.Generator, rules: Rules, n: int, adjective: str, a: int
                 ) -> tuple[list[int], int, float | None] | None:
     """Levels of n objects, the pair (a + 1, a) first, then the rest of the reference set, then the
-    objects outside it; the reference set's size; k. None where no reference range fits this k."""
+    objects outside it; the reference set's size; k. None where no reference range fits this k.
+
+    Threshold tasks: the reference set fills every level of its range (min..max), each once, and its
+    other objects fall uniformly on the range; the range reaches at least a level past each end of the
+    pair. So both objects of the pair have an object one level below and one level above, and the counts
+    at those levels have one law for either (levels drawn alike are exchangeable): nothing next to the
+    target tells which of the two it is. Of the ranges that put T between the pair under the drawn k, one
+    uniformly: none preferred for the sharp k, so the sizes without k decide the label no better than
+    the spread of k allows (floor.py)."""
     if rules.superlative:  # the upper one the only biggest, or the lower one the only smallest
         others = rng.integers(0, a + 1, n - 2) if adjective == "biggest" else rng.integers(a + 1, TOP + 1, n - 2)
         return [a + 1, a, *map(int, others)], n, None
     k = redraw(lambda: float(rng.normal(K_SHARP, K_SPREAD)), lambda v: 0 <= v <= 1, "k")
-    bounds = range_bounds(rules, a, k)
+    m = reference_size(rng, rules, n)
+    bounds = range_bounds(a, k, m)
     if not bounds:
         return None
     lo, hi = bounds[int(rng.integers(len(bounds)))]
-    ends = [v for v, beyond in ((lo, lo < a), (hi, hi > a + 1)) if beyond]
-    m = n if not rules.shape_reference else int(rng.integers(max(SET_MIN, 2 + len(ends)), n))
-    rest = rng.integers(lo, hi + 1, m - 2 - len(ends))
+    run = [v for v in range(lo, hi + 1) if v not in (a, a + 1)]
+    rest = rng.integers(lo, hi + 1, m - 2 - len(run))
     outside = rng.integers(0, TOP + 1, n - m)
-    return [a + 1, a, *ends, *map(int, rest), *map(int, outside)], m, k
+    return [a + 1, a, *run, *map(int, rest), *map(int, outside)], m, k
 
 
 def draw_scene(rng: np.random.Generator, rules: Rules, n: int, shape: str, color: str, adjective: str, a: int,

@@ -15,6 +15,13 @@ item's scene spec). Per split and task:
   caption); one over the identity fields (index, retry, seeds, camera and
   light jitter); and, fitting nothing, the other label than the index
   partner's (2j, 2j+1);
+- quantifier and count: the same classifier over the caption's quantifiers
+  (with their numbers) and the scene's object count alone (the count is
+  drawn with the caption pair, before the label): at 1/2;
+- the rule-aware solver (tasks.audit.rules): the sampler's rules that
+  keep or place an item (the split side of its key, the held-out
+  combinations its caption pair may use) replayed under both answers on the
+  item's released fields, guessing among the answers they admit: at 1/2;
 - the share of items repeating another split's item (tasks.audit.repeats
   on repeats.stored_key: 0 in test);
 - the share of captions with a definite description, and the held-out
@@ -26,6 +33,7 @@ Exit 1 when any of these fails.
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 import numpy as np
 
@@ -34,14 +42,18 @@ from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
 from ..audit import Probe, balanced, identity, index_pairs, leaking, learned, measured, repeat_column
+from ..audit.rules import consistent, rule_column
 from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
-from .item import OBJECTS
-from .repeats import stored_key
+from . import repeats
+from .distribution import Distribution
+from .item import OBJECTS, ShapeWorldItem
+from .logic import COUNTED, NUMBERS, Quantifier
+from .sampler import _held_out_ok
 
 COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics",
-           "identity fields", "index pairs", "repeats", "with 'the'", "held-out items", "verdict")
+           "identity fields", "index pairs", "quantifier x count", "rule-aware", "repeats", "with 'the'", "held-out items", "verdict")
 TEST_SPLIT = "test"
 MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
 
@@ -66,6 +78,29 @@ def statistics(image: dict) -> list[int]:
         sum(o[a] == v for o in objects) for a in TUPLE_ORDER for v in ATTRIBUTES[a]]
 
 
+QUANTIFIED = [(q, n) for q in get_args(Quantifier) for n in ((None,) if q not in COUNTED else NUMBERS)]
+
+
+def quantified(form: dict, count: int) -> list[int]:
+    """How often the caption says each quantifier with each number, and the scene's object count: what
+    a solver reading only these sees."""
+    found = [(a["quantifier"], a.get("number")) for a in solver.atoms(form) if a["kind"] == "quantifier"]
+    return [found.count(q) for q in QUANTIFIED] + [count]
+
+
+def admits(item: dict, agreement: bool) -> bool:
+    """The sampler's rules on an item's released fields with `agreement` as its answer: the split side
+    of its key (repeats.admits) and the held-out combinations its caption pair may use for its split."""
+    objects = [tuple(o[a] for a in TUPLE_ORDER) for o in item["scene"]["objects"]]
+    dist = item.get("distribution")
+    dist = None if dist is None else Distribution.model_validate(dist)
+    test = dist is not None and item["split"] == TEST_SPLIT
+    shown = ShapeWorldItem.model_validate(item)
+    pair = (shown.logical_form, shown.near_miss.logical_form)
+    return (repeats.admits(item["task"], item["caption"], objects, agreement, item["split"])
+            and _held_out_ok(item["task"], dist, test)(pair))
+
+
 def _measure(items: list[StoredItem]) -> list[tuple]:
     rows = []
     for stored in items:
@@ -77,7 +112,9 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
                      solver.agrees(item["near_miss"]["logical_form"], image), item["caption"],
                      _definite(item["logical_form"]), len(found) > 0,
                      stored <= {json.dumps(c, sort_keys=True) for c in found},
-                     item.get("distribution") is not None, statistics(image), identity(item, [item["scene"]])))
+                     item.get("distribution") is not None, statistics(image), identity(item, [item["scene"]]),
+                     consistent(item, (True, False), admits),
+                     quantified(item["logical_form"], len(item["scene"]["objects"]))))
     return rows
 
 
@@ -109,13 +146,18 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     if n >= MIN_LEARNED and len(set(labels[: n // 2])) == 2:
         probes = {"caption-only": Probe(*caption_only([r[3] for r in rows], labels), 0.5),
                   "scene statistics": learned([r[8] for r in rows], labels, 0.5),
-                  "identity fields": learned([r[9] for r in rows], labels, 0.5)}
+                  "identity fields": learned([r[9] for r in rows], labels, 0.5),
+                  "quantifier x count": learned([r[11] for r in rows], labels, 0.5)}
     if n >= MIN_LEARNED:
         probes["index pairs"] = index_pairs([s.index for s in items], labels)
     found.update({name: probes[name].cell() if name in probes else "-"
-                  for name in ("caption-only", "scene statistics", "identity fields", "index pairs")})
+                  for name in ("caption-only", "scene statistics", "identity fields", "index pairs",
+                               "quantifier x count")})
     failures += leaking(probes)
-    found["repeats"], repeated = repeat_column(split, items, run.others, stored_key, run.workers)
+    aware, replayed = rule_column(labels, [r[10] for r in rows], [s.index for s in items], 0.5)
+    found["rule-aware"] = aware.cell()
+    failures += replayed
+    found["repeats"], repeated = repeat_column(split, items, run.others, repeats.stored_key, run.workers)
     failures += repeated
     if any(r[7] for r in rows):
         using = sum(r[5] for r in rows)

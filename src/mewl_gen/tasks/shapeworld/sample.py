@@ -10,14 +10,19 @@
    both using one in it, and kept only if objects deciding it either way
    turn up (tested before the label is looked at); a coin picks which of
    the two is the caption.
-3. Objects are drawn (biased towards the descriptions the captions mention,
+3. The object count is drawn with the pair, before the label is looked
+   at, and the pair is kept only if objects of that count decide it either
+   way: (caption, count) has one law for agreeing and disagreeing items,
+   so no quantifier's count tells the label ("no ..." with few objects).
+   Objects are drawn (biased towards the descriptions the captions mention,
    so the counts and relations they talk about occur; every "the D" of the
    pair with exactly one D) and placed until the evaluator finds the caption
    agreeing as required and its near miss the other way, every stated
    relation clear of the margin.
-4. Objects whose canonical key (task, caption, objects' attributes,
-   agreement: repeats.py) belongs to another split's side are rejected
-   before they are placed, so no test item repeats a train or val item.
+4. Objects whose canonical key (task, caption, objects' attributes:
+   repeats.py; never the agreement) belongs to another split's side are
+   rejected before they are placed, so no test item repeats a train or val
+   item, and an item's split says nothing about its label.
 """
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ from .distribution import TEST_SPLIT, AttributeCombination, Distribution, Quanti
 from .evaluate import World, holds, possible, presupposed, stated_pairs
 from .item import OBJECTS, Caption, ShapeWorldItem
 from .logic import phrases, say
-from .repeats import allowed, key
+from . import repeats
 
 CAPTION_DRAWS = 1000  # caption pairs drawn for one item (held-out combinations are rare)
 OBJECT_DRAWS = 500  # object lists drawn for one placement
@@ -94,23 +99,23 @@ class SceneDraw:
     def __init__(self, rng: np.random.Generator, d: Draw, form, miss, dist: Distribution | None, test: bool):
         self.rng, self.form, self.miss, self.dist, self.split = rng, form, miss, dist, d.split
         self.task, self.caption = d.task, say(form)
-        self.objects = OBJECTS[d.task]
         self.forbidden = () if dist is None or test else dist.held_out
         self.must_show = test and not any(c.in_caption(form) for c in dist.held_out)  # the scene carries one
         self.positional = has_relation(form) or has_relation(miss) or self.must_show or any(
             isinstance(c, RelationCombination) for c in self.forbidden)
         self.mentioned = phrases(form) + phrases(miss)
+        lo, hi = OBJECTS[d.task]  # the object count goes with the pair, drawn before the label is looked at
+        self.count = int(rng.integers(lo, hi + 1))
         self.found: dict[bool, list[Thing]] = {}  # objects either_way found, used first by scene()
 
     def things(self) -> list[Thing]:
-        lo, hi = self.objects
-        return [_thing(self.rng, self.mentioned) for _ in range(int(self.rng.integers(lo, hi + 1)))]
+        return [_thing(self.rng, self.mentioned) for _ in range(self.count)]
 
     def feasible(self, objects: list[Thing], agreement: bool) -> bool:
         """The objects can decide the pair as asked once placed (exactly, if nothing depends on places),
         and their key is on the split's side."""
         world = World(objects)
-        return allowed(key(self.task, self.caption, objects, agreement), self.split) and not any(
+        return repeats.admits(self.task, self.caption, objects, agreement, self.split) and not any(
             c.in_scene(world) for c in self.forbidden if isinstance(c, AttributeCombination)) and (
             presupposed(self.form, world) and presupposed(self.miss, world)
             and agreement in possible(self.form, world) and (not agreement) in possible(self.miss, world))

@@ -44,8 +44,8 @@ class CoinageError(OutOfDraws):
     """No pseudo-word could be coined within the bounded number of draws."""
 
 
-# The English words a coinage could hit: those of the word lists below that split into at most
-# MAX_SYLLABLES of our syllables (every coined word does), one per line. Written by
+# The English words a coinage could hit: those of the word lists below, and of their inflected forms,
+# that split into at most MAX_SYLLABLES of our syllables (every coined word does), one per line. Written by
 # `python -m mewl_gen.tasks.mewl.sample.words` from the lists; tests/tasks/mewl/test_words.py checks it is theirs. Reading it
 # costs milliseconds where loading the lists cost half a second in every process that coins words.
 ENGLISH_FILE = Path(__file__).with_name("english_coinable.txt")
@@ -53,15 +53,19 @@ MAX_SYLLABLES = 4
 
 
 def segmentable(word: str, parts: int = MAX_SYLLABLES) -> bool:
-    """Whether the word is a concatenation of at most `parts` of SYLLABLES."""
-    if not word:
-        return True
-    return parts > 0 and any(word.startswith(s) and segmentable(word[len(s):], parts - 1) for s in _BY_START.get(word[0], ()))
+    """Whether the word is a concatenation of at most `parts` of SYLLABLES (fewest parts first found by
+    a pass over the word's positions; syllables are 1 to 3 letters)."""
+    fewest = [0] + [parts + 1] * len(word)  # fewest[i]: fewest syllables that spell word[:i]
+    for i in range(len(word)):
+        if fewest[i] < parts:
+            for j in range(i + 1, min(i + _LONGEST, len(word)) + 1):
+                if word[i:j] in _SET and fewest[i] + 1 < fewest[j]:
+                    fewest[j] = fewest[i] + 1
+    return fewest[-1] <= parts
 
 
-_BY_START: dict[str, tuple[str, ...]] = {}
-for _s in SYLLABLES:
-    _BY_START[_s[0]] = (*_BY_START.get(_s[0], ()), _s)
+_SET = frozenset(SYLLABLES)
+_LONGEST = max(map(len, SYLLABLES))
 
 
 def english_lists() -> frozenset[str]:
@@ -76,6 +80,52 @@ def english_lists() -> frozenset[str]:
     return frozenset(get_english_words_set(["web2", "gcide"], lower=True)) | frequent
 
 
+# The system's dictionaries (Debian's wamerican, wbritish and their -large and -huge packages: SCOWL
+# sizes up to 70), read when SYSTEM_FILE is written; nothing reads them at run time.
+SYSTEM_LISTS = tuple(Path("/usr/share/dict") / f"{variety}-english{size}"
+                     for variety in ("american", "british") for size in ("", "-large", "-huge"))
+SYSTEM_FILE = Path(__file__).with_name("english_system_coinable.txt")
+
+
+def system_lists(paths=SYSTEM_LISTS) -> frozenset[str]:
+    """Every alphabetic word of the system's dictionaries, lowercased (possessives and accented words
+    dropped: no coinage has an apostrophe or an accent). A missing list is an error: the pinned file
+    must be written from all of them."""
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"no word list at {', '.join(missing)} (apt-get install wamerican-huge wbritish-huge "
+                                "wamerican-large wbritish-large wamerican wbritish)")
+    return frozenset(w.lower() for p in paths for w in p.read_text(encoding="utf-8").split()
+                     if w.isascii() and w.isalpha())
+
+
+_VOWELS = frozenset("aeiou")
+_LATIN = (("us", "i"), ("um", "a"), ("on", "a"), ("is", "es"), ("a", "ae"), ("o", "i"), ("ex", "ices"), ("ix", "ices"))
+
+
+def inflections(word: str) -> set[str]:
+    """The word and the forms English makes of it by a regular ending: plurals and third persons
+    (-s, -es, -ies, -ves, and the Latin and Italian ones: torso, torsi), comparatives and superlatives
+    (-er, -est, -r, -st, -ier, -iest: rife, rifer) and verb forms (-ed, -d, -ing, -ied, a doubled
+    last consonant). Over-generating is safe: a form that is no word leaves one pseudo-word fewer."""
+    forms = {word, word + "s", word + "es", word + "er", word + "est", word + "ed", word + "ing"}
+    if word.endswith("e"):
+        forms |= {word + "r", word + "st", word + "d", word[:-1] + "ing"}
+    if len(word) > 1 and word.endswith("y") and word[-2] not in _VOWELS:
+        forms |= {word[:-1] + e for e in ("ies", "ier", "iest", "ied")}
+    if word.endswith(("f", "fe")):
+        forms |= {word[:word.rindex("f")] + "ves"}
+    if len(word) > 2 and word[-1] not in _VOWELS and word[-2] in _VOWELS and word[-3] not in _VOWELS:
+        forms |= {word + word[-1] + e for e in ("er", "est", "ed", "ing")}
+    forms |= {word[:-len(old)] + new for old, new in _LATIN if word.endswith(old)}
+    return forms
+
+
+def inflected(words: frozenset[str]) -> frozenset[str]:
+    """The words and every regular form of each (inflections)."""
+    return frozenset(form for w in words for form in inflections(w))
+
+
 def coinable_english(words: frozenset[str]) -> list[str]:
     """The words a coinage could hit: those that split into at most MAX_SYLLABLES syllables, sorted."""
     return sorted(w for w in words if segmentable(w))
@@ -83,8 +133,8 @@ def coinable_english(words: frozenset[str]) -> list[str]:
 
 @cache
 def english_words() -> frozenset[str]:
-    """The English words a coined word must not be (ENGLISH_FILE), read once per process."""
-    return frozenset(ENGLISH_FILE.read_text().split())
+    """The English words a coined word must not be (ENGLISH_FILE and SYSTEM_FILE), read once per process."""
+    return frozenset(ENGLISH_FILE.read_text().split()) | frozenset(SYSTEM_FILE.read_text().split())
 
 
 def coinable(word: str) -> bool:
@@ -107,5 +157,6 @@ def pseudo_words(rng: np.random.Generator, n: int, syllables: int, exclude=()) -
     raise CoinageError(f"coined {len(words)} of {n} words of {syllables} syllables in {TRIES_PER_WORD * n} draws")
 
 
-if __name__ == "__main__":  # write ENGLISH_FILE from the word lists
-    ENGLISH_FILE.write_text("\n".join(coinable_english(english_lists())) + "\n")
+if __name__ == "__main__":  # write ENGLISH_FILE and SYSTEM_FILE from the word lists and their inflections
+    ENGLISH_FILE.write_text("\n".join(coinable_english(inflected(english_lists()))) + "\n")
+    SYSTEM_FILE.write_text("\n".join(coinable_english(inflected(system_lists()))) + "\n")
