@@ -71,7 +71,7 @@ def plans(out: Path) -> list[tuple[str, str]]:
         if kind != "folder" or not SPLIT.match(split):
             continue
         found += [(split, name[: -len(".json")]) for name, k in door.entries(out, top / split)
-                  if k == "file" and name.endswith(".json") and len(name) > len(".json")]
+                  if k != "folder" and name.endswith(".json") and len(name) > len(".json")]
     return found
 
 
