@@ -7,7 +7,7 @@ import os
 import sys
 from importlib import metadata
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.scenes.spec import GENERATOR_VERSION, SpecError
 from mewl_gen.store.files import FULL
 from mewl_gen.tasks import catalog
@@ -16,6 +16,7 @@ from mewl_gen.tasks.stored import DamagedItem
 
 from . import audit, calibrate, evaluate, export, gallery, inspect, options, render, sample, slurm, specs, text, verify
 
+LINE = 2000  # characters of an error's line: its untrusted parts are cut shorter where they are quoted
 # What a user's mistake raises, at any depth: one line, exit 2.
 MISTAKES = (UserError, UsageError, DamagedItem, SpecError)
 
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # here, where a closed pipe can still be caught
         return code
     except MISTAKES as err:
-        _complain(f"mewl: error: {err}")
+        _complain(f"mewl: error: {shown(err, LINE)}")
         return 2
     except KeyboardInterrupt:
         print("mewl: interrupted", file=sys.stderr)
