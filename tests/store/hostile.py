@@ -71,6 +71,14 @@ def fake_render(out: Path, task: str) -> None:
         write_record(folder)
 
 
+def rendered_dataset(root: Path) -> Path:
+    """A genuine dataset of RENDERED_TASK, its images made without Blender."""
+    out = root / "rendered"
+    sample(out, RENDERED_TASK)
+    fake_render(out, RENDERED_TASK)
+    return out
+
+
 def copy(source: Path, out: Path) -> Path:
     shutil.copytree(source, out, symlinks=True)
     return out

@@ -12,16 +12,13 @@ import pytest
 
 from mewl_gen.store.layout import MANIFEST
 
-from .hostile import (RENDERED_TASK, SAMPLED_TASK, copy, fake_render, mewl, one_line, outside_folder, png_claiming,
-                      rerecord, rle_claiming, sample, snapshot)
+from .hostile import (RENDERED_TASK, SAMPLED_TASK, copy, mewl, one_line, outside_folder, png_claiming,
+                      rendered_dataset, rerecord, rle_claiming, sample, snapshot)
 
 
 @pytest.fixture(scope="module")
 def rendered_source(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("hostile") / "rendered"
-    sample(out, RENDERED_TASK)
-    fake_render(out, RENDERED_TASK)
-    return out
+    return rendered_dataset(tmp_path_factory.mktemp("hostile"))
 
 
 @pytest.fixture(scope="module")

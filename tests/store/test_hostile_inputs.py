@@ -12,15 +12,12 @@ from mewl_gen.cluster.slurm import status
 from mewl_gen.cluster.slurm.jobs import TaskState
 from mewl_gen.cluster.slurm.record import SUBMISSIONS
 
-from .hostile import RENDERED_TASK, fake_render, mewl, outside_folder, sample, snapshot
+from .hostile import RENDERED_TASK, mewl, outside_folder, rendered_dataset, snapshot
 
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("inputs") / "rendered"
-    sample(out, RENDERED_TASK)
-    fake_render(out, RENDERED_TASK)
-    return out
+    return rendered_dataset(tmp_path_factory.mktemp("inputs"))
 
 
 def test_hostile_predictions_are_counted_and_quoted_escaped_and_cut(rendered, tmp_path):
