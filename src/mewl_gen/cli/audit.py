@@ -58,7 +58,11 @@ def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdow
 
     runs = [(split, task, items, AuditRun(1, train.get(task) if train_dir else None, others(split, task)))
             for (split, task), items in sorted(found.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1])))]
-    rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
+    try:
+        rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
+    except (ValueError, KeyError, TypeError, IndexError) as err:  # files that agree with their record, yet are no item's
+        raise UserError(f"{out}: the {bench.name} items' files do not read as that benchmark's "
+                        f"({type(err).__name__}: {shown(err, 160)}); were they written by this tool?") from None
     read |= {(split, task): len(items) for split, task, items, _ in runs}
     print(table(bench.audit.columns, rows, markdown))
     notes = f"\n\n{bench.audit.notes}" if bench.audit.notes else ""
