@@ -48,12 +48,14 @@ class Refused(UserError):
 
 def parts_under(root: Path, path: Path) -> tuple[str, ...]:
     """The components of `path` below `root`; a path that is not below it (`..`, another folder) is refused."""
-    try:
-        rel = Path(os.path.normpath(path)).relative_to(os.path.normpath(root))
-    except ValueError:
-        raise Refused(path, f"is not inside {shown(str(root))}") from None
-    parts = rel.parts
-    if any(p in ("..", ".") for p in parts) or rel.is_absolute():
+    top, full = os.path.normpath(root), os.path.normpath(path)
+    if full == top:
+        return ()
+    prefix = top if top.endswith("/") else top + "/"
+    if not full.startswith(prefix):
+        raise Refused(path, f"is not inside {shown(str(root))}")
+    parts = tuple(full[len(prefix):].split("/"))
+    if ".." in parts:
         raise Refused(path, f"is not inside {shown(str(root))}")
     return parts
 
@@ -85,15 +87,14 @@ def opener(root: Path):
 def open_dir(root: Path, folder: Path) -> int:
     """A descriptor of `folder` under `root`, reached one component at a time without following a link;
     OSError where a component is missing, Refused where one is a link."""
+    parts = parts_under(root, folder)
     fd = os.open(root, O_DIR & ~os.O_NOFOLLOW)  # the root itself is the user's to choose
-    at = Path(root)
     try:
-        for part in parts_under(root, folder):
-            at = at / part
+        for k, part in enumerate(parts):
             try:
                 nfd = os.open(part, O_DIR, dir_fd=fd)
             except OSError as err:
-                raise _why(err, at) or err from None
+                raise _why(err, Path(root, *parts[: k + 1])) or err from None
             os.close(fd)
             fd = nfd
     except BaseException:
@@ -139,8 +140,10 @@ def read_bytes(root: Path, path: Path, kind: str, dir_fd: int | None = None) -> 
     return read_fd(fd, size)
 
 
-def parse_json(data: bytes | str, path: Path):
-    """JSON under the depth limit: a deeper or malformed file is refused in one line."""
+def parse_json(data: bytes | str, path: Path, walk: bool = True):
+    """JSON under the depth limit: a deeper or malformed file is refused in one line. `walk` False: the
+    value is only checked to parse, then dropped (verify), so the parser's own recursion limit bounds it
+    and the walk that measures its depth is saved."""
     try:
         value = json.loads(data)
     except RecursionError:
@@ -149,7 +152,7 @@ def parse_json(data: bytes | str, path: Path):
         raise Refused(path, f"is not JSON ({shown(str(err), 120)})") from None
     if isinstance(data, str):
         data = data.encode()
-    if data.count(b"[") + data.count(b"{") > DEPTH and too_deep(value):
+    if walk and data.count(b"[") + data.count(b"{") > DEPTH and too_deep(value):
         raise Refused(path, f"nests JSON deeper than {DEPTH}")
     return value
 
@@ -193,19 +196,7 @@ def field_error(err) -> str:
 
 def is_file(root: Path, path: Path) -> bool:
     """A regular file (not a link) at `path` under `root`; a link on the way is refused."""
-    try:
-        fd = open_dir(root, path.parent)
-    except FileNotFoundError:
-        return False
-    except NotADirectoryError:
-        return False
-    try:
-        st = os.stat(path.name, dir_fd=fd, follow_symlinks=False)
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    return stat.S_ISREG(st.st_mode)
+    return kind_of(root, path) == "file"
 
 
 def kind_of(root: Path, path: Path) -> str | None:

@@ -70,6 +70,7 @@ class _Folder:
     def __init__(self, folder: Path, root: Path | None):
         self.folder, self.root = folder, folder if root is None else root
         self.fd = door.open_dir(self.root, folder)
+        self._record: dict[str, Entry] | None = None
 
     def __enter__(self):
         return self
@@ -79,14 +80,23 @@ class _Folder:
         return False
 
     def record(self) -> dict[str, Entry]:
-        data = door.read_bytes(self.root, self.folder / RECORD, "record", dir_fd=self.fd)
-        parsed = door.parse_json(data, self.folder / RECORD)
-        if isinstance(parsed, dict) and parsed.get("format") != FORMAT:
-            raise door.Refused(self.folder / RECORD, "is not a record of checksums of this tool")
-        files = door.validate(Record, parsed, self.folder / RECORD).files
+        """The record, read and checked once per opening."""
+        if self._record is None:
+            self._record = self._read_record()
+        return self._record
+
+    def _read_record(self) -> dict[str, Entry]:
+        from pydantic import ValidationError
+
+        path = self.folder / RECORD
+        data = door.read_bytes(self.root, path, "record", dir_fd=self.fd)
+        try:
+            files = Record.model_validate_json(data).files
+        except ValidationError as err:
+            raise door.Refused(path, f"is not a record of checksums of this tool ({door.field_error(err)})") from None
         bad = [n for n in files if n in (".", "..", RECORD)]
         if bad:
-            raise door.Refused(self.folder / RECORD, f"lists the file {shown(bad[0], 80)}, which no item holds")
+            raise door.Refused(path, f"lists the file {shown(bad[0], 80)}, which no item holds")
         return files
 
 
@@ -198,7 +208,7 @@ def _content_problem(f: _Folder, name: str, entry: Entry) -> str | None:
         data = door.read_bytes(f.root, path, "json", dir_fd=f.fd)
         if hashlib.sha256(data).hexdigest() != entry.sha256:
             return "sha256 differs from the record"
-        door.parse_json(data, path)
+        door.parse_json(data, path, walk=False)
         return None
     if sha256(path, f.fd, f.root) != entry.sha256:
         return "sha256 differs from the record"

@@ -53,11 +53,11 @@ def task_status(out: Path, split: str, task: str, n: int | None = None, held: fr
     n = bookkeeping.planned(out, split, task, strict=True) if n is None else n
     present = _indices(out, out / split / task, folders=True)
     failures = _indices(out, bookkeeping.failure_path(out, split, task, 0).parent, folders=False)
+    noted = _indices(out, bookkeeping.damage_path(out, split, task, 0).parent, folders=False)
     complete = 0
     failed, missing, damaged, in_progress = [], [], [], []
     for i in range(n):
-        if i in present and quick_problem(item_dir(out, split, task, i), out) is None \
-                and not bookkeeping.is_damaged(out, split, task, i):
+        if i in present and i not in noted and quick_problem(item_dir(out, split, task, i), out) is None:
             complete += 1
         elif (split, task, i) in held:
             in_progress.append(i)
