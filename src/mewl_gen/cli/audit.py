@@ -9,15 +9,17 @@ line, never audited nor left out. Exit 1 when a row's verdict is not ok.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from joblib import Parallel, delayed
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import is_pass_file
-from mewl_gen.store import card, reader
+from mewl_gen.store import card, door, reader
 from mewl_gen.store.manifest import read_manifest
+from mewl_gen.store.record import MAX_PIXELS
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import legibility
 from mewl_gen.tasks.benchmark import AuditRun, Benchmark
@@ -56,7 +58,11 @@ def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdow
 
     runs = [(split, task, items, AuditRun(1, train.get(task) if train_dir else None, others(split, task)))
             for (split, task), items in sorted(found.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1])))]
-    rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
+    try:
+        rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
+    except (ValueError, KeyError, TypeError, IndexError) as err:  # files that agree with their record, yet are no item's
+        raise UserError(f"{out}: the {bench.name} items' files do not read as that benchmark's "
+                        f"({type(err).__name__}: {shown(err, 160)}); were they written by this tool?") from None
     read |= {(split, task): len(items) for split, task, items, _ in runs}
     print(table(bench.audit.columns, rows, markdown))
     notes = f"\n\n{bench.audit.notes}" if bench.audit.notes else ""
@@ -113,11 +119,29 @@ def images(out: Path) -> list[tuple[tuple[str, str, int], Path, Path]]:
     found = []
     for items in reader.sound_items(out, what="rendered items").values():
         for stored in items:
-            found += [((stored.split, stored.task, stored.index), png, png.with_suffix(".json"))
-                      for png in sorted(stored.folder.glob("*.png")) if not is_pass_file(png.name)]
+            pngs = [stored.folder / name for name, kind in door.entries(out, stored.folder)
+                    if kind == "file" and name.endswith(".png") and not is_pass_file(name)]
+            for png in pngs:
+                _sane_image(stored, png.name)
+            found += [((stored.split, stored.task, stored.index), png, png.with_suffix(".json")) for png in pngs]
     if not found:
         raise UserError(f"no rendered objects found under {out} (expected OUT/<split>/<task>/<i>/*.json with PNGs)")
     return found
+
+
+def _sane_image(stored, name: str) -> None:
+    """An image's header, before a reader decodes it: no more pixels than an image of this tool has."""
+    from PIL import Image
+
+    with os.fdopen(stored.open_file(name), "rb") as f:
+        try:
+            with Image.open(f) as im:
+                width, height = im.size
+        except (OSError, ValueError, Image.DecompressionBombError) as err:
+            raise UserError(f"{stored.key}/{shown(name, 80)}: not a readable image ({shown(err, 120)})") from None
+    if width * height > MAX_PIXELS:
+        raise UserError(f"{stored.key}/{shown(name, 80)} claims {width}x{height} pixels, more than an image of this "
+                        "tool has; is it damaged?")
 
 
 def register(sub) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.results import export, export_hf, export_wds
+from mewl_gen.store import door
 from mewl_gen.store.card import CARD
 from mewl_gen.store.files import writing
 
@@ -26,7 +27,7 @@ def cmd_export(args) -> int:
     try:
         with writing(dest.parent):
             if args.to == "hf":
-                source = (out / CARD).read_text() if (out / CARD).is_file() else ""
+                source = card_text(out)
                 export_hf.write(chosen, staging, source)
             else:
                 export_wds.write(chosen, staging, args.shard_size)
@@ -36,6 +37,19 @@ def cmd_export(args) -> int:
     n = sum(len(items) for splits in chosen.items.values() for items in splits.values())
     print(f"exported {n} items of {len(chosen.items)} task(s) to {dest} ({args.to})")
     return 0
+
+
+def card_text(out: Path) -> str:
+    """OUT's dataset card, as the door reads it: a regular file inside OUT, of a card's size (a link to
+    anything is one line, never the content of a file elsewhere)."""
+    if door.kind_of(out, out / CARD) is None:
+        return ""
+    try:
+        return door.read_bytes(out, out / CARD, "card").decode()
+    except UnicodeDecodeError:
+        raise UserError(f"{shown(str(out / CARD))} is not UTF-8 text; is it damaged?") from None
+    except OSError as err:
+        raise UserError(f"{shown(str(out / CARD))} is unreadable ({err.strerror})") from None
 
 
 def register(sub) -> None:

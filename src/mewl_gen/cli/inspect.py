@@ -7,14 +7,15 @@ scene spec JSON, a rendered image's JSON, or a rendered PNG (its JSON beside it)
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
+from mewl_gen.scenes.image_truth import ImageTruth
 from mewl_gen.scenes.relations import relationships
-from mewl_gen.scenes.spec import SceneSpec
+from mewl_gen.scenes.spec import SceneSpec, SpecError, read_json
 from mewl_gen.scenes.universe import DIRECTIONS, describe
+from mewl_gen.store.door import field_error
 from mewl_gen.store.reader import item_at
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.item import Item
@@ -26,11 +27,22 @@ from .validate import load_spec
 # -- loading ------------------------------------------------------------------
 def _read_json(path: Path) -> dict:
     try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise UserError(f"{path}: not a JSON file ({err})") from None
+        return read_json(path)[1]
+    except SpecError as err:
+        raise UserError(str(err)) from None
+
+
+def _checked_truth(data: object, path: Path) -> dict:
+    """A rendered image's ground truth, checked by its model before a line of it is read."""
+    from pydantic import ValidationError
+
+    try:
+        ImageTruth.model_validate(data)
+    except ValidationError as err:
+        raise UserError(f"{shown(str(path))}: not an image's ground truth of this tool ({field_error(err)})") from None
+    if Path(data["image_filename"]).name != data["image_filename"]:
+        raise UserError(f"{shown(str(path))}: image_filename {shown(data['image_filename'], 80)} is not a file name")
+    return data
 
 
 def load(path: Path) -> tuple[str, object, Path]:
@@ -53,7 +65,7 @@ def load(path: Path) -> tuple[str, object, Path]:
         path = path.with_suffix(".json")
     data = _read_json(path)
     if isinstance(data, dict) and "image_filename" in data and "objects" in data:
-        return "truth", data, path
+        return "truth", _checked_truth(data, path), path
     spec = load_spec(path)
     return ("item", spec, path.parent) if isinstance(spec, Item) else ("scene", spec, path)
 
@@ -108,7 +120,7 @@ def truth_text(gt: dict) -> str:
 
 def _truth(folder: Path, name: str) -> dict | None:
     path = folder / f"{name}.json"
-    return _read_json(path) if path.is_file() else None
+    return _checked_truth(_read_json(path), path) if path.is_file() else None
 
 
 def item_text(item: Item, folder: Path) -> str:

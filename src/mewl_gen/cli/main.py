@@ -7,11 +7,13 @@ import os
 import sys
 from importlib import metadata
 
-from mewl_gen.errors import FULL, UserError
+from mewl_gen.errors import FULL, UserError, shown
 from mewl_gen.scenes.spec import GENERATOR_VERSION
 from mewl_gen.tasks import catalog
 
 from . import audit, calibrate, evaluate, export, gallery, inspect, options, render, sample, slurm, specs, text, verify
+
+LINE = 2000  # characters of an error's line: its untrusted parts are cut shorter where they are quoted
 
 
 def build_parser() -> options.Parser:
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # here, where a closed pipe can still be caught
         return code
     except UserError as err:  # a user's mistake at any depth (mewl_gen.errors): one line, exit 2
-        _complain(f"mewl: error: {err}")
+        _complain(f"mewl: error: {shown(err, LINE)}")
         return 2
     except KeyboardInterrupt:
         print("mewl: interrupted", file=sys.stderr)

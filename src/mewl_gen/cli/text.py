@@ -8,7 +8,7 @@ import json
 import sys
 
 from mewl_gen.errors import UserError
-from mewl_gen.store import reader
+from mewl_gen.store import door, reader
 from mewl_gen.store.files import write_atomic, writing
 from mewl_gen.tasks import catalog
 
@@ -28,6 +28,7 @@ def cmd_text(args) -> int:
         for (split, task), items in sorted(found.items.items()):
             lines = [json.dumps(writers[task](stored)) + "\n" for stored in items]
             path = out / split / f"{task}.text.jsonl"
+            door.guard(out, path)
             write_atomic(path, "".join(lines))
             print(f"{path}: {len(lines)} {catalog.noun([task])}(s)")
     if found.damaged:

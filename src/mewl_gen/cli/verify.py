@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from mewl_gen.errors import UserError
-from mewl_gen.store import index
+from mewl_gen.store import door, index
 from mewl_gen.store.files import writing
 from mewl_gen.store.layout import SPLIT
 from mewl_gen.store.manifest import read_manifest
@@ -49,13 +49,13 @@ def cmd_index(args) -> int:
     if not out.is_dir():
         raise UserError(f"{out}: no such folder")
     read_manifest(out)  # not a dataset of this tool: one line, nothing written
-    have = sorted(p.name for p in out.iterdir() if p.is_dir() and SPLIT.match(p.name))
+    have = sorted({split for split, _, _ in item_folders(out)} | {n for n, k in door.entries(out, out) if k == "folder" and SPLIT.match(n)})
     splits = have if args.split is None else [options.split(args.split)]
     if args.split is not None and args.split not in have:
         raise UserError(f"{out} has no split {args.split!r}; it has {', '.join(have) or 'none yet'}")
     for split in splits:
         for task in catalog.tasks():
-            if (out / split / task).is_dir():
+            if door.kind_of(out, out / split / task) == "folder":
                 listed = index.rebuild(out, split, task)
                 if listed is not None:
                     print(f"{index.index_path(out, split, task)}: {listed} item(s)")

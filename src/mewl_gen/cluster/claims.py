@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from mewl_gen.store import door
 from mewl_gen.store.files import make_folder
 from mewl_gen.store.layout import BOOKKEEPING, DAMAGED, STAGING
 from mewl_gen.store.nfs import create_exclusive, read_fresh, replace
@@ -105,13 +106,29 @@ class Claim:
 def all_claims(out: Path) -> list[Claim]:
     """Every item claim under OUT, with whether its writer lives."""
     found = []
-    for path in sorted((out / BOOKKEEPING / CLAIMS).glob("*/*/*.json")):
+    for path in _claim_files(out):
         seen = read_fresh(path)
         if seen is None or not path.stem.isdigit():
             continue
         who = parse_who(seen[0])
         found.append(Claim(path.parent.parent.name, path.parent.name, int(path.stem), str(who.get("writer", "?")),
                            is_alive(who, seen[1]), seen[1], stale_at(who, seen[1]), seen[0]))
+    return found
+
+
+def _claim_files(out: Path) -> list[Path]:
+    """Every claim file, walked through the store's door: a link among the folders is one line."""
+    top = out / BOOKKEEPING / CLAIMS
+    door.guard(out, top)
+    found = []
+    for split, k in door.entries(out, top):
+        if k == "link":
+            raise door.link_refused(top / split)
+        for task, kt in door.entries(out, top / split) if k == "folder" else []:
+            if kt == "link":
+                raise door.link_refused(top / split / task)
+            found += [top / split / task / name for name, kf in door.entries(out, top / split / task)
+                      if kt == "folder" and kf == "file" and name.endswith(".json")]
     return found
 
 
@@ -161,7 +178,10 @@ def leftovers(out: Path) -> list[str]:
     found = all_claims(out)
     dead_claims = [c for c in found if not c.alive]
     silent = [c for c in found if c.alive and c.until is not None]
-    aside = list((out / DAMAGED).glob("*/*/*"))
+    door.guard(out, out / DAMAGED)
+    aside = [name for split, k in door.entries(out, out / DAMAGED) if k == "folder"
+             for task, kt in door.entries(out, out / DAMAGED / split) if kt == "folder"
+             for name, _ in door.entries(out, out / DAMAGED / split / task)]
     lines = []
     if live:
         lines.append(f"{len(live)} writer(s) at work now: " + ", ".join(f.name for f in live))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from mewl_gen.store.files import make_folder
 from mewl_gen.store.layout import STAGING
+from mewl_gen.store import door
 from mewl_gen.store.nfs import attribute_cache, read_fresh, replace
 
 WRITER_FILE = "writer.json"
@@ -213,7 +214,8 @@ class Writer:
 def staging_folders(out: Path) -> list[tuple[Path, bool]]:
     """Every writer's staging folder under OUT, with whether its writer lives."""
     found = []
-    for folder in sorted((out / STAGING).glob("*")):
+    door.guard(out, out / STAGING)  # a link in its place: one line, nothing under it removed
+    for folder in [out / STAGING / name for name, kind in door.entries(out, out / STAGING) if kind == "folder"]:
         seen = read_who(folder / WRITER_FILE)
         if folder.name.startswith("."):  # a writer starting now, or killed while starting
             found.append((folder, _young(folder)))

@@ -23,14 +23,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.store import bookkeeping, reader, status
 from mewl_gen.store.files import writing
 from mewl_gen.store.manifest import passes_of
 from mewl_gen.store.reader import pass_files
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Export
-from mewl_gen.tasks.stored import StoredItem
+from mewl_gen.tasks.stored import JSON_LIMIT, DamagedItem, StoredItem
 
 # The columns every exported item has, before its task's own fields.
 KEY_COLUMNS = ("key", "split", "task", "index")
@@ -105,16 +105,23 @@ def exported(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -
     return Exported({"key": safe_key(stored), "split": stored.split, "task": stored.task, "index": stored.index,
                      **export.fields(item)},
                     [m for m, _, _ in shown], scenes, [said for _, _, said in shown],
-                    [stored.image(scene).read_bytes() for scene in scenes],
+                    [stored.read_file(f"{scene}.png") for scene in scenes],
                     [stored.truth(scene) for scene in scenes], files(stored),
-                    {kind: [paths[kind].read_bytes() for paths in found] for kind in passes})
+                    {kind: [stored.read_file(paths[kind].name) for paths in found] for kind in passes})
 
 
 def files(stored: StoredItem) -> dict[str, str]:
     """Every JSON file of the item but its images' truths (kept per panel) and the record of checksums:
     file name -> its text, as written."""
     names = [stored.model.RECORD_FILE, *stored.model.OTHER_FILES]
-    return {name: (stored.folder / name).read_text() for name in names if (stored.folder / name).is_file()}
+    return {name: _text(stored, name) for name in names if stored.has(name)}
+
+
+def _text(stored: StoredItem, name: str) -> str:
+    try:
+        return stored.read_file(name, JSON_LIMIT).decode()
+    except UnicodeDecodeError:
+        raise DamagedItem(f"{shown(str(stored.folder / name))}: not UTF-8 text") from None
 
 
 def progress(total: int, what: str):

@@ -22,12 +22,13 @@ from pathlib import Path
 
 from PIL import Image
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.store import reader
 from mewl_gen.store.files import writing
 from mewl_gen.store.manifest import read_manifest
+from mewl_gen.store.record import MAX_PIXELS
 from mewl_gen.tasks import catalog
-from mewl_gen.tasks.stored import StoredItem
+from mewl_gen.tasks.stored import DamagedItem, StoredItem
 
 from . import export, gallery_html as h
 from .gallery_masks import overlay
@@ -66,12 +67,27 @@ def page_name(page: int) -> str:
     return "index.html" if page == 1 else f"page-{page}.html"
 
 
-def place(source: Path, target: Path) -> None:
-    """The image at `target`: a hard link where the file systems allow one, else a copy."""
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
+def place(stored: StoredItem, name: str, target: Path) -> tuple[int, int]:
+    """The item's image `name` at `target`: a hard link to the very file the door opened (a regular file of
+    the item's folder, never what a link names) where the file systems allow one, else a copy; its size
+    (width, height), read from its header and refused past MAX_PIXELS."""
+    fd = stored.open_file(name)
+    with os.fdopen(fd, "rb") as f:
+        try:
+            os.link(f"/proc/self/fd/{fd}", target, follow_symlinks=True)
+        except OSError:
+            with open(target, "xb") as copy:
+                shutil.copyfileobj(f, copy)
+            f.seek(0)
+        try:
+            with Image.open(f) as im:
+                size = im.size
+        except (OSError, ValueError, Image.DecompressionBombError) as err:
+            raise DamagedItem(f"{shown(str(stored.folder / name))}: not a readable image ({shown(err, 120)})") from None
+    if size[0] * size[1] > MAX_PIXELS:
+        raise DamagedItem(f"{shown(str(stored.folder / name))} claims {size[0]}x{size[1]} pixels, more than an image "
+                          f"of this tool has")
+    return size
 
 
 def write_item(stored: StoredItem, folder: Path, links: list[h.Link]) -> tuple[str, str]:
@@ -81,10 +97,7 @@ def write_item(stored: StoredItem, folder: Path, links: list[h.Link]) -> tuple[s
     (images / "masks").mkdir(parents=True)
     legends = {}
     for scene in item.scenes():
-        source = stored.image(scene)
-        place(source, images / f"{scene}.png")
-        with Image.open(source) as im:
-            size = im.size
+        size = place(stored, f"{scene}.png", images / f"{scene}.png")
         legends[scene] = overlay(stored.truth(scene) or {}, size, images / "masks" / f"{scene}.png")
     noun = catalog.benchmarks()[task.benchmark].noun
     title = f"{stored.task} · {noun} {stored.index} · {stored.split}"

@@ -15,10 +15,19 @@ PALETTE = ((230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 13
 DIM = 150  # alpha of the black laid over what no mask covers
 
 
-def _decode(mask: dict) -> np.ndarray:
-    counts = mask["counts"]
-    return mask_utils.decode({"size": mask["size"], "counts": counts.encode() if isinstance(counts, str)
-                              else counts}).astype(bool)
+def _decode(mask: object, height: int, width: int) -> np.ndarray | None:
+    """A COCO RLE mask of exactly its image's size; None for one of another size or shape (its size is
+    checked before anything is decoded: a mask claiming more pixels than its image never swells)."""
+    if not isinstance(mask, dict):
+        return None
+    size, counts = mask.get("size"), mask.get("counts")
+    if (not isinstance(size, list) or len(size) != 2 or any(type(v) is not int for v in size)
+            or size != [height, width] or not isinstance(counts, str) or len(counts) > 8 * height * width):
+        return None
+    try:
+        return mask_utils.decode({"size": size, "counts": counts.encode()}).astype(bool)
+    except (ValueError, TypeError, UnicodeError):
+        return None
 
 
 def _grown(m: np.ndarray) -> np.ndarray:
@@ -38,7 +47,7 @@ def _outline(m: np.ndarray) -> np.ndarray:
 
 def what(obj: dict) -> str:
     """An object as the legend names it: its description (the hand's is 'pointing hand'), else its shape."""
-    text = obj.get("description") or obj.get("shape") or "object"
+    text = str(obj.get("description") or obj.get("shape") or "object")[:200]
     if obj.get("visible_pixels") == 0:
         text += " (hidden)"
     return str(text)
@@ -50,10 +59,11 @@ def overlay(truth: dict, size: tuple[int, int], path: Path) -> list[tuple[str, s
     width, height = size
     index = np.zeros((height, width), np.uint8)
     legend = []
-    for k, obj in enumerate(o for o in truth.get("objects", []) if isinstance(o, dict) and "mask" in o):
-        m = _decode(obj["mask"])
-        if m.shape != (height, width):
-            continue  # a mask of another size than its image: nothing to draw it on
+    objects = truth.get("objects", [])
+    for k, obj in enumerate(o for o in (objects if isinstance(objects, list) else []) if isinstance(o, dict) and "mask" in o):
+        m = _decode(obj["mask"], height, width)
+        if m is None or m.shape != (height, width):
+            continue  # a mask of another size than its image (or no mask): nothing to draw it on
         rows, cols = np.flatnonzero(m.any(axis=1)), np.flatnonzero(m.any(axis=0))
         if rows.size:
             y0, y1 = max(rows[0] - 2, 0), min(rows[-1] + 3, height)

@@ -13,14 +13,15 @@ reported and not counted. Each kind of problem is one line.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.store import reader
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import wilson
+
+from . import predictions
 
 Key = tuple[str, str, int]
 SHOWN = 3  # keys named in a problem's line before "and N more"
@@ -61,33 +62,25 @@ class Score:
 
 def read_predictions(path: Path, problems: Problems) -> dict[Key, object]:
     """(split, task, index) -> the answer; malformed lines and duplicates go to `problems`."""
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as err:
-        raise UserError(f"cannot read {path}: {err}") from None
+    text = predictions.read_text(path)
     found: dict[Key, object] = {}
     first_line: dict[Key, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            p = json.loads(line)
-            key = (p["split"], p["task"], p["index"])
-            answer = p["answer"]
-            if not (isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], int)
-                    and not isinstance(key[2], bool)):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
+        p = predictions.parse_line(line)
+        if p is None:
             problems.add("lines that are not a prediction ({split, task, index, answer})", f"line {number}")
             continue
+        key, answer = (p.split, p.task, p.index), p.answer
         if key in found:
             problems.add("duplicate predictions (the first one stands)",
-                         f"line {number} repeats line {first_line[key]} ({'/'.join(map(str, key))})")
+                         f"line {number} repeats line {first_line[key]} ({shown('/'.join(map(str, key)), 120)})")
             continue
         found[key] = answer
         first_line[key] = number
     if not found:
-        raise UserError(f"{path} holds no predictions; expected JSON lines {{\"split\", \"task\", \"index\", \"answer\"}}")
+        raise UserError(f"{shown(str(path))} holds no predictions; expected JSON lines {{\"split\", \"task\", \"index\", \"answer\"}}")
     return found
 
 
@@ -98,7 +91,7 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
     known = catalog.tasks()
     unknown_tasks = sorted({t for _, t, _ in predicted if t not in known})
     for task in unknown_tasks:
-        problems.add("predictions for tasks no benchmark has", task)
+        problems.add("predictions for tasks no benchmark has", shown(task, 80))
     wanted = sorted({t for _, t, _ in predicted if t in known})
     found = reader.read(out, wanted, images=False)
     damaged = {line.split(": ")[0] for line in found.damaged}
@@ -120,12 +113,12 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
             try:
                 correct += item.read_answer(predicted[key]) == item.solution()
             except ValueError as err:
-                problems.add("answers an item cannot have (counted wrong)", f"{stored.key} ({err})")
+                problems.add("answers an item cannot have (counted wrong)", f"{stored.key} ({shown(err, 120)})")
         scores.append(Score(split, task, len(items), correct))
     for key in predicted:
         name = "/".join(map(str, key))
         if key[1] in known and key not in seen and name not in damaged:
-            problems.add("predictions for items OUT does not hold (not counted)", name)
+            problems.add("predictions for items OUT does not hold (not counted)", shown(name, 120))
     if not scores:
-        raise UserError(f"no prediction of {predictions_file} is for an item of {out}")
+        raise UserError(f"no prediction of {shown(str(predictions_file))} is for an item of {out}")
     return scores, problems

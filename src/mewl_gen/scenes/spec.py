@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 
 from . import hand as hand_geometry
 from .parts import (
@@ -79,14 +81,32 @@ class SpecError(UserError, ValueError):
 def read_json(path: Path) -> tuple[str, object]:
     """A spec file's text and its JSON; SpecError in one line when it cannot be read."""
     try:
-        text = Path(path).read_text()
+        text = read_regular(Path(path), SPEC_LIMIT).decode()
         return text, json.loads(text)
     except FileNotFoundError:
-        raise SpecError(f"cannot read {path}: no such file") from None
+        raise SpecError(f"cannot read {shown(path)}: no such file") from None
     except OSError as err:
-        raise SpecError(f"cannot read {path}: {err.strerror}") from None
+        raise SpecError(f"cannot read {shown(path)}: {err.strerror}") from None
+    except RecursionError:
+        raise SpecError(f"{shown(path)}: JSON nested too deep") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise SpecError(f"{path}: not a JSON file ({err})") from None
+        raise SpecError(f"{shown(path)}: not a JSON file ({shown(err, 120)})") from None
+
+
+SPEC_LIMIT = 64 << 20  # bytes of a spec or item file: this tool's largest is a few hundred kB
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """A file as a user names it: only a regular file (a FIFO or a device is refused without waiting on it),
+    of at most `limit` bytes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SpecError(f"{shown(path)}: not a regular file (a folder, FIFO, device or socket)")
+        if st.st_size > limit:
+            raise SpecError(f"{shown(path)}: {st.st_size} bytes, more than a spec file may be ({limit})")
+        return f.read(st.st_size)
 
 
 Model = TypeVar("Model", bound=BaseModel)

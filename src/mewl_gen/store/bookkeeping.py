@@ -3,13 +3,33 @@ per split and task), the record of items that failed, and the notes of damaged
 items that `mewl verify` left for the next render."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from mewl_gen.errors import UserError
+from pydantic import BaseModel, ConfigDict, Field
 
+from mewl_gen.errors import UserError, shown
+
+from . import door
 from .files import dumps, make_folder, write_atomic
-from .layout import BOOKKEEPING
+from .layout import BOOKKEEPING, SPLIT
+
+MAX_ITEMS = 10_000_000  # per task and split (as --n allows): a plan asking more is damaged
+
+
+class Plan(BaseModel):
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+    split: str = Field(max_length=64)
+    task: str = Field(max_length=128)
+    n: int = Field(ge=0, le=MAX_ITEMS)
+
+
+class Failure(BaseModel):
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+    task: str = Field(max_length=128)
+    split: str = Field(max_length=64)
+    index: int = Field(ge=0, le=MAX_ITEMS)
+    reason: str
+    attempts: list[str] = Field(max_length=1000)
 
 
 def plan_path(out: Path, split: str, task: str) -> Path:
@@ -21,29 +41,45 @@ def planned(out: Path, split: str, task: str, strict: bool = False) -> int:
     next run rewrites a damaged plan). `strict`: a damaged plan is one line,
     not an empty task."""
     path = plan_path(out, split, task)
+    why = ""
     try:
-        n = json.loads(path.read_text())["n"]
-        if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
-            return n
+        plan = door.read_model(out, path, "plan", Plan)
+        if plan.split == split and plan.task == task:
+            return plan.n
+        why = f" (it is the plan of {shown(plan.split, 40)}/{shown(plan.task, 60)})"
     except FileNotFoundError:
         return 0
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    except door.Refused as err:
+        if door.is_link_refusal(err):
+            raise
+        why = f" ({err.why})"
+    except OSError as err:
+        why = f" ({err.strerror})"
     if strict:
-        raise UserError(f"{path} is damaged; rerun the render (or sample) command with the --n you want, "
-                        f"which rewrites it, or give `mewl status OUT --n N`")
+        raise UserError(f"{shown(str(path))} is damaged{why}; rerun the render (or sample) command with the --n you "
+                        f"want, which rewrites it, or give `mewl status OUT --n N`")
     return 0
 
 
 def plans(out: Path) -> list[tuple[str, str]]:
     """(split, task) of every plan, in order."""
-    return [(p.parent.name, p.stem) for p in sorted((out / BOOKKEEPING / "plan").glob("*/*.json"))]
+    top = out / BOOKKEEPING / "plan"
+    found = []
+    for split, kind in door.entries(out, top):
+        if kind == "link":
+            raise door.link_refused(top / split)
+        if kind != "folder" or not SPLIT.match(split):
+            continue
+        found += [(split, name[: -len(".json")]) for name, k in door.entries(out, top / split)
+                  if k != "folder" and name.endswith(".json") and len(name) > len(".json")]
+    return found
 
 
 def record_plan(out: Path, split: str, task: str, n: int) -> None:
     if planned(out, split, task) >= n:
         return
     path = plan_path(out, split, task)
+    door.guard(out, path)
     make_folder(out, path.parent)
     write_atomic(path, dumps({"split": split, "task": task, "n": n}))
 
@@ -54,6 +90,7 @@ def failure_path(out: Path, split: str, task: str, index: int) -> Path:
 
 def record_failure(out: Path, split: str, task: str, index: int, reasons: list[str]) -> None:
     path = failure_path(out, split, task, index)
+    door.guard(out, path)
     make_folder(out, path.parent)
     record = {"task": task, "split": split, "index": index, "reason": reasons[-1], "attempts": reasons}
     write_atomic(path, dumps(record))
@@ -61,13 +98,13 @@ def record_failure(out: Path, split: str, task: str, index: int, reasons: list[s
 
 def failure_reason(out: Path, split: str, task: str, index: int) -> str:
     try:
-        return str(json.loads(failure_path(out, split, task, index).read_text())["reason"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return door.read_model(out, failure_path(out, split, task, index), "note", Failure).reason
+    except (OSError, door.Refused):
         return "failed (no readable reason)"
 
 
 def clear_failure(out: Path, split: str, task: str, index: int) -> None:
-    failure_path(out, split, task, index).unlink(missing_ok=True)
+    door.unlink(out, failure_path(out, split, task, index))
 
 
 def damage_path(out: Path, split: str, task: str, index: int) -> Path:
@@ -77,13 +114,14 @@ def damage_path(out: Path, split: str, task: str, index: int) -> Path:
 
 def record_damage(out: Path, split: str, task: str, index: int, problem: str) -> None:
     path = damage_path(out, split, task, index)
+    door.guard(out, path)
     make_folder(out, path.parent)
     write_atomic(path, dumps({"task": task, "split": split, "index": index, "problem": problem}))
 
 
 def is_damaged(out: Path, split: str, task: str, index: int) -> bool:
-    return damage_path(out, split, task, index).is_file()
+    return door.is_file(out, damage_path(out, split, task, index))
 
 
 def clear_damage(out: Path, split: str, task: str, index: int) -> None:
-    damage_path(out, split, task, index).unlink(missing_ok=True)
+    door.unlink(out, damage_path(out, split, task, index))

@@ -8,13 +8,14 @@ folder of a benchmark holds, and how to load it, is the benchmark's own text
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from mewl_gen.render.passes import PASS
 from mewl_gen.tasks import catalog
 
-from . import bookkeeping, status
+from . import bookkeeping, door, status
 from .files import dumps, write_atomic, writing
 from .layout import BOOKKEEPING
 from .manifest import read_manifest
@@ -109,9 +110,9 @@ def _passes(passes: list[str] | None) -> list[str]:
 def _audit(out: Path, complete: dict[tuple[str, str], int]) -> list[str]:
     """The card's audit section: the last audit's tables, and a line where the items changed since."""
     try:
-        audit = json.loads((out / AUDIT).read_text())
-        tables, audited = audit["tables"], {tuple(k.split("/")): n for k, n in audit["counts"].items()}
-    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        audit = door.read_model(out, out / AUDIT, "audit", Audit)
+        tables, audited = audit.tables, {tuple(k.split("/")): n for k, n in audit.counts.items()}
+    except (OSError, door.Refused):
         return []  # never audited (or the note is damaged: the next `mewl audit OUT` writes it again)
     changed = {k: n for k, n in complete.items() if audited.get(k, 0) != n}
     stale = ([f"The items changed since ({', '.join(f'{s}/{t}: {n} complete' for (s, t), n in sorted(changed.items()))}): "
@@ -119,8 +120,17 @@ def _audit(out: Path, complete: dict[tuple[str, str], int]) -> list[str]:
     return ["## Audit", "", AUDIT_HEAD, "", *stale, tables, ""]
 
 
+class Audit(BaseModel):
+    """OUT/.mewl/audit.json as the door reads it."""
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+    tables: str = Field(max_length=1 << 22)
+    counts: dict[str, int] = Field(max_length=100_000)
+
+
 def record_audit(out: Path, tables: str, counts: dict[tuple[str, str], int]) -> None:
     """Keep an audit's tables beside the data, and write the card again with them."""
+    door.guard(out, out / AUDIT)
+    door.guard(out, out / CARD)
     with writing(out):
         (out / AUDIT).parent.mkdir(exist_ok=True)
         write_atomic(out / AUDIT, dumps({"tables": tables, "counts": {f"{s}/{t}": n for (s, t), n in sorted(counts.items())}}))
@@ -128,5 +138,6 @@ def record_audit(out: Path, tables: str, counts: dict[tuple[str, str], int]) -> 
 
 
 def write_card(out: Path) -> None:
+    door.guard(out, out / CARD)
     with writing(out):
         write_atomic(out / CARD, card_text(out))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mewl_gen.errors import DENIED, FULL, GONE, UserError
 
+from . import door
 from .nfs import aside, replace
 
 
@@ -71,6 +72,7 @@ def make_folder(out: Path, folder: Path) -> list[Path]:
         raise vanished(out, "")
     if out not in folder.parents:
         raise ValueError(f"{folder} is not inside {out}")
+    door.guard(out, folder)  # no link on the way: nothing is made, nor later written, outside OUT
     try:
         folder.mkdir()
         return [folder]

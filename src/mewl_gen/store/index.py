@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 
 from mewl_gen.tasks import catalog
+from mewl_gen.tasks.stored import StoredItem
 
+from . import door
 from .files import make_folder, write_atomic, writing
 from .layout import is_complete, item_dir
 from .reader import item_folders
@@ -35,9 +37,10 @@ def rebuild(out: Path, split: str, task: str) -> int | None:
     lines = []
     for i in complete_indices(out, split, task):
         folder = item_dir(out, split, task, i)
-        item = model.model_validate_json((folder / model.RECORD_FILE).read_text())
+        item = StoredItem(split, task, i, folder, model, door.opener(out)).item()  # its folder's own, or one line
         entry = {"path": f"{split}/{task}/{i}", **item.index_entry()}
         lines.append(json.dumps(entry, separators=(",", ":")) + "\n")
+    door.guard(out, index_path(out, split, task))
     with writing(out):
         make_folder(out, out / split)
         write_atomic(index_path(out, split, task), "".join(lines))

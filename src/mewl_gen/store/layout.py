@@ -23,6 +23,7 @@ from pathlib import Path
 
 from mewl_gen.scenes.spec import SPLIT_PATTERN
 
+from . import door
 from .files import make_folder, sync_folder, sync_tree, vanished
 from .nfs import replace
 from .record import RECORD, quick_problem
@@ -46,14 +47,14 @@ def item_index(name: str) -> int | None:
 
 def is_complete(out: Path, split: str, task: str, index: int) -> bool:
     """Its record is there and every file it lists is there with its size."""
-    return quick_problem(item_dir(out, split, task, index)) is None
+    return quick_problem(item_dir(out, split, task, index), out) is None
 
 
 def present(out: Path) -> None:
     """OUT and its manifest are still there, or Vanished: a writer checks
     before it claims or publishes an item, so an OUT removed, emptied or
     unmounted under a run is never filled again without its manifest."""
-    if not (out / MANIFEST).is_file():
+    if not (out / MANIFEST).is_file() or (out / MANIFEST).is_symlink():
         raise vanished(out, f"no {MANIFEST}")
 
 
@@ -69,6 +70,8 @@ def set_aside(out: Path, split: str, task: str, index: int) -> Path | None:
     if not folder.exists():
         return None
     aside = out / DAMAGED / split / task / f"{index}-{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(2)}"
+    door.guard(out, aside)
+    door.guard(out, folder.parent)
     make_folder(out, aside.parent)
     os.rename(folder, aside)
     return aside
@@ -83,6 +86,7 @@ def publish(tmp: Path, out: Path, split: str, task: str, index: int, durable: bo
     before the rename, and the folders it changed after."""
     present(out)
     final = item_dir(out, split, task, index)
+    door.guard(out, final)
     created = make_folder(out, final.parent)
     if durable:
         sync_tree(tmp)

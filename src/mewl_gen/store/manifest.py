@@ -7,15 +7,18 @@ combinations: tasks.benchmark.Config) binds only runs that write that benchmark'
 from __future__ import annotations
 
 import fcntl
-import json
+import re
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
-from mewl_gen.errors import UserError
+from pydantic import BaseModel, ConfigDict, Field
+
+from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import PASSES
 from mewl_gen.scenes.spec import GENERATOR_VERSION
 from mewl_gen.tasks import catalog
 
+from . import door
 from .files import dumps, probe_writable, write_atomic, writing
 from .layout import BOOKKEEPING, MANIFEST
 from .nfs import create_exclusive
@@ -99,23 +102,56 @@ def _has_items(out: Path, benchmark: str) -> bool:
     return any(next(out.glob(f"{BOOKKEEPING}/plan/*/{t}.json"), None) or next(out.glob(f"*/{t}"), None) for t in names)
 
 
+class Manifest(BaseModel):
+    """What a manifest may hold: the settings this version writes (cluster.planning), strictly."""
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+    generator: str = Field(max_length=200)
+    seed: int = Field(ge=0, lt=2**63)
+    kind: str = Field(max_length=64)
+    quality: str | None = Field(None, max_length=64)
+    split_scheme: str | None = Field(None, max_length=64)
+    passes: list[str] | None = Field(None, max_length=64)
+    config: dict[str, Any] | None = Field(None, max_length=256)
+
+
+VERSION = re.compile(r"^mewl-gen (\d+)\.(\d+)\.(\d+)$")
+
+
+def _newer(generator: str) -> bool:
+    """Whether a manifest was written by a later version of this tool than this one."""
+    theirs, ours = VERSION.match(generator), VERSION.match(GENERATOR_VERSION)
+    return bool(theirs and ours) and tuple(map(int, theirs.groups())) > tuple(map(int, ours.groups()))
+
+
 def read_manifest(out: Path) -> dict:
-    """OUT's settings; a missing, unreadable or damaged manifest is one line."""
+    """OUT's settings; a missing, unreadable, damaged or foreign manifest is one line (the door's limits:
+    a regular file, its size, its depth; this version's fields, of their types)."""
     path = out / MANIFEST
-    if not path.is_file():
+    if door.kind_of(out, path) in (None, "folder"):
         raise UserError(f"{out} is not a dataset of this tool (no {MANIFEST})")
     try:
-        have = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise UserError(f"{path} is unreadable ({err}); is {out} a dataset of this tool?") from None
-    if not isinstance(have, dict) or have.get("generator") is None:
-        raise UserError(f"{path} is damaged (not this tool's settings object); is {out} a dataset of this tool?")
+        have = door.read_json(out, path, "manifest")
+    except OSError as err:
+        raise UserError(f"{shown(str(path))} is unreadable ({err.strerror}); is {out} a dataset of this tool?") from None
+    except door.Refused as err:
+        raise UserError(f"{err}; is {out} a dataset of this tool?") from None
+    if not isinstance(have, dict) or not isinstance(have.get("generator"), str):
+        raise UserError(f"{shown(str(path))} is damaged (not this tool's settings object); is {out} a dataset of this tool?")
+    writer = shown(have["generator"], 60)
+    if _newer(have["generator"]):
+        raise UserError(f"{shown(str(path))} was written by {writer}, newer than this {GENERATOR_VERSION}; "
+                        "read it with that version or later")
+    unknown = sorted(k for k in have if k not in Manifest.model_fields)
+    if unknown:
+        raise UserError(f"{shown(str(path))} holds the field {shown(unknown[0], 60)}, which {GENERATOR_VERSION} does "
+                        f"not know (written by {writer}); read it with the version that wrote it")
+    door.validate(Manifest, have, path)
     return have
 
 
 def passes_of(out: Path) -> tuple[str, ...]:
     """The passes (render.passes) every image of OUT has, as its manifest pins them; none without one."""
-    passes = tuple(read_manifest(out).get("passes", ())) if (out / MANIFEST).is_file() else ()
+    passes = tuple(read_manifest(out).get("passes") or ()) if door.kind_of(out, out / MANIFEST) == "file" else ()
     unknown = [p for p in passes if p not in PASSES]
     if unknown:
         raise UserError(f"{out / MANIFEST} names the pass {unknown[0]!r}, which this tool does not know "

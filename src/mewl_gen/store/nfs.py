@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 from pathlib import Path
 
 from mewl_gen.errors import NO_LINKS, UNCERTAIN
@@ -79,16 +80,26 @@ def _read_bytes(path: Path) -> bytes | None:
         return None
 
 
+FRESH_LIMIT = 64 << 10  # a claim or writer file: one JSON object of a few fields
+
+
 def read_fresh(path: Path) -> tuple[str, float] | None:
     """(text, mtime) of a file, the mtime read after open() (see above);
     None if it is gone. Undecodable bytes are kept as replacement characters."""
     try:
-        with open(path, "rb") as f:
-            heard = os.fstat(f.fileno()).st_mtime
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    return data.decode(errors="replace"), heard
+    except OSError as err:
+        if err.errno == errno.ELOOP:  # a link in a claim's place: no writer's, judged by nothing it names
+            return "", 0.0
+        raise
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "", 0.0  # a FIFO or a device in a claim's place: nobody's, never waited on
+        data = f.read(min(st.st_size, FRESH_LIMIT))
+    return data.decode(errors="replace"), st.st_mtime
 
 
 def attribute_cache(path: Path) -> float | None:

@@ -12,17 +12,18 @@ verify` has not noted it damaged. The others are named, one line each;
 """
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import file_name
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import StoredItem
 
-from . import bookkeeping
+from . import bookkeeping, door
 from .layout import SPLIT, item_dir, item_index
 from .manifest import passes_of, read_manifest
 from .record import RECORD, full_problem, missing_pass
@@ -32,19 +33,26 @@ CHECKERS = 8  # threads hashing files at once (hashing and PNG decoding release 
 
 def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None) -> list[tuple[str, str, int]]:
     """(split, task, index) of every item folder under OUT (of these tasks and splits), sorted. Names
-    this tool never writes ('007', '.staging', 'train.jsonl') are no item anywhere."""
+    this tool never writes ('007', '.staging', 'train.jsonl') are no item anywhere. Nothing is followed:
+    a link where a split's or task's folder would be stops the command in one line; one where an item's
+    would be is listed, and its readers find it damaged."""
     if not out.is_dir():
         return []
     wanted_tasks = None if tasks is None else set(tasks)
     wanted_splits = None if splits is None else set(splits)
     found = []
-    for split in (p for p in out.iterdir() if p.is_dir() and SPLIT.match(p.name)):
-        if wanted_splits is not None and split.name not in wanted_splits:
+    for split, what in door.entries(out, out):
+        if not SPLIT.match(split) or what not in ("folder", "link") or (wanted_splits is not None and split not in wanted_splits):
             continue
-        for task in (p for p in split.iterdir() if p.is_dir()):
-            if wanted_tasks is not None and task.name not in wanted_tasks:
+        if what == "link":
+            raise door.link_refused(out / split)
+        for task, kind in door.entries(out, out / split):
+            if kind not in ("folder", "link") or (wanted_tasks is not None and task not in wanted_tasks):
                 continue
-            found += [(split.name, task.name, i) for e in task.iterdir() if e.is_dir() and (i := item_index(e.name)) is not None]
+            if kind == "link":
+                raise door.link_refused(out / split / task)
+            found += [(split, task, i) for name, k in door.entries(out, out / split / task)
+                      if k in ("folder", "link") and (i := item_index(name)) is not None]
     return sorted(found)
 
 
@@ -56,7 +64,7 @@ def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool =
     passes = passes_of(out)
 
     def problem(folder: Path) -> str | None:
-        return full_problem(folder, only=only) or (missing_pass(folder, passes) if passes else None)
+        return full_problem(folder, only=only, root=out) or (missing_pass(folder, passes, out) if passes else None)
 
     with ThreadPoolExecutor(max_workers=CHECKERS) as pool:
         return list(pool.map(lambda f: problem(item_dir(out, *f)), folders))
@@ -92,7 +100,7 @@ def read(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | 
     damaged = []
     for (split, task, index), problem in zip(folders, problems(out, folders, images)):
         if problem is None:
-            stored = StoredItem(split, task, index, item_dir(out, split, task, index), known[task].model)
+            stored = StoredItem(split, task, index, item_dir(out, split, task, index), known[task].model, door.opener(out))
             items.setdefault((split, task), []).append(stored)
         else:
             damaged.append(f"{split}/{task}/{index}: {problem}")
@@ -122,7 +130,7 @@ def item_at(path: Path) -> None:
     """A published item's folder (or a file in it), refused in one line when damaged, however valid its
     files look: what `mewl validate` and `mewl inspect` check before reading one item."""
     folder = path if path.is_dir() else path.parent
-    if (folder / RECORD).exists():
+    if os.path.lexists(folder / RECORD):
         problem = full_problem(folder)
         if problem is not None:
-            raise UserError(f"{folder}: damaged item: {problem}")
+            raise UserError(f"{shown(str(folder))}: damaged item: {problem}")

@@ -13,17 +13,45 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Annotated, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from mewl_gen.errors import shown
 from mewl_gen.render.passes import files_of, is_pass_file
+
+from . import door
 
 RECORD = "_checksums.json"
 FORMAT = "mewl-episode-checksums/1"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
+FILES = 4096  # an item's files: a few dozen images and their passes at most
+MAX_PIXELS = 1 << 24  # an image's or pass's pixels (this tool's scenes are 320x240): a larger one swells readers
+FileName = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r"^[^/\x00]+$")]
 
 
-def sha256(path: Path) -> str:
+class Entry(BaseModel):
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+    size: int = Field(ge=0, le=door.LIMITS["image"])
+    sha256: Annotated[str, StringConstraints(pattern=SHA256.pattern)]
+
+
+class Record(BaseModel):
+    """An item's record of checksums, as the door reads it: strict, every name one plain file's."""
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+    format: Literal["mewl-episode-checksums/1"]
+    files: dict[FileName, Entry] = Field(min_length=1, max_length=FILES)
+
+
+def sha256(path: Path, dir_fd: int | None = None, root: Path | None = None) -> str:
+    """A file's sha256; with `dir_fd` (its folder, opened by the door) only a regular file, never a link."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    if dir_fd is None:
+        f = open(path, "rb")
+    else:
+        fd, _ = door.open_file(root, path, "image", dir_fd=dir_fd)
+        f = os.fdopen(fd, "rb")
+    with f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
@@ -36,52 +64,107 @@ def write_record(folder: Path) -> None:
     (folder / RECORD).write_text(text)
 
 
-def read_record(folder: Path) -> dict[str, dict] | None:
+class _Folder:
+    """An item's folder opened once by the door (no link followed on the way), its files read by name."""
+
+    def __init__(self, folder: Path, root: Path | None):
+        self.folder, self.root = folder, folder if root is None else root
+        self.fd = door.open_dir(self.root, folder)
+        self._record: dict[str, Entry] | None = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)
+        return False
+
+    def record(self) -> dict[str, Entry]:
+        """The record, read and checked once per opening."""
+        if self._record is None:
+            self._record = self._read_record()
+        return self._record
+
+    def _read_record(self) -> dict[str, Entry]:
+        from pydantic import ValidationError
+
+        path = self.folder / RECORD
+        data = door.read_bytes(self.root, path, "record", dir_fd=self.fd)
+        try:
+            files = Record.model_validate_json(data).files
+        except ValidationError as err:
+            raise door.Refused(path, f"is not a record of checksums of this tool ({door.field_error(err)})") from None
+        bad = [n for n in files if n in (".", "..", RECORD)]
+        if bad:
+            raise door.Refused(path, f"lists the file {shown(bad[0], 80)}, which no item holds")
+        return files
+
+
+def read_record(folder: Path, root: Path | None = None) -> dict[str, dict] | None:
     """name -> {size, sha256}; None if the record is missing or malformed."""
     try:
-        data = json.loads((folder / RECORD).read_bytes())
-    except (OSError, ValueError):
+        with _Folder(folder, root) as f:
+            return {name: e.model_dump() for name, e in f.record().items()}
+    except (OSError, door.Refused):
         return None
-    files = data.get("files") if isinstance(data, dict) and data.get("format") == FORMAT else None
-    if not isinstance(files, dict) or not files:
-        return None
-    for name, entry in files.items():
-        if (not isinstance(entry, dict) or not isinstance(entry.get("size"), int)
-                or not SHA256.match(str(entry.get("sha256"))) or "/" in name or name in ("", ".", "..", RECORD)):
-            return None
-    return files
 
 
-def quick_problem(folder: Path) -> str | None:
-    """What is wrong with an episode folder, from its listing and sizes
-    alone (a stat per file): None when it looks complete."""
-    files = read_record(folder)
-    if files is None:
-        return f"no readable {RECORD}" if folder.is_dir() else "missing"
+def _problem(f: _Folder) -> str | None:
+    """quick_problem of an opened folder."""
     try:
-        present = {e.name: e for e in os.scandir(folder) if e.name != RECORD}
+        files = f.record()
+    except door.Refused as err:
+        return f"no readable {RECORD} (it {err.why})"
+    except OSError:
+        return f"no readable {RECORD}"
+    try:
+        with os.scandir(f.fd) as it:
+            present = {e.name: e for e in it if e.name != RECORD}
     except OSError as err:
         return f"unreadable ({err.strerror})"
     missing = sorted(set(files) - set(present))
     if missing:
-        return f"{missing[0]} is missing" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "")
+        return f"{shown(missing[0], 80)} is missing" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "")
     extra = sorted(set(present) - set(files))
     if extra:
-        return f"{extra[0]} is not in {RECORD}" + (f" (and {len(extra) - 1} more)" if len(extra) > 1 else "")
+        return f"{shown(extra[0], 80)} is not in {RECORD}" + (f" (and {len(extra) - 1} more)" if len(extra) > 1 else "")
     for name, entry in sorted(files.items()):
+        e = present[name]
         try:
-            size = present[name].stat(follow_symlinks=False).st_size if present[name].is_file(follow_symlinks=False) else None
+            size = e.stat(follow_symlinks=False).st_size if e.is_file(follow_symlinks=False) else None
         except OSError:
             size = None
-        if size != entry["size"]:
-            return f"{name} is {'not a file' if size is None else f'{size} bytes'}, the record says {entry['size']}"
+        if size is None and e.is_symlink():
+            return f"{shown(name, 80)} is a symbolic link; a dataset holds none, and none is followed"
+        if size != entry.size:
+            return f"{shown(name, 80)} is {'not a file' if size is None else f'{size} bytes'}, the record says {entry.size}"
     return None
 
 
-def missing_pass(folder: Path, passes: tuple[str, ...]) -> str | None:
+def _opened(folder: Path, root: Path | None) -> _Folder | str:
+    try:
+        return _Folder(folder, root)
+    except door.Refused as err:
+        return f"{shown(err.path.name, 80)} {err.why}"
+    except OSError as err:
+        return "missing" if isinstance(err, FileNotFoundError) else f"unreadable ({err.strerror})"
+
+
+def quick_problem(folder: Path, root: Path | None = None) -> str | None:
+    """What is wrong with an episode folder, from its listing and sizes
+    alone (a stat per file): None when it looks complete. `root` (OUT): the folder is reached from it
+    without following a link; a link on the way, or in the folder, is the item's damage."""
+    f = _opened(folder, root)
+    if isinstance(f, str):
+        return f
+    with f:
+        return _problem(f)
+
+
+def missing_pass(folder: Path, passes: tuple[str, ...], root: Path | None = None) -> str | None:
     """The first pass file (render.passes) that an image of a complete item lacks: a dataset's manifest
     names the passes every image has. None when each image has them all."""
-    files = read_record(folder) or {}
+    files = read_record(folder, root) or {}
     for image in sorted(n for n in files if n.endswith(".png") and not is_pass_file(n)):
         lacking = [name for name in files_of(image[: -len(".png")], passes) if name not in files]
         if lacking:
@@ -89,32 +172,80 @@ def missing_pass(folder: Path, passes: tuple[str, ...]) -> str | None:
     return None
 
 
-def full_problem(folder: Path, only: str | None = None) -> str | None:
+def full_problem(folder: Path, only: str | None = None, root: Path | None = None) -> str | None:
     """quick_problem, then every file's sha256, every PNG decoded, every
     JSON parsed and every NumPy file (a depth pass) read: None when the
     episode is intact. `only` (a suffix such as ".json") checks the contents
     of those files alone: what a reader of an item's JSON relies on, without
-    hashing its images."""
-    problem = quick_problem(folder)
-    if problem is not None:
-        return problem
-    import numpy as np
+    hashing its images. Sizes written inside files are not believed: an image of more than MAX_PIXELS,
+    or JSON nested past the door's depth, is damage."""
+    f = _opened(folder, root)
+    if isinstance(f, str):
+        return f
+    with f:
+        problem = _problem(f)
+        if problem is not None:
+            return problem
+        for name, entry in sorted(f.record().items()):
+            if only is not None and not name.endswith(only):
+                continue
+            try:
+                problem = _content_problem(f, name, entry)
+            except door.Refused as err:
+                problem = err.why
+            except OSError as err:
+                problem = f"unreadable ({err.strerror})"
+            except Exception as err:  # noqa: BLE001 - any decoder error means a damaged file
+                problem = f"does not decode ({type(err).__name__}: {shown(str(err).splitlines()[0] if str(err) else '', 120)})"
+            if problem is not None:
+                return f"{shown(name, 80)}: {problem}"
+    return None
+
+
+def _content_problem(f: _Folder, name: str, entry: Entry) -> str | None:
+    path = f.folder / name
+    if name.endswith(".json"):
+        data = door.read_bytes(f.root, path, "json", dir_fd=f.fd)
+        if hashlib.sha256(data).hexdigest() != entry.sha256:
+            return "sha256 differs from the record"
+        door.parse_json(data, path, walk=False)
+        return None
+    if sha256(path, f.fd, f.root) != entry.sha256:
+        return "sha256 differs from the record"
+    if name.endswith(".png"):
+        return _png_problem(f, path)
+    if name.endswith(".npy"):
+        return _npy_problem(f, path)
+    return None
+
+
+def _png_problem(f: _Folder, path: Path) -> str | None:
     from PIL import Image
 
-    for name, entry in sorted(read_record(folder).items()):
-        if only is not None and not name.endswith(only):
-            continue
-        path = folder / name
-        if sha256(path) != entry["sha256"]:
-            return f"{name}: sha256 differs from the record"
-        try:
-            if name.endswith(".png"):
-                with Image.open(path) as im:
-                    im.load()
-            elif name.endswith(".json"):
-                json.loads(path.read_bytes())
-            elif name.endswith(".npy"):
-                np.load(path, allow_pickle=False)
-        except Exception as err:  # noqa: BLE001 - any decoder error means a damaged file
-            return f"{name}: does not decode ({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})"
+    fd, _ = door.open_file(f.root, path, "image", dir_fd=f.fd)
+    with os.fdopen(fd, "rb") as raw, Image.open(raw) as im:
+        width, height = im.size
+        if width * height > MAX_PIXELS:
+            return f"claims {width}x{height} pixels, more than an image of this tool has ({MAX_PIXELS})"
+        im.load()
+    return None
+
+
+def _npy_problem(f: _Folder, path: Path) -> str | None:
+    import numpy as np
+
+    HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    fd, _ = door.open_file(f.root, path, "image", dir_fd=f.fd)
+    with os.fdopen(fd, "rb") as raw:
+        version = np.lib.format.read_magic(raw)
+        if version not in HEADERS:
+            return f"is a NumPy file of format {version}, which this tool does not write"
+        shape, _, dtype = HEADERS[version](raw)
+        cells = 1
+        for side in shape:
+            cells *= side
+        if dtype.hasobject or cells * dtype.itemsize > MAX_PIXELS * 16:
+            return f"claims an array of {shown(shape, 60)} {dtype}, more than a pass of this tool holds"
+        raw.seek(0)
+        np.load(raw, allow_pickle=False)
     return None

@@ -7,10 +7,11 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from mewl_gen.errors import shown
 from mewl_gen.tasks import catalog
 
-from . import bookkeeping
-from .layout import BOOKKEEPING, item_dir
+from . import bookkeeping, door
+from .layout import BOOKKEEPING, item_dir, item_index
 from .manifest import read_manifest
 from .record import quick_problem
 
@@ -25,9 +26,9 @@ def ranges(indices: list[int], sep: str = ", ", limit: int | None = None) -> str
             spans[-1] = (spans[-1][0], i)
         else:
             spans.append((i, i))
-    shown = spans if limit is None else spans[:limit]
-    text = sep.join(f"{a}" if a == b else f"{a}-{b}" for a, b in shown)
-    return text + (f"{sep}... ({len(spans) - len(shown)} more ranges)" if len(shown) < len(spans) else "")
+    kept = spans if limit is None else spans[:limit]
+    text = sep.join(f"{a}" if a == b else f"{a}-{b}" for a, b in kept)
+    return text + (f"{sep}... ({len(spans) - len(kept)} more ranges)" if len(kept) < len(spans) else "")
 
 
 @dataclass(frozen=True)
@@ -50,21 +51,32 @@ def task_status(out: Path, split: str, task: str, n: int | None = None, held: fr
     """Each item below N (the largest requested, or the N given) by its
     state; `held`: the (split, task, index) that live writers claim now (the farm's claims)."""
     n = bookkeeping.planned(out, split, task, strict=True) if n is None else n
+    present = _indices(out, out / split / task, folders=True)
+    failures = _indices(out, bookkeeping.failure_path(out, split, task, 0).parent, folders=False)
+    noted = _indices(out, bookkeeping.damage_path(out, split, task, 0).parent, folders=False)
     complete = 0
     failed, missing, damaged, in_progress = [], [], [], []
     for i in range(n):
-        folder = item_dir(out, split, task, i)
-        if folder.is_dir() and quick_problem(folder) is None and not bookkeeping.is_damaged(out, split, task, i):
+        if i in present and i not in noted and quick_problem(item_dir(out, split, task, i), out) is None:
             complete += 1
         elif (split, task, i) in held:
             in_progress.append(i)
-        elif folder.exists():
+        elif i in present:
             damaged.append(i)
-        elif bookkeeping.failure_path(out, split, task, i).is_file():
+        elif i in failures:
             failed.append(i)
         else:
             missing.append(i)
     return TaskStatus(split, task, n, complete, failed, missing, damaged, in_progress)
+
+
+def _indices(out: Path, folder: Path, folders: bool) -> set[int]:
+    """The indices named in a folder under OUT: item folders (`folders`; a link in an item's place is one,
+    damaged), or failure records `<i>.json`. One listing, however large N is."""
+    if folders:
+        return {i for name, kind in door.entries(out, folder) if kind != "file" and (i := item_index(name)) is not None}
+    return {i for name, kind in door.entries(out, folder)
+            if kind == "file" and name.endswith(".json") and (i := item_index(name[: -len(".json")])) is not None}
 
 
 def dataset_status(out: Path, n: int | None = None, held: frozenset = frozenset()) -> list[TaskStatus]:
@@ -82,7 +94,7 @@ def _reasons(out: Path, r: TaskStatus) -> list[str]:
     lines = []
     for i in r.failed[:REASONS_SHOWN]:
         reason = [line for line in bookkeeping.failure_reason(out, r.split, r.task, i).splitlines() if line.strip()]
-        lines.append(f"      {i}: {reason[-1].strip()[:200] if reason else '(no reason recorded)'}")
+        lines.append(f"      {i}: {shown(reason[-1].strip()) if reason else '(no reason recorded)'}")
     if len(r.failed) > REASONS_SHOWN:
         lines.append(f"      ... and {len(r.failed) - REASONS_SHOWN} more")
     return lines
@@ -98,10 +110,10 @@ def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = (),
     lines = [f"{unit}s 0..N-1 against {against}",
              f"{'split':<10} {'task':<{w}} {'planned':>8} {'complete':>9} {'failed':>7} {'missing':>8} {'damaged':>8} {'running':>8}"]
     for r in rows:
-        lines.append(f"{r.split:<10} {r.task:<{w}} {r.n:>8} {r.complete:>9} {len(r.failed):>7} {len(r.missing):>8}"
+        lines.append(f"{r.split:<10} {shown(r.task, 80):<{w}} {r.n:>8} {r.complete:>9} {len(r.failed):>7} {len(r.missing):>8}"
                      f" {len(r.damaged):>8} {len(r.in_progress):>8}")
         if r.failed:
-            lines.append(f"    failed: {_ranges(r.failed)} (reasons in {BOOKKEEPING}/failed/{r.split}/{r.task}/)")
+            lines.append(f"    failed: {_ranges(r.failed)} (reasons in {BOOKKEEPING}/failed/{r.split}/{shown(r.task, 80)}/)")
             lines += _reasons(out, r) if out else []
         if r.missing:
             lines.append(f"    missing: {_ranges(r.missing)}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from . import bookkeeping
+from . import bookkeeping, door
 from .files import writing
 from .layout import item_dir
 from .reader import file_problems
@@ -35,6 +35,7 @@ def find_damage(out: Path, split: str, tasks: list[str], indices: Iterable[int])
     """`mewl render --repair`: the run's own items that exist, checked in full."""
     if not out.is_dir():
         return []
-    wanted = [(split, t, i) for i in indices for t in tasks if item_dir(out, split, t, i).is_dir()]
+    wanted = [(split, t, i) for i in indices for t in tasks
+              if door.kind_of(out, item_dir(out, split, t, i)) in ("folder", "link")]
     with writing(out):
         return check(out, wanted)

@@ -9,16 +9,35 @@ A sampled item has no images: `truth` and `image` say so with None.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
+
+from mewl_gen.errors import shown
 
 from mewl_gen.errors import UserError
 
 from .item import Item
 
+JSON_LIMIT = 64 << 20  # the most bytes of an item's JSON file read without the store's door
+IMAGE_LIMIT = 256 << 20
+
 
 class DamagedItem(UserError, ValueError):
     """A file of an item that cannot be read as it should: one line naming it."""
+
+
+def open_leaf(path: Path) -> tuple[int, int]:
+    """(descriptor, size) of a file of an item's folder, as it is opened where the store hands no door of
+    its own: only a regular file (no final link followed, no FIFO waited on) of at most IMAGE_LIMIT bytes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > IMAGE_LIMIT:
+        os.close(fd)
+        raise DamagedItem(f"{shown(path)}: not a regular file of at most {IMAGE_LIMIT} bytes")
+    return fd, st.st_size
 
 
 @dataclass(frozen=True)
@@ -28,43 +47,86 @@ class StoredItem:
     index: int
     folder: Path
     model: type[Item]
+    # How a file of the folder is opened, path -> (descriptor, size): the store's door, which follows no link.
+    opener: Callable[[Path], tuple[int, int]] = field(default=open_leaf, repr=False, compare=False)
 
     @property
     def key(self) -> str:
         """split/task/index: how messages name the item."""
         return f"{self.split}/{self.task}/{self.index}"
 
+    def open_file(self, name: str, limit: int = IMAGE_LIMIT) -> int:
+        """A descriptor of a file of the item's folder (the caller closes it); DamagedItem where it cannot be
+        opened as a regular file of at most `limit` bytes."""
+        path = self.folder / name
+        try:
+            fd, size = self.opener(path)
+        except OSError as err:
+            raise DamagedItem(f"{shown(path)}: cannot be read ({err.strerror}); `mewl verify OUT` names damaged items") from None
+        except ValueError as err:
+            raise DamagedItem(f"{shown(path)}: cannot be read ({shown(err, 160)})") from None
+        if size > limit:
+            os.close(fd)
+            raise DamagedItem(f"{shown(path)}: {size} bytes, more than such a file may be ({limit})")
+        return fd
+
+    def read_file(self, name: str, limit: int = IMAGE_LIMIT) -> bytes:
+        """A file of the item's folder, whole; DamagedItem where it cannot be read."""
+        path = self.folder / name
+        fd = self.open_file(name, limit)
+        try:
+            with os.fdopen(fd, "rb") as f:
+                return f.read(min(os.fstat(fd).st_size, limit))
+        except OSError as err:
+            raise DamagedItem(f"{shown(path)}: cannot be read ({err.strerror}); `mewl verify OUT` names damaged items") from None
+        except ValueError as err:
+            raise DamagedItem(f"{shown(path)}: cannot be read ({shown(err, 160)})") from None
+
     def json(self, name: str) -> dict:
         """A JSON file of the item's folder."""
         path = self.folder / name
+        data = self.read_file(name, JSON_LIMIT)
         try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError) as err:
-            raise DamagedItem(f"{path}: cannot be read as JSON ({err}); `mewl verify OUT` names damaged items") from None
-        if not isinstance(data, dict):
-            raise DamagedItem(f"{path}: not a JSON object")
-        return data
+            value = json.loads(data)
+        except (ValueError, RecursionError) as err:
+            raise DamagedItem(f"{shown(path)}: cannot be read as JSON ({shown(err, 120)}); "
+                              "`mewl verify OUT` names damaged items") from None
+        if not isinstance(value, dict):
+            raise DamagedItem(f"{shown(path)}: not a JSON object")
+        return value
 
     def record(self) -> dict:
         """The item's own file (episode.json, item.json) as JSON: what a solver independent of the sampler reads."""
         return self.json(self.model.RECORD_FILE)
 
     def item(self) -> Item:
-        """The item's model, read from its record."""
+        """The item's model, read from its record; its split, task and index must be its folder's."""
         path = self.folder / self.model.RECORD_FILE
+        data = self.read_file(self.model.RECORD_FILE, JSON_LIMIT)
         try:
-            item = self.model.model_validate_json(path.read_bytes())
-        except (OSError, ValueError) as err:
-            raise DamagedItem(f"{path} is not a readable {self.model.__name__} ({str(err).splitlines()[0]})") from None
+            item = self.model.model_validate_json(data)
+        except (ValueError, RecursionError) as err:
+            raise DamagedItem(f"{shown(path)} is not a readable {self.model.__name__} "
+                              f"({shown(str(err).splitlines()[0] if str(err) else '', 160)})") from None
         if item.task != self.task:
-            raise DamagedItem(f"{path} holds a {item.task} item in the {self.task} folder")
+            raise DamagedItem(f"{shown(path)} holds a {shown(item.task, 60)} item in the {self.task} folder")
+        if item.split != self.split or item.index != self.index:
+            raise DamagedItem(f"{shown(path)} holds item {shown(item.split, 40)}/{item.index} in the folder of "
+                              f"{self.split}/{self.index}; a copy under another name is no item")
         return item
 
     def truth(self, scene: str) -> dict | None:
         """The rendered image's ground truth `<scene>.json`; None for a sampled item."""
-        return self.json(f"{scene}.json") if (self.folder / f"{scene}.json").is_file() else None
+        return self.json(f"{scene}.json") if self.has(f"{scene}.json") else None
+
+    def has(self, name: str) -> bool:
+        """A regular file of this name in the item's folder (a link is none)."""
+        try:
+            return stat.S_ISREG(os.lstat(self.folder / name).st_mode)
+        except OSError:
+            return False
 
     def image(self, scene: str) -> Path | None:
         """The rendered `<scene>.png`; None for a sampled item."""
         path = self.folder / f"{scene}.png"
-        return path if path.is_file() else None
+        return path if self.has(f"{scene}.png") else None

@@ -5,22 +5,71 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from mewl_gen.errors import UserError
+from mewl_gen.store import door
+from mewl_gen.store.bookkeeping import MAX_ITEMS
 
 SUBMISSIONS = "submissions.jsonl"
 
 
+JobId = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,20}$")]
+Text = Annotated[str, StringConstraints(max_length=4096)]
+
+
+class Array(BaseModel):
+    """A line of submissions.jsonl for an array `mewl slurm --submit` submitted, as the door reads it."""
+    model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
+    array_job: JobId
+    shards: list[Annotated[int, Field(ge=0, le=1_000_000)]] = Field(min_length=1, max_length=100_000)
+    of: int = Field(ge=1, le=1_000_000)
+    split: Text | None = None
+    tasks: list[Text] | None = Field(None, max_length=1000)
+    n: int | None = Field(None, ge=0, le=MAX_ITEMS)
+    logs: Text | None = None
+    submitted: Text | None = None
+
+
+class Check(BaseModel):
+    """A line of submissions.jsonl for the completion job that reports on an array."""
+    model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
+    check_job: JobId
+    after: JobId
+    log: Text | None = None
+
+
 def submissions(out: Path) -> list[dict]:
+    """The records of submitted jobs, each checked by its model (a line that is neither is left out)."""
     path = out / "slurm" / SUBMISSIONS
     try:
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    except (OSError, json.JSONDecodeError):
+        text = door.read_bytes(out, path, "slurm").decode(errors="replace")
+    except (OSError, door.Refused):
         return []
+    found = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            value = door.parse_json(line, path)
+        except door.Refused:
+            continue
+        if not isinstance(value, dict):
+            continue
+        for model in (Array, Check):
+            try:
+                found.append(model.model_validate(value).model_dump(exclude_none=True))
+                break
+            except ValidationError:
+                pass
+    return found
 
 
 def record_submission(slurm_dir: Path, record: dict) -> None:
     record["submitted"] = time.strftime("%Y-%m-%d %H:%M:%S")
+    door.guard(slurm_dir.parent, slurm_dir / SUBMISSIONS)
     with open(slurm_dir / SUBMISSIONS, "a") as log:
         log.write(json.dumps(record) + "\n")
 

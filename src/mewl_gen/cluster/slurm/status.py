@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mewl_gen.errors import shown
+from mewl_gen.store import door
 from mewl_gen.store.status import TaskStatus
 from mewl_gen.tasks import catalog
 
@@ -41,8 +43,8 @@ def _array(record: dict, found: dict[int | None, TaskState], check: dict | None,
            rows: list[TaskStatus]) -> list[str]:
     job, shards = record["array_job"], record["shards"]
     split = record.get("split")
-    lines = [f"slurm: array job {job}" + (f" ({split}, " if split else " (") +
-             f"{len(shards)} of {record['of']} shards, submitted {record.get('submitted', '?')}):"]
+    lines = [f"slurm: array job {job}" + (f" ({shown(split, 40)}, " if split else " (") +
+             f"{len(shards)} of {record['of']} shards, submitted {shown(record.get('submitted', '?'), 40)}):"]
     if not found:
         lines.append("  SLURM no longer knows it (it ended; this cluster keeps no accounting to ask)")
     width = len(str(max(shards)))
@@ -53,7 +55,7 @@ def _array(record: dict, found: dict[int | None, TaskState], check: dict | None,
         text = state.describe() if state else "not known to SLURM"
         lines.append(f"  shard {shard:<{width}} {text:<44} {_counts(record, shard, rows)}".rstrip())
         if state and state.failed:
-            lines.append("    " + _log_end(Path(record.get("logs") or out / "slurm" / "logs") / f"{job}_{shard}.out"))
+            lines.append("    " + _log_end(_log_folder(record, out) / f"{job}_{shard}.out"))
         if state is not None and state not in verdicts:
             verdicts[state] = never_clears(state)
         why = verdicts.get(state) if state else None
@@ -68,14 +70,23 @@ def _array(record: dict, found: dict[int | None, TaskState], check: dict | None,
 
 
 def _log_end(log: Path) -> str:
-    """Where a failed task's log is and its last line, which usually says why."""
+    """Where a failed task's log is and its last line, which usually says why: only a regular file of the
+    expected name (`<job>_<shard>.out`, both numbers) in the log folder the submission recorded, never
+    through a final link, read from its end and cut."""
+    where = shown(str(log))
     try:
-        with open(log, "rb") as f:
-            f.seek(max(0, f.seek(0, 2) - 4096))
-            tail = [line for line in f.read().decode(errors="replace").splitlines() if line.strip()]
+        last = door.tail_line(log)
     except OSError as err:
-        return f"its log {log}: {err.strerror}"
-    return f"its log {log} ends: {tail[-1].strip()[:200]}" if tail else f"its log {log} is empty"
+        return f"its log {where}: {err.strerror}"
+    except door.Refused as err:
+        return f"its log {where}: {err.why}"
+    return f"its log {where} ends: {last}" if last else f"its log {where} is empty"
+
+
+def _log_folder(record: dict, out: Path) -> Path:
+    """The log folder a submission recorded (an absolute path), else OUT/slurm/logs."""
+    logs = record.get("logs")
+    return Path(logs) if logs and Path(logs).is_absolute() and "\x00" not in logs else out / "slurm" / "logs"
 
 
 def _check(record: dict, out: Path) -> str:
@@ -84,7 +95,7 @@ def _check(record: dict, out: Path) -> str:
         state = states(job).get(None)
     except Unreachable:
         state = None
-    log = record.get("log") or str(out / "slurm" / "logs" / f"complete-{job}.out")
+    log = shown(record.get("log") or str(out / "slurm" / "logs" / f"complete-{job}.out"))
     text = state.describe() if state else "not known to SLURM"
     return f"completion job {job}: {text}; report in {log}"
 

@@ -50,7 +50,7 @@ from . import repeats
 from .distribution import Distribution
 from .item import OBJECTS, ShapeWorldItem
 from .logic import COUNTED, NUMBERS, Quantifier
-from .sampler import _held_out_ok
+from .sample import _held_out_ok
 
 COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics",
            "identity fields", "index pairs", "quantifier x count", "rule-aware", "repeats", "with 'the'", "held-out items", "verdict")

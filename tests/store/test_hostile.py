@@ -1,0 +1,250 @@
+"""A dataset from elsewhere is data, never a key: links out of OUT, FIFOs and devices where files should
+be, size bombs, deep and mistyped JSON. Every reading command runs on them as a process under 2 GB and
+60 s: it ends with its exit code and a short line, no traceback, and a folder outside OUT keeps its
+listing and every byte."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from mewl_gen.store.layout import MANIFEST
+
+from .hostile import (RENDERED_TASK, SAMPLED_TASK, copy, mewl, one_line, outside_folder, png_claiming,
+                      rendered_dataset, rerecord, rle_claiming, sample, snapshot)
+
+
+@pytest.fixture(scope="module")
+def rendered_source(tmp_path_factory) -> Path:
+    return rendered_dataset(tmp_path_factory.mktemp("hostile"))
+
+
+@pytest.fixture(scope="module")
+def sampled_source(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("hostile") / "sampled"
+    sample(out, SAMPLED_TASK)
+    return out
+
+
+class World:
+    """OUT, a copy of a genuine dataset to spoil, beside the user's own folder."""
+
+    def __init__(self, tmp_path: Path, source: Path):
+        self.root = tmp_path
+        self.out = copy(source, tmp_path / "out")
+        self.outside = outside_folder(tmp_path)
+        self.task = RENDERED_TASK if source.name == "rendered" else SAMPLED_TASK
+        self.before: dict | None = None
+
+    def item(self, i: int) -> Path:
+        return self.out / "train" / self.task / str(i)
+
+    def link(self, at: Path, target: Path) -> None:
+        if at.is_dir() and not at.is_symlink():
+            import shutil
+            shutil.rmtree(at)
+        elif at.exists() or at.is_symlink():
+            at.unlink()
+        at.parent.mkdir(parents=True, exist_ok=True)
+        at.symlink_to(target)
+
+    def freeze(self) -> None:
+        """What the outside folder holds once the hostile dataset is built."""
+        self.before = snapshot(self.outside)
+
+    def untouched(self) -> None:
+        assert snapshot(self.outside) == self.before
+        assert all(os.stat(p).st_nlink == 1 for p in self.outside.rglob("*") if p.is_file() and not p.is_symlink())
+
+    def no_secret_in(self, *folders: Path) -> None:
+        for folder in folders:
+            for p in folder.rglob("*") if folder.exists() else []:
+                if p.is_file() and not p.is_symlink() and self.outside not in p.parents:
+                    assert b"PRIVATE" not in p.read_bytes(), p
+
+
+@pytest.fixture
+def rendered(tmp_path, rendered_source) -> World:
+    return World(tmp_path, rendered_source)
+
+
+@pytest.fixture
+def sampled(tmp_path, sampled_source) -> World:
+    return World(tmp_path, sampled_source)
+
+
+def test_a_linked_damage_folder_makes_verify_stop_before_deleting_anything_outside(sampled):
+    w = sampled
+    w.link(w.out / ".mewl" / "damaged" / "train" / w.task, w.outside)
+    (w.item(0) / "episode.json").write_text("{}")  # damaged: verify would note it, and clear the notes of the others
+    w.freeze()
+    line = one_line(mewl("verify", w.out))
+    assert "symbolic link" in line and ".mewl/damaged/train" in line
+    one_line(mewl("render", "--task", w.task, "--n", 3, "--seed", 3, "--out", w.out, "--repair", "--quality", "draft",
+                  "--device", "cpu", "--workers", 1))
+    w.untouched()
+
+
+@pytest.mark.parametrize("command", ["verify", "status", "audit"])
+def test_a_linked_bookkeeping_folder_is_neither_read_nor_written(sampled, command):
+    w = sampled
+    w.link(w.out / ".mewl", w.outside)
+    w.freeze()
+    r = mewl(command, w.out)
+    assert r.returncode in (1, 2) and len(r.stderr.splitlines()) <= 3, r.stderr
+    w.untouched()
+
+
+def test_a_linked_split_folder_stops_index_and_verify(rendered):
+    w = rendered
+    (w.outside / "train").mkdir()
+    w.link(w.out / "train", w.outside / "train")
+    w.freeze()
+    for command in ("index", "verify"):
+        assert "symbolic link" in one_line(mewl(command, w.out))
+    w.untouched()
+
+
+def test_a_linked_item_folder_is_damaged_never_read_exported_or_linked(rendered):
+    w = rendered
+    import shutil
+    shutil.copytree(w.item(1), w.outside / "item")
+    w.link(w.item(1), w.outside / "item")
+    w.freeze()
+    r = mewl("verify", w.out)
+    assert r.returncode == 1 and "train/malevic-pos1/1: " in r.stdout and "symbolic link" in r.stdout
+    for to in ("hf", "webdataset"):
+        r = mewl("export", w.out, "--to", to, w.root / to)
+        assert r.returncode == 0 and "exported 2 items" in r.stdout, r.stderr
+    r = mewl("gallery", w.out, "--out", w.root / "gallery")
+    assert r.returncode == 0, r.stderr
+    assert not (w.root / "gallery" / "train" / RENDERED_TASK / "1").exists()
+    w.untouched()
+
+
+def test_a_linked_card_never_carries_a_file_from_elsewhere_into_an_export(rendered):
+    w = rendered
+    w.link(w.out / "README.md", w.outside / "secret.txt")
+    w.freeze()
+    line = one_line(mewl("export", w.out, "--to", "hf", w.root / "hf"))
+    assert "README.md" in line and "symbolic link" in line
+    assert not (w.root / "hf").exists()
+    w.no_secret_in(w.root)
+    w.untouched()
+
+
+@pytest.mark.parametrize("what", ["record", "plan", "manifest", "truth"])
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_a_device_in_a_files_place_is_refused_without_waiting_or_swelling(rendered, what, kind):
+    w = rendered
+    at = {"record": w.item(0) / "_checksums.json", "plan": w.out / ".mewl/plan/train" / f"{w.task}.json",
+          "manifest": w.out / MANIFEST, "truth": w.item(0) / "image.json"}[what]
+    at.unlink()
+    if kind == "fifo":
+        os.mkfifo(at)
+    else:
+        at.symlink_to("/dev/zero")
+    w.freeze()
+    for command in (["verify", w.out], ["status", w.out], ["export", w.out, "--to", "webdataset", w.root / "wds"],
+                    ["gallery", w.out, "--out", w.root / "gallery"]):
+        r = mewl(*command)
+        assert r.returncode in (0, 1, 2, 3) and len(r.stderr) < 2000, r.stderr
+        if what == "manifest" or (what == "plan" and command[0] in ("verify", "status")):
+            assert r.returncode == 2
+    w.untouched()
+
+
+def test_a_plan_asking_a_billion_items_is_damaged_not_a_hang(sampled):
+    w = sampled
+    (w.out / ".mewl/plan/train" / f"{w.task}.json").write_text(json.dumps({"split": "train", "task": w.task, "n": 10**9}))
+    for command in ("status", "verify"):
+        assert "damaged" in one_line(mewl(command, w.out))
+
+
+def test_a_manifest_of_200_mb_is_refused_at_once(rendered):
+    w = rendered
+    os.truncate(w.out / MANIFEST, 200 << 20)
+    for command in (["status", w.out], ["verify", w.out], ["export", w.out, "--to", "hf", w.root / "hf"]):
+        assert "bytes" in one_line(mewl(*command))
+
+
+@pytest.mark.parametrize("where", ["manifest", "plan", "record"])
+def test_deeply_nested_json_is_one_line(sampled, where):
+    w = sampled
+    deep = "[" * 100_000 + "]" * 100_000
+    path = {"manifest": w.out / MANIFEST, "plan": w.out / ".mewl/plan/train" / f"{w.task}.json",
+            "record": w.item(0) / "_checksums.json"}[where]
+    path.write_text(deep)
+    r = mewl("verify", w.out)
+    if where == "record":
+        assert r.returncode == 1 and "train/shape/0: no readable _checksums.json" in r.stdout
+    else:
+        one_line(r)
+
+
+def test_a_mistyped_manifest_names_its_field(sampled):
+    w = sampled
+    manifest = json.loads((w.out / MANIFEST).read_text())
+    (w.out / MANIFEST).write_text(json.dumps({**manifest, "passes": 5}))
+    assert "passes" in one_line(mewl("status", w.out))
+
+
+def test_a_manifest_of_a_newer_generator_or_with_unknown_fields_says_who_wrote_it(sampled):
+    w = sampled
+    manifest = json.loads((w.out / MANIFEST).read_text())
+    (w.out / MANIFEST).write_text(json.dumps({**manifest, "generator": "mewl-gen 9.0.0"}))
+    assert "mewl-gen 9.0.0" in one_line(mewl("verify", w.out))
+    (w.out / MANIFEST).write_text(json.dumps({**manifest, "colour_space": "acescg"}))
+    line = one_line(mewl("verify", w.out))
+    assert "colour_space" in line and manifest["generator"] in line
+
+
+def test_an_item_damaged_at_the_same_size_stops_index_in_one_line(rendered):
+    w = rendered
+    path = w.item(0) / "item.json"
+    text = path.read_text()
+    path.write_text("[" + text[1:])  # same size: the record's sizes agree, its sha256 does not
+    assert "item.json" in one_line(mewl("index", w.out))
+
+
+def test_a_copy_under_another_number_is_no_item(rendered):
+    w = rendered
+    import shutil
+    shutil.copytree(w.item(0), w.item(7))
+    line = one_line(mewl("export", w.out, "--to", "webdataset", w.root / "wds"))
+    assert "train/7" in line
+    assert not (w.root / "wds").exists()
+
+
+def test_an_image_claiming_12000_pixels_a_side_is_damaged_before_it_is_decoded(rendered):
+    w = rendered
+    png_claiming(w.item(0) / "image.png", 12000, 12000)
+    rerecord(w.item(0))
+    r = mewl("verify", w.out)
+    assert r.returncode == 1 and "12000x12000" in r.stdout
+    r = mewl("gallery", w.out, "--out", w.root / "gallery")
+    assert r.returncode == 0 and "damaged" in r.stderr
+
+
+def test_a_mask_claiming_50000_pixels_a_side_is_not_drawn(rendered):
+    w = rendered
+    truth = json.loads((w.item(0) / "image.json").read_text())
+    truth["objects"][0]["mask"] = rle_claiming(50000, 50000)
+    truth["objects"][1]["mask"] = {"size": [float("nan"), 320], "counts": "0"}
+    (w.item(0) / "image.json").write_text(json.dumps(truth))
+    rerecord(w.item(0))
+    r = mewl("gallery", w.out, "--out", w.root / "gallery")
+    assert r.returncode == 0, r.stderr
+    r = mewl("inspect", w.item(0))
+    assert r.returncode == 2 and "size" in one_line(r)
+
+
+def test_a_truth_without_a_box_is_one_line_in_inspect(rendered):
+    w = rendered
+    truth = json.loads((w.item(0) / "image.json").read_text())
+    del truth["objects"][0]["bbox"]
+    (w.item(0) / "image.json").write_text(json.dumps(truth))
+    rerecord(w.item(0))
+    assert "bbox" in one_line(mewl("inspect", w.item(0) / "image.json"))
