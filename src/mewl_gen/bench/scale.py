@@ -6,7 +6,8 @@ and, on each, every command that reads a store, run as `mewl` runs it, one
 child process each: status, verify, index, audit, text, export --to hf and
 --to webdataset, gallery, eval and `render --repair`'s check. For each: wall
 seconds and per item, CPU seconds (cores used = CPU / wall), peak memory (the
-child's max RSS), bytes written and, for the exports, the peak bytes on disk
+child's max RSS, and the largest sum over it and its worker processes seen
+every 0.2 s), bytes written and, for the exports, the peak bytes on disk
 while it ran. Then the ratio of the largest size to the smallest (linear: 16x
 the items within 1.25 x 16x the time; flat memory: within 1.25x), the floor
 (scale_store.floor) and the extrapolation to the MEWL release, 37,800 episodes
@@ -71,17 +72,34 @@ def out_bytes(out: Path) -> int:
     return total
 
 
+def tree_rss(pid: int) -> int:
+    """The resident bytes of a process and every process under it now (audit's workers, an export's),
+    from /proc; 0 where there is none (not Linux, or the process is gone)."""
+    total, todo, seen = 0, [pid], 0
+    while todo and seen < 10_000:
+        p = todo.pop()
+        seen += 1
+        try:
+            total += int(Path(f"/proc/{p}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
 def measure(argv: list[str], watch: Path, out: Path, log: Path, env: dict) -> dict:
     """Run one command as a child; its wall and CPU seconds, max RSS, exit status, the bytes it
     wrote (under `watch` and beside OUT's items) and the peak bytes under `watch` while it ran."""
     watch.mkdir(parents=True, exist_ok=True)
     before = out_bytes(out)
-    peak = [0]
+    peak, rss = [0], [0]
     done = threading.Event()
 
     def poll():
         while not done.wait(POLL):
             peak[0] = max(peak[0], store.tree_bytes(watch))
+            rss[0] = max(rss[0], tree_rss(child.pid))
 
     watcher = threading.Thread(target=poll, daemon=True)
     with open(log, "w") as sink:
@@ -95,7 +113,7 @@ def measure(argv: list[str], watch: Path, out: Path, log: Path, env: dict) -> di
     watcher.join()
     written = store.tree_bytes(watch)
     return {"seconds": wall, "cpu_seconds": usage.ru_utime + usage.ru_stime, "max_rss_bytes": usage.ru_maxrss * 1024,
-            "exit": child.returncode, "bytes_written": written + out_bytes(out) - before,
+            "tree_rss_bytes": max(rss[0], usage.ru_maxrss * 1024), "exit": child.returncode, "bytes_written": written + out_bytes(out) - before,
             "peak_bytes": max(peak[0], written), "log_tail": log.read_text()[-400:]}
 
 
