@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 import math
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Column, Export
 from mewl_gen.tasks.stored import StoredItem
 
-from .export import KEY_COLUMNS, Chosen, exported, progress
+from .export import KEY_COLUMNS, Chosen, exported, in_order, progress
 
 PARQUET_SHARD_BYTES = 500 * 2**20  # the hub's own default shard size for Parquet
 
@@ -64,9 +65,14 @@ def row(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> dic
             "files": json.dumps(e.files)}
 
 
-def _rows(items: list[StoredItem], export: Export, passes: tuple[str, ...], bar):
-    for stored in items:
-        yield row(stored, export, passes)
+def _row(stored: StoredItem, passes: tuple[str, ...]) -> dict:
+    """row() in a worker process (export.in_order), which finds the item's export layout itself."""
+    return row(stored, catalog.task(stored.task).export, passes)
+
+
+def _rows(items: list[StoredItem], passes: tuple[str, ...], bar):
+    for made in in_order(items, partial(_row, passes=passes)):
+        yield made
         bar.update(1)
 
 
@@ -114,7 +120,7 @@ def _write_task(task: str, splits: dict[str, list[StoredItem]], passes: tuple[st
     for split, items in splits.items():
         part = datasets.Dataset.from_generator(
             _rows, features=features(layout, passes), cache_dir=cache, keep_in_memory=False,
-            gen_kwargs={"items": items, "export": layout, "passes": passes, "bar": bar},
+            gen_kwargs={"items": items, "passes": passes, "bar": bar},
             fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
         shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
         folder = staging / "data" / task
