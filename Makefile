@@ -17,6 +17,7 @@ PYTEST_ARGS ?=
 # Test processes: one per core; each test file stays in one process (the SLURM tests share one cluster).
 TEST_JOBS ?= auto
 QUICK ?=
+ONLY ?=
 DRY_RUN ?=
 
 # The bpy wheel exists for Python 3.11 only: find one, or say so in one line.
@@ -68,7 +69,7 @@ release: setup
 		$(if $(PASSES),--passes $(PASSES),)
 
 bench: setup
-	$(VENV)/bin/python -m mewl_gen.bench --device $(DEVICE) --pipeline-task shape,number,pragmatic,relation $(if $(QUICK),--quick,)
+	$(VENV)/bin/python -m mewl_gen.bench --device $(DEVICE) --pipeline-task shape,number,pragmatic,relation $(if $(QUICK),--quick,) $(if $(ONLY),--only $(ONLY),)
 
 clean-venv:
 	rm -rf $(VENV)

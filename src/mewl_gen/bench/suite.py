@@ -48,6 +48,7 @@ from mewl_gen.tasks.catalog import resolve, sample_item
 from .fsync import format_fsync, publish_costs
 
 PARTS = ("sampling", "render", "pipeline", "gpu", "passes", "fsync")
+OPTIONAL = ("scale",)  # run only when named (--only scale): bench.scale, about an hour
 SPLIT = "bench"
 
 
@@ -248,14 +249,17 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="bench-out", type=Path)
     ap.add_argument("--only", default=",".join(PARTS), help="comma list of parts to run")
     ap.add_argument("--task", default="all", help="(a): the tasks sampled (a task, a benchmark, all or a comma list)")
+    ap.add_argument("--scale-sizes", default=None, help="scale: comma list of store sizes (default 1000,4000,16000; "
+                    "--quick: 1000)")
     ap.add_argument("--pipeline-task", default=None,
                     help="(c): the tasks of which item 0 is rendered (default: the first task of every benchmark; "
                          "the Makefile names shape, number, pragmatic and relation)")
     a = ap.parse_args(argv)
     logging.getLogger("render").addFilter(say_once())  # every worker says "no GPU found"
     parts = set(a.only.split(","))
-    if parts - set(PARTS):
-        ap.error(f"--only: unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; expected some of {','.join(PARTS)}")
+    if parts - set(PARTS + OPTIONAL):
+        ap.error(f"--only: unknown part(s) {', '.join(sorted(parts - set(PARTS + OPTIONAL)))}; "
+                 f"expected some of {','.join(PARTS + OPTIONAL)}")
     a.out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=a.out))
     report: dict = {"quick": a.quick}
@@ -278,6 +282,11 @@ def main(argv=None) -> int:
             names = resolve(a.pipeline_task) if a.pipeline_task else [b.tasks[0].name for b in catalog.BENCHMARKS]
             report["fsync"] = fsync_cost(scratch, [(t, 0) for t in names], a.quality, a.device)
             print(format_fsync(report["fsync"]), flush=True)
+        if "scale" in parts:
+            from mewl_gen.bench import scale
+
+            sizes = [int(n) for n in a.scale_sizes.split(",")] if a.scale_sizes else scale.SIZES[:1 if a.quick else None]
+            report["scale"] = scale.run(a.out / "scale", tuple(sizes))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("\n" + format_report(report))

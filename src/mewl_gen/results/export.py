@@ -17,11 +17,15 @@ overwritten.
 """
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import sys
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator
 
 from mewl_gen.errors import UserError, shown
 from mewl_gen.store import bookkeeping, reader, status
@@ -34,6 +38,7 @@ from mewl_gen.tasks.stored import JSON_LIMIT, DamagedItem, StoredItem
 
 # The columns every exported item has, before its task's own fields.
 KEY_COLUMNS = ("key", "split", "task", "index")
+AHEAD = 4  # items each worker process may have made before the writer takes them
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,24 @@ def _text(stored: StoredItem, name: str) -> str:
         return stored.read_file(name, JSON_LIMIT).decode()
     except UnicodeDecodeError:
         raise DamagedItem(f"{shown(str(stored.folder / name))}: not UTF-8 text") from None
+
+
+def in_order(items: list, produce: Callable, workers: int | None = None) -> Iterator:
+    """produce(item) of each item, in the items' order, made by a worker process per core while the
+    caller writes: an export's reading, parsing and encoding use every core, and at most AHEAD items
+    per worker wait in memory. `produce` is a module's function (or a partial of one)."""
+    workers = workers or len(os.sched_getaffinity(0))
+    if workers < 2 or len(items) < 2:
+        yield from map(produce, items)
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        pending: deque = deque()
+        for item in items:
+            pending.append(pool.submit(produce, item))
+            if len(pending) >= AHEAD * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def progress(total: int, what: str):

@@ -1,6 +1,7 @@
 """`mewl export OUT --to hf DIR`: a Hugging Face dataset, one configuration per task, with OUT's splits.
 
-Written with the `datasets` library, twice: Parquet shards under
+Written with the `datasets` library, twice, a task at a time through an Arrow cache that is removed
+before the next task is written (so the export needs its own size on disk and one task's more): Parquet shards under
 `data/<task>/<split>-NNNNN-of-NNNNN.parquet`, named by the YAML of the card
 `README.md` (so `datasets.load_dataset(DIR, "<task>")` works offline and DIR
 can be pushed to a hub as it is), and `save_to_disk` folders under
@@ -16,13 +17,14 @@ from __future__ import annotations
 import json
 import math
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Column, Export
 from mewl_gen.tasks.stored import StoredItem
 
-from .export import KEY_COLUMNS, Chosen, exported, progress
+from .export import KEY_COLUMNS, Chosen, exported, in_order, progress
 
 PARQUET_SHARD_BYTES = 500 * 2**20  # the hub's own default shard size for Parquet
 
@@ -63,9 +65,14 @@ def row(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> dic
             "files": json.dumps(e.files)}
 
 
-def _rows(items: list[StoredItem], export: Export, passes: tuple[str, ...], bar):
-    for stored in items:
-        yield row(stored, export, passes)
+def _row(stored: StoredItem, passes: tuple[str, ...]) -> dict:
+    """row() in a worker process (export.in_order), which finds the item's export layout itself."""
+    return row(stored, catalog.task(stored.task).export, passes)
+
+
+def _rows(items: list[StoredItem], passes: tuple[str, ...], bar):
+    for made in in_order(items, partial(_row, passes=passes)):
+        yield made
         bar.update(1)
 
 
@@ -96,21 +103,29 @@ def write(chosen: Chosen, staging: Path, source_card: str) -> None:
 
     datasets.disable_progress_bars()
     total = sum(len(items) for splits in chosen.items.values() for items in splits.values())
-    with progress(total, "export hf") as bar, tempfile.TemporaryDirectory(dir=staging) as cache:
+    with progress(total, "export hf") as bar:
         for task, splits in chosen.items.items():
-            layout = catalog.task(task).export
-            parts = {}
-            for split, items in splits.items():
-                part = datasets.Dataset.from_generator(
-                    _rows, features=features(layout, chosen.passes), cache_dir=cache, keep_in_memory=False,
-                    gen_kwargs={"items": items, "export": layout, "passes": chosen.passes, "bar": bar},
-                    fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
-                shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
-                folder = staging / "data" / task
-                folder.mkdir(parents=True, exist_ok=True)
-                for k in range(shards):
-                    part.shard(shards, k, contiguous=True).to_parquet(folder / f"{split}-{k:05d}-of-{shards:05d}.parquet")
-                parts[split] = part
-            datasets.DatasetDict(parts).save_to_disk(staging / "disk" / task)
+            with tempfile.TemporaryDirectory(dir=staging) as cache:  # one task's: gone before the next is written
+                _write_task(task, splits, chosen.passes, staging, cache, bar)
     (staging / "README.md").write_text(card(chosen, source_card))
 
+
+def _write_task(task: str, splits: dict[str, list[StoredItem]], passes: tuple[str, ...], staging: Path, cache: str,
+                bar) -> None:
+    """A task's Parquet shards and its save_to_disk folder, built through the Arrow cache `cache`."""
+    import datasets
+
+    layout = catalog.task(task).export
+    parts = {}
+    for split, items in splits.items():
+        part = datasets.Dataset.from_generator(
+            _rows, features=features(layout, passes), cache_dir=cache, keep_in_memory=False,
+            gen_kwargs={"items": items, "passes": passes, "bar": bar},
+            fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
+        shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
+        folder = staging / "data" / task
+        folder.mkdir(parents=True, exist_ok=True)
+        for k in range(shards):
+            part.shard(shards, k, contiguous=True).to_parquet(folder / f"{split}-{k:05d}-of-{shards:05d}.parquet")
+        parts[split] = part
+    datasets.DatasetDict(parts).save_to_disk(staging / "disk" / task)

@@ -14,12 +14,13 @@ shard bytes every time.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 from mewl_gen.render.passes import file_name
 from mewl_gen.tasks import catalog
 
-from .export import Chosen, exported, progress
+from .export import Chosen, exported, in_order, progress
 
 OWNER = "mewl"
 MODE = 0o444
@@ -35,18 +36,22 @@ def sample(stored, export, passes: tuple[str, ...] = ()) -> dict:
             "json": json.dumps(meta, sort_keys=False).encode()}
 
 
+def _sample(stored, passes: tuple[str, ...]) -> dict:
+    """sample() in a worker process (export.in_order), which finds the item's export layout itself."""
+    return sample(stored, catalog.task(stored.task).export, passes)
+
+
 def write(chosen: Chosen, staging: Path, shard_size: int) -> None:
     import webdataset
 
     total = sum(len(items) for splits in chosen.items.values() for items in splits.values())
     with progress(total, "export webdataset") as bar:
         for task, splits in chosen.items.items():
-            export = catalog.task(task).export
             for split, items in splits.items():
                 (staging / split).mkdir(exist_ok=True)
                 pattern = str(staging / split / f"{task}-%06d.tar")
                 with webdataset.ShardWriter(pattern, maxcount=shard_size, verbose=0, encoder=False,
                                             mtime=0, user=OWNER, group=OWNER, mode=MODE) as sink:
-                    for stored in items:
-                        sink.write(sample(stored, export, chosen.passes))
+                    for made in in_order(items, partial(_sample, passes=chosen.passes)):
+                        sink.write(made)
                         bar.update(1)

@@ -1,0 +1,83 @@
+"""`make bench ONLY=scale`'s plumbing at a tiny size: a store in the real layout that every reader takes as
+sound, every command run on it and measured, the ratios, the floor and the extrapolation to the release."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from mewl_gen.bench import scale, scale_report, scale_store
+from mewl_gen.store.manifest import read_manifest
+from mewl_gen.store.reader import read
+
+
+def a_png(shade: int) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (32, 24), (shade, 90, 200)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def pool() -> list[scale_store.Image]:
+    """Two images standing for a draft render's (no Blender in the fast lane)."""
+    truth = json.dumps({"objects": [], "caption": "A small grey thing."}).encode()
+    return [scale_store.Image(a_png(shade), truth) for shade in (10, 200)]
+
+
+def test_a_bench_store_is_sound_says_its_images_are_reused_and_deals_items_over_the_tasks(tmp_path, pool):
+    built = scale_store.build(tmp_path / "out", 20, pool)
+    found = read(tmp_path / "out", images=True)
+    assert not found.damaged
+    assert sum(len(items) for items in found.items.values()) == 20 == built["items"]
+    assert {task for _, task in found.items} == set(scale_store.tasks())
+    assert "reused" in read_manifest(tmp_path / "out")["bench"]
+    assert built["images"] == len(scale_store.pngs(tmp_path / "out")) == scale_store.floor(tmp_path / "out")["images"]
+    assert not (tmp_path / "out" / ".staging").exists()
+
+
+def test_every_command_it_runs_is_one_mewl_accepts(tmp_path):
+    from mewl_gen.cli.main import build_parser
+
+    for name, argv in scale.commands(tmp_path / "out", tmp_path, tmp_path / "p.jsonl", 9).items():
+        if argv[:2] == ["-m", "mewl_gen"]:
+            assert build_parser().parse_args(argv[2:]).func, name
+        else:
+            compile(argv[1], name, "exec")
+
+
+def test_commands_run_on_two_tiny_sizes_and_the_report_holds_ratios_floor_and_release(tmp_path, pool):
+    names = ["status", "text", "export webdataset", "gallery"]  # one child each: a few seconds apiece
+    report = scale.run(tmp_path, (9, 18), pool=pool, only=names)
+
+    small, large = report["sizes"]
+    assert (small["items"], large["items"]) == (9, 18)
+    for row in (small, large):
+        assert list(row["commands"]) == names
+        for name, c in row["commands"].items():
+            assert c["exit"] == 0, (name, c["log_tail"])
+            assert c["seconds"] > 0 and c["cpu_seconds"] > 0 and c["max_rss_bytes"] > 0
+        assert row["commands"]["status"]["bytes_written"] == 0 < row["commands"]["text"]["bytes_written"]
+        wds = row["commands"]["export webdataset"]
+        assert row["bytes"] < wds["bytes_written"] <= wds["peak_bytes"]  # the images and their JSON, in tar shards
+        assert row["commands"]["gallery"]["item_pages"] == row["items"]
+        assert row["floor"]["images"] == row["images"] > 0
+    assert list(report["ratios"]) == names and set(report["release"]) == {*names, "floor"}
+    assert report["release"]["status"]["seconds"] == pytest.approx(
+        large["commands"]["status"]["seconds"] / 18 * scale.RELEASE_ITEMS)
+    assert "status on the release" in report["verdicts"]
+    assert json.loads((tmp_path / "scale.json").read_text())["sizes"][1]["items"] == 18
+    assert not (tmp_path / "scratch").exists()  # stores and exports removed
+
+
+def test_the_verdicts_name_a_command_that_is_not_linear():
+    row = lambda n, seconds: {"items": n, "images": 7 * n, "bytes": 1, "load_before": 0.0,
+                              "floor": {"seconds": 1.0, "cpu_seconds": 1.0, "images": 7 * n, "seconds_per_image": 0.1},
+                              "commands": {"status": {"seconds": seconds, "cpu_seconds": seconds, "max_rss_bytes": 2**20,
+                                                      "bytes_written": 0, "peak_bytes": 0}}}
+    rows = [row(1000, 1.0), row(16000, 64.0)]
+    report = {"sizes": rows, "cores": 2, "ratios": scale.ratios(rows), "release": scale.release(rows[-1])}
+    verdicts = scale_report.check(report)
+    assert verdicts["status linear"].startswith("MISSED") and "4.00 of linear;" in verdicts["status linear"]
+    assert verdicts["status memory flat"].startswith("ok")
