@@ -35,7 +35,7 @@ def _panels(item: BongardItem) -> list[tuple[str, str, str]]:
 
 # The answer: which test image belongs to the left side (a class of two), and the concept as the answer's reason.
 EXPORT = Export(_panels, lambda item: {"label": item.test_positive.index(True), "concept": item.description},
-                {"label": Column("class", TESTS), "concept": Column("string")})
+                {"label": Column("class", TESTS), "concept": Column("string")}, answer="label")
 
 
 def _task(name: str, summary: str) -> Task:

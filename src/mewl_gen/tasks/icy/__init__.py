@@ -90,7 +90,7 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
          episodes.sample, episodes.validate, episodes.IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
          export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
-                                                        "label": Column("class", tuple("01234"))}),
+                                                        "label": Column("class", tuple("01234"))}, answer="label"),
          gallery=EPISODE_PAGE),
 ), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
           published=PUBLISHED)

@@ -47,7 +47,7 @@ def _solve(stored: StoredItem) -> bool:
 SOLVER = Solver(_solve, solver.CHANCE)
 # What a model is given (the sentence) and must answer (whether it is true of the image).
 EXPORT = Export(one_image, lambda item: {"sentence": item.sentence, "label": int(item.label)},
-                {"sentence": Column("string"), "label": Column("class", ("false", "true"))})
+                {"sentence": Column("string"), "label": Column("class", ("false", "true"))}, answer="label")
 
 
 def _facts(item: MalevicItem) -> tuple[tuple[str, str], ...]:

@@ -29,7 +29,8 @@ from .text import episode_text
 
 # An episode exported: its panels in order, its choices and the answer, also as a class of five.
 EXPORT = Export(episode_panels, episode_fields,
-                {"choices": Column("strings"), "answer": Column("string"), "label": Column("class", tuple("01234"))})
+                {"choices": Column("strings"), "answer": Column("string"), "label": Column("class", tuple("01234"))},
+                answer="label")
 
 
 def _page(item: Episode) -> tuple[Block, ...]:

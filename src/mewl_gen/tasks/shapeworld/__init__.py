@@ -41,7 +41,7 @@ def _solve(stored: StoredItem) -> bool:
 SOLVER = Solver(_solve, 0.5)  # agreement is a fair coin per item
 # What a model is given (the caption) and must answer (whether it agrees with the image).
 EXPORT = Export(one_image, lambda item: {"caption": item.caption, "label": int(item.agreement)},
-                {"caption": Column("string"), "label": Column("class", ("false", "true"))})
+                {"caption": Column("string"), "label": Column("class", ("false", "true"))}, answer="label")
 
 # The image, the caption under it, then whether it agrees and the near-miss caption it was made against.
 GALLERY = one_image_page(lambda item: item.caption, lambda item: (
