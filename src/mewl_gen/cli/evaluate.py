@@ -43,11 +43,12 @@ def references(found: list[dict]) -> list[dict]:
     return reference.paper_records(list(dict.fromkeys(r["task"] for r in found)))
 
 
-def overall(scores: list[scoring.Score]) -> dict:
+def overall(scores: list[scoring.Score], problems: scoring.Problems) -> dict:
+    """Every scored item together; `damaged`: OUT's damaged items of the predicted tasks, not scored."""
     n, correct = sum(s.n for s in scores), sum(s.correct for s in scores)
     lo, hi = scoring.wilson(correct, n)
     return {"n": n, "correct": correct, "accuracy": correct / n, "interval": [lo, hi],
-            "damaged": sum(s.damaged for s in scores)}
+            "damaged": len(problems.damaged)}
 
 
 def _cells(r: dict) -> dict:
@@ -154,12 +155,12 @@ def cmd_eval(args) -> int:
     found = rows(scores)
     records = references(found)
     if args.format == "json":
-        print(json.dumps({"tasks": found, "overall": overall(scores), "published": records,
+        print(json.dumps({"tasks": found, "overall": overall(scores, problems), "published": records,
                           "problems": problems.lines()}, indent=2))
     elif args.format == "csv":
         print(as_csv(found, records), end="")
     else:
-        whole = overall(scores)
+        whole = overall(scores, problems)
         lo, hi = whole["interval"]
         print(tables(found, records, args.format == "markdown"))
         print(f"\noverall: {_pct(whole['accuracy'])} [{_pct(lo)}, {_pct(hi)}] over {whole['n']} items"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mewl_gen.errors import UserError
-from mewl_gen.store import bookkeeping, reader, status
+from mewl_gen.store import bookkeeping, reader
 from mewl_gen.store.files import writing
 from mewl_gen.store.manifest import passes_of
 from mewl_gen.store.reader import pass_files
@@ -73,10 +73,13 @@ def choose(out: Path, strict: bool) -> Chosen:
             raise UserError(f"{out}/{split}/{task} holds sampled items without images; export a rendered dataset "
                             "(mewl render)")
         chosen.setdefault(task, {})[split] = items
+    # Each planned item is counted once: sound (exported), damaged (named above) or not complete yet.
+    damaged = {line.partition(": ")[0] for line in found.damaged}
     missing = 0
     for split, task in bookkeeping.plans(out):
-        n = bookkeeping.planned(out, split, task)
-        missing += n - status.task_status(out, split, task, n).complete
+        sound = {s.index for s in found.items.get((split, task), [])}
+        missing += sum(1 for i in range(bookkeeping.planned(out, split, task))
+                       if i not in sound and f"{split}/{task}/{i}" not in damaged)
     if missing > 0:
         lines.append(f"{missing} planned item(s) are not complete yet and are not exported; "
                      "`mewl status OUT` names them")

@@ -38,6 +38,7 @@ class Problems:
     """Each kind of problem with the predictions: the keys (or line numbers) it concerns."""
 
     kinds: dict[str, list[str]] = field(default_factory=dict)
+    damaged: list[str] = field(default_factory=list)  # split/task/index of OUT's damaged items: not scored
 
     def add(self, kind: str, what: str) -> None:
         self.kinds.setdefault(kind, []).append(what)
@@ -145,6 +146,7 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
     wanted = sorted({t for _, t, _ in predicted if t in known})
     found = reader.read(out, wanted, images=True)
     damaged = _damaged(found.damaged)
+    problems.damaged = [f"{split}/{task}/{index}" for split, task, index in sorted(damaged)]
     for (split, task, index), why in sorted(damaged.items()):
         problems.add("damaged or incomplete items of OUT (not scored; `mewl verify OUT` names them)",
                      f"{split}/{task}/{index} ({why})")
