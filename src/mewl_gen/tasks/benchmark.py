@@ -160,12 +160,13 @@ class Card:
     paragraph: Callable[[bool, str], str]  # (rendered?, the record file's name) -> what an item folder holds
     title: str | None = None  # the card's title where the dataset holds this benchmark alone
     loader: str = ""  # Python that reads a split ({split} is filled in), shown under "How to load"
+    bibtex: str = ""  # the BibTeX entry of the benchmark's paper, shown under "Citation"
 
 
-def release_card(text: str) -> Card:
+def release_card(text: str, bibtex: str = "") -> Card:
     """A card whose paragraph is `text` (markdown), then a sentence on the record of checksums."""
     return Card(lambda rendered, record: f"{text} `{record}` lists the size and sha256 of every other file and "
-                                         "is written last.")
+                                         "is written last.", bibtex=bibtex)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from . import solver
 from .audit import AUDIT, truths
 from .gallery import GALLERY
 from .problem import NEGATIVES, POSITIVES, TESTS, BongardItem, validate
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 from .sample import sample
 
 
@@ -54,7 +54,7 @@ BONGARD = Benchmark(
             ".. `neg_5.png` (the negative side), the two test images `test_a.png` and `test_b.png` (names that "
             "say nothing of their side), a `<name>.json` per image (the per-image ground truth) and `item.json`: "
             "the concept's program, its words, its complexity, the near miss that made each negative and "
-            "`test_positive`, which test image is the positive (docs/bongard.md)."),
+            "`test_positive`, which test image is the positive (docs/bongard.md).", BIBTEX),
     audit=AUDIT,
     published=PUBLISHED,
 )

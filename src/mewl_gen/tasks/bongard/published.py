@@ -47,3 +47,11 @@ PUBLISHED: tuple[Published, ...] = (
     _row("Human (Expert)", 92.1, 99.3, 90.7, human=True),
     _row("Human (Amateur)", 88.0, 90.0, 71.0, human=True),
 )
+
+# The paper, as the dataset and export cards cite it.
+BIBTEX = r"""@inproceedings{nie2020bongard,
+  title     = {{Bongard-LOGO}: A New Benchmark for Human-Level Concept Learning and Reasoning},
+  author    = {Nie, Weili and Yu, Zhiding and Mao, Lei and Patel, Ankit B. and Zhu, Yuke and Anandkumar, Animashree},
+  booktitle = {Advances in Neural Information Processing Systems (NeurIPS)},
+  year      = {2020}
+}"""

@@ -18,7 +18,7 @@ from . import episodes, naming, solver
 from .audit import AUDIT, truth
 from .command import METRICS
 from .language import LanguageSpec, language, language_json
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 
 CONFIG = LanguageSpec  # Draw.config of every ICY task; None means LanguageSpec()
 
@@ -92,7 +92,7 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
          export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
                                                         "label": Column("class", tuple("01234"))}, answer="label"),
          gallery=EPISODE_PAGE),
-), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
+), card=release_card(RELEASE, BIBTEX), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
           published=PUBLISHED)
 
 __all__ = ["CONFIG", "ICY", "LanguageSpec", "language", "language_json"]

@@ -35,3 +35,12 @@ PUBLISHED: tuple[Published, ...] = (
     _rows("SYNTH", (0.2, 0.04, 0.02, 0.04, 0.06))
     + _rows("ENG", (0.6, 0.2, 0.04, 0.02, 0.7))
 )
+
+# The paper, as the dataset and export cards cite it.
+BIBTEX = r"""@misc{icy,
+  title  = {Neural networks can understand compositional functions that humans do not, in the context of
+            emergent communication},
+  author = {Anonymous},
+  note   = {Paper under double-blind review; introduces the {ICY} benchmark},
+  year   = {2021}
+}"""

@@ -15,7 +15,7 @@ from ..stored import StoredItem
 from . import solver
 from .audit import AUDIT, truth
 from .item import MalevicItem
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 from .rules import TASK_RULES
 from .sample import SCHEME_SPLITS, UNSEEN, check_split, sample
 from .validate import validate
@@ -72,7 +72,7 @@ def _task(name: str) -> Task:
 
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",
-                    tuple(_task(name) for name in TASK_RULES), card=release_card(RELEASE), audit=AUDIT,
+                    tuple(_task(name) for name in TASK_RULES), card=release_card(RELEASE, BIBTEX), audit=AUDIT,
                     published=PUBLISHED)
 
 __all__ = ["MALEVIC", "MalevicItem", "UNSEEN", "check_split"]

@@ -49,3 +49,11 @@ _TABLE_2 = (
 )
 
 PUBLISHED: tuple[Published, ...] = _TABLE_1 + _TABLE_2
+
+# The paper, as the dataset and export cards cite it.
+BIBTEX = r"""@inproceedings{pezzelle2019malevic,
+  title     = {Is the Red Square Big? {MALeViC}: Modeling Adjectives Leveraging Visual Contexts},
+  author    = {Pezzelle, Sandro and Fern{\'a}ndez, Raquel},
+  booktitle = {Proceedings of the 2019 Conference on Empirical Methods in Natural Language Processing (EMNLP)},
+  year      = {2019}
+}"""

@@ -23,7 +23,7 @@ from . import basic, bootstrap, composite, number, object as object_task, pragma
 from .audit import AUDIT
 from .episode import TASKS, Draft, Episode, schema
 from .info import InfoJson
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 from .solvers import SOLVERS, deprived
 from .text import episode_text
 
@@ -85,7 +85,8 @@ LOADER = '''```python
 import json, pathlib
 from PIL import Image
 
-for episode in sorted(pathlib.Path("OUT").glob("{split}/*/*")):
+# MEWL's episodes only: a folder may hold other benchmarks' items too, which have no info.json.
+for episode in sorted(p for p in pathlib.Path("OUT").glob("{split}/*/*") if (p / "info.json").is_file()):
     info = json.loads((episode / "info.json").read_text())
     panels = [Image.open(episode / f"{{p['name']}}.png") for p in info["context_panels"]]
     query = Image.open(episode / "question.png")
@@ -111,7 +112,7 @@ MEWL = Benchmark(
         _task("pragmatic", "a word for the object the hand points at, told apart by what the panels share",
               pragmatic.sample, pragmatic.validate),
     ),
-    card=Card(_paragraph, title="MEWL-style few-shot word-learning episodes", loader=LOADER),
+    card=Card(_paragraph, title="MEWL-style few-shot word-learning episodes", loader=LOADER, bibtex=BIBTEX),
     published=PUBLISHED,
     noun="episode",
     audit=AUDIT,

@@ -29,3 +29,11 @@ PUBLISHED: tuple[Published, ...] = (
     _row("GPT-3.5", (96.8, 82.3, 87.0, 98.2, 88.3, 20.0, 45.8, 22.7, 26.7)),
     _row("Human", (92.4, 87.2, 72.7, 79.1, 63.5, 48.7, 71.0, 93.9, 54.8), human=True),
 )
+
+# The paper, as the dataset and export cards cite it.
+BIBTEX = r"""@inproceedings{jiang2023mewl,
+  title     = {{MEWL}: Few-shot multimodal word learning with referential uncertainty},
+  author    = {Jiang, Guangyuan and Xu, Manjie and Xin, Shiji and Liang, Wei and Peng, Yujia and Zhang, Chi and Zhu, Yixin},
+  booktitle = {Proceedings of the 40th International Conference on Machine Learning (ICML)},
+  year      = {2023}
+}"""

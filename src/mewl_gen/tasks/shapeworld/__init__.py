@@ -18,7 +18,7 @@ from . import captions, solver
 from .audit import AUDIT, truth
 from .distribution import Distribution, load_distribution
 from .item import ShapeWorldItem, validate
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 from .sampler import sample
 
 CONFIG = Distribution  # the model of this benchmark's Draw.config (cluster: --distribution FILE)
@@ -68,7 +68,7 @@ SHAPEWORLD = Benchmark(
     ),
     card=release_card("Each item folder holds `image.png`, `image.json` (the per-image ground truth) and `item.json`: "
                       "the caption, its logical form, `agreement`, the near-miss caption, the distribution and the "
-                      "held-out combinations the item uses (docs/shapeworld.md)."),
+                      "held-out combinations the item uses (docs/shapeworld.md).", BIBTEX),
     config=HELD_OUT,
     audit=AUDIT,
     published=PUBLISHED,
