@@ -175,7 +175,7 @@ def cmd_eval(args) -> int:
 def register(sub) -> None:
     s = sub.add_parser("eval", help="score a model's predictions (JSON lines) against a dataset's answers",
                        description="Score a model's predictions against a dataset's answers: accuracy per split "
-                       "and task with its 95 %% interval, beside chance, the deprived solvers' floors and every row "
+                       "and task with its 95 % interval, beside chance, the deprived solvers' floors and every row "
                        "the benchmark's paper reports. Only items whose files all match their record are scored; a "
                        "damaged item is named and counted apart. An answer may take the item's own form or the "
                        "export's label (a class name or its index).")

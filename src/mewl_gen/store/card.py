@@ -47,7 +47,7 @@ GENERATOR_BIBTEX = r"""@software{mewl_gen,
   title  = {mewl-gen: few-shot grounded-language benchmarks rendered as 3D scenes},
   author = {{The mewl-gen authors}},
   year   = {2026},
-  note   = {Generator of MEWL, MALeViC, ShapeWorld, Bongard-LOGO and ICY style datasets with Blender Cycles}
+  note   = {A generator of few-shot grounded-language datasets, rendered with Blender Cycles}
 }"""
 
 
