@@ -41,6 +41,7 @@ def expected(out: Path) -> dict[str, dict]:
             found[f"{split}/{task}/{stored.index:06d}"] = {
                 "images": [(stored.folder / f"{scene}.png").read_bytes() for _, scene, _ in shown],
                 "panels": [m for m, _, _ in shown], "fields": export.fields(item), "solution": item.solution(),
+                "truths": [stored.truth(scene) for _, scene, _ in shown],
                 "record": json.loads((stored.folder / stored.model.RECORD_FILE).read_text())}
     return found
 
@@ -59,7 +60,7 @@ def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_
     assert main(["export", str(rendered), "--to", "hf", str(dest)]) == 0
     want = expected(rendered)
     card = (dest / "README.md").read_text()
-    assert card.startswith("---\nconfigs:\n") and "\n---\n" in card
+    assert card.startswith("---\nlicense: cc-by-4.0\nconfigs:\n") and "\n---\n" in card
     seen = 0
     for task in sorted({key.split("/")[1] for key in want}):
         export = catalog.task(task).export
@@ -98,6 +99,8 @@ def test_webdataset_export_reads_back_unchanged_and_is_the_same_bytes_every_time
         assert [sample[f"{m}.png"] for m in meta["panels"]] == w["images"]
         assert {k: meta[k] for k in w["fields"]} == w["fields"]
         assert meta["files"][catalog.task(meta["task"]).model.RECORD_FILE] == w["record"]
+        assert [json.loads(sample[f"{m}.json"]) for m in meta["panels"]] == w["truths"]  # each its own member
+        assert "truths" not in meta
         got[sample["__key__"]] = meta
     assert sorted(got) == sorted(want)
 

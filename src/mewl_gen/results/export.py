@@ -9,7 +9,7 @@ as the rendered PNG bytes, each under a member name that bears no answer
 (`ctx0` ... `query`, or `image`), the typed fields its task declares
 (tasks.benchmark.Export), and every file of the item kept as JSON text. A
 dataset rendered with passes (render.passes) carries each image's pass files
-too, their bytes unchanged, in the same panel order.
+too, in the same panel order, as .npy files that NumPy reads exactly (pass_npy).
 
 DIR is written in a staging folder beside it and renamed into place at the
 end: an export killed half-way leaves no DIR, and an existing DIR is never
@@ -17,13 +17,17 @@ overwritten.
 """
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from mewl_gen.errors import UserError
+from mewl_gen.render.passes import read_png16
 from mewl_gen.store import bookkeeping, reader
 from mewl_gen.store.files import writing
 from mewl_gen.store.manifest import passes_of
@@ -97,7 +101,7 @@ class Exported:
     pngs: list[bytes]  # the rendered PNGs, unchanged
     truths: list[dict]  # each image's ground truth
     files: dict[str, str]  # the item's own JSON files: name -> text, as written
-    passes: dict[str, list[bytes]]  # pass -> each image's pass file, unchanged, in panel order
+    passes: dict[str, list[bytes]]  # pass -> each image's pass as a .npy file (pass_arrays), in panel order
 
 
 def exported(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> Exported:
@@ -110,7 +114,18 @@ def exported(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -
                     [m for m, _, _ in shown], scenes, [said for _, _, said in shown],
                     [stored.image(scene).read_bytes() for scene in scenes],
                     [stored.truth(scene) for scene in scenes], files(stored),
-                    {kind: [paths[kind].read_bytes() for paths in found] for kind in passes})
+                    {kind: [pass_npy(paths[kind]) for paths in found] for kind in passes})
+
+
+def pass_npy(path: Path) -> bytes:
+    """A pass file as a .npy file that NumPy reads exactly: depth as rendered (float32), the 16-bit PNG passes
+    (normal, albedo: RGB; instance: grey) as their stored uint16 values, which Pillow would read at 8 bits.
+    What the values mean is docs/passes.md's (render.passes.MEANING)."""
+    if path.suffix == ".npy":
+        return path.read_bytes()
+    buffer = io.BytesIO()
+    np.save(buffer, read_png16(path.read_bytes()), allow_pickle=False)
+    return buffer.getvalue()
 
 
 def files(stored: StoredItem) -> dict[str, str]:

@@ -8,8 +8,8 @@ can be pushed to a hub as it is), and `save_to_disk` folders under
 features holding the rendered PNG bytes unchanged, in panel order; the
 answer is typed (a `ClassLabel` where it is a class); every other file of the
 item is kept as JSON text (`files`, `truths`). A dataset rendered with passes
-has a column per pass (`depth`, `normal`, ...): each image's pass file as
-bytes, unchanged, in panel order (docs/passes.md says how to decode them).
+has a column per pass (`depth`, `normal`, ...): each image's pass as the
+bytes of a `.npy` file that NumPy reads exactly, in panel order.
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ COMMON_FEATURES = (
 def feature_lines(chosen: Chosen) -> list[str]:
     """The card's table of features: the columns every configuration has, then each task's own."""
     rows = [f"| {name} | {kind} | {what} |" for name, kind, what in COMMON_FEATURES]
-    rows += [f"| {p} | list of binary | each image's {p} pass file as rendered, in panel order |" for p in chosen.passes]
+    rows += [f"| {p} | list of binary | each image's {p} pass, a `.npy` file's bytes, in panel order |" for p in chosen.passes]
     for task in chosen.items:
         export = catalog.task(task).export
         for name, column in export.columns.items():
@@ -109,8 +109,9 @@ def card(chosen: Chosen, source_card: str) -> str:
             "One configuration per task, with the dataset's splits; `images` are the rendered PNGs in panel order "
             "(`panels` names them: `ctx0` ... `query`, or `image`), the task's answer is typed, and `truths` and "
             "`files` keep every ground-truth file as JSON text."
-            + (f" Each image's passes are the columns {', '.join(f'`{p}`' for p in chosen.passes)}: the files as "
-               "rendered, in panel order (`numpy.load(io.BytesIO(b))` for depth, a 16-bit PNG reader for the others)."
+            + (f" Each image's passes are the columns {', '.join(f'`{p}`' for p in chosen.passes)}: in panel order, "
+               "each a `.npy` file's bytes that `numpy.load(io.BytesIO(b))` reads exactly (depth float32; normal, "
+               "albedo and instance their stored uint16 values, as mewl-gen's docs/passes.md describes)."
                if chosen.passes else ""), "",
             "```python", "import datasets", "",
             f'ds = datasets.load_dataset("DIR", "{first}")  # from the Parquet shards under data/',
