@@ -6,7 +6,7 @@ CPU = '936c608a1cc6a94b'  # tests.test_pinned_output.cpu_fingerprint() of the ma
 
 SAMPLED = {
     "iid": {
-        "README.md files": "eecdc8a5c9688c0334e1aee1342fee935172cca3391558753794b2be9da60e52",
+        "README.md files": "6f934da94975811cd568725333dcef2d20442fe26b9950cad953212f6835c5e0",
         "mewl-dataset.json files": "cb1d972e305fb0ca2c163b555ec044e558ce76c07c05effc797b12a1f2ba79f9",
         "train/bongard-abstract files": "cd014e19d9aad60a9d3170e4436205b99575d20447f2c62f8a681122dc07d556",
         "train/bongard-abstract.jsonl files": "0c81aaf81f9204ac80a776fc1d4da29bd5a5627be8a4c7b0f4ca8663a2358687",
@@ -49,7 +49,7 @@ SAMPLED = {
         "train/shapeworld-relational.jsonl files": "4fa987c913859c553bfcf0585efe007506172da8d1c66eb3d893827cca637d03"
     },
     "shapeworld-heldout": {
-        "README.md files": "e01654b5873ed99e56683cd2ba85099670365b0d0ef125fe54977acc88b4c225",
+        "README.md files": "99584809550bf9241453f8476a44176899f33e7ef61956b05b8e927ee07168b7",
         "mewl-dataset.json files": "09df97895e42e2249badc6e1b639473a7d3fb3ee35db39f93ecf66c003e5724e",
         "test/shapeworld-existential files": "c613c1f9c2187cd234d942026f8491ad21c4a521337296f3771acd7cd16f1e81",
         "test/shapeworld-existential.jsonl files": "8b8abbe9c6d898b6b011174b4acdce3712cb19c8d97346b2d2bf939ad1053321",
@@ -61,7 +61,7 @@ SAMPLED = {
         "test/shapeworld-relational.jsonl files": "ee64fc65d016573b22fa889672c575724bdba870228a59a9ba77fe10787ab3d9"
     },
     "icy-rot": {
-        "README.md files": "ca8d9245820187f67bed795d78f75fd142eb233c1c0d0b2af334128b11e151be",
+        "README.md files": "c98d6912d6fca0cf7283b16b42f79140c8b79c4c0346b02f418644a3a7475cb7",
         "mewl-dataset.json files": "b2f7812cee677c56e46b70b726a5769ba5b7c511c1e78609e3813459883f98f4",
         "test/icy-episodes files": "eb4ad7c0410d31d30cbcb35bccfb26c2ebece6d702fa0086a1caa39d49477783",
         "test/icy-episodes.jsonl files": "b1be22718b598c045c95b9d498d38edd2d619cd1e337ab2cc426463242452313",
@@ -69,7 +69,7 @@ SAMPLED = {
         "test/icy-naming.jsonl files": "723a5b57628cad276ec82a69aa7f74922f413e24394817be1c9e9352e3b09e79"
     },
     "malevic-unseen": {
-        "README.md files": "8addafe74ee5db32dd7b3d7e1508feb6a7760cefd62299a372a3068b50bf66c3",
+        "README.md files": "534799de3ff9a524688af0256983119b0acea8bd5944496fc0d3ca800e64ddfc",
         "mewl-dataset.json files": "0f8ba530bb55d76ec9063967484385614f6bfd0fd887a7321d639992369dccbb",
         "test/malevic-pos files": "0490aefc583642a7c99a3be618df7d0d6599606ee0044648cf2fd7ca5e628441",
         "test/malevic-pos-hard files": "172938b5045cee35db8a011b5792fc3428d7677db0693a5776cce7304f7398e3",
@@ -87,7 +87,7 @@ SAMPLED = {
 }
 
 RENDERED = {
-    "README.md files": "69d44646410d6c6978be285a5a116b811a36a9de2eff50cbf810280352baff32",
+    "README.md files": "c04891affb2b8a9dab78f026f54648663bf140d2baaf709b25ee0873cc542828",
     "mewl-dataset.json files": "65734f6be7467acbf88306adffaac5913cd72a085d69b20890cb0014897b8d4d",
     "train/bongard-abstract files": "71aa438678723c285392cdc558cf2135d96315c6ebf6d9897ab2764af5311e7a",
     "train/bongard-abstract png": "1cfe878a6409ac96a001b10b46b7ccd456eabe8fcb28322259aae2f8d4640864",
