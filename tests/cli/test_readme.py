@@ -103,3 +103,11 @@ def test_the_answer_lines_of_the_eval_docs_are_answers():
 @pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: p.name)
 def test_no_user_document_names_an_issue(doc):
     assert not re.search(r"\bissues? #?\d+|\(#\d+\)", doc.read_text(), re.I), doc.name
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: p.name)
+def test_every_python_block_of_the_docs_compiles(doc):
+    """Blocks that need a dataset run in the tests of the README and the cards; the others must at least be
+    Python."""
+    for code in blocks(doc.read_text(), "python"):
+        compile(code, doc.name, "exec")
