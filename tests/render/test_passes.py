@@ -19,7 +19,7 @@ from pycocotools import mask as mask_utils
 from mewl_gen.assets.materials import GROUND, object_material
 from mewl_gen.cli.main import main
 from mewl_gen.render import Worker
-from mewl_gen.render.passes import PASSES, file_name, files_of, read
+from mewl_gen.render.passes import PASSES, file_name, files_of, read, read_png16
 from mewl_gen.scenes.pointing import pointing_hand
 from mewl_gen.scenes.quality import render_settings
 from mewl_gen.scenes.spec import LightSpec, ObjectSpec, SceneSpec
@@ -255,25 +255,32 @@ def test_verify_names_a_damaged_pass_file_and_repair_renders_the_same_bytes(data
                        "(the dataset has the passes depth, normal, albedo, instance)")
 
 
-def test_exports_carry_every_pass_file_unchanged(dataset, tmp_path, monkeypatch, capsys):
+def test_exports_carry_every_pass_as_numpy_files_read_exactly(dataset, tmp_path, monkeypatch, capsys):
+    """Pillow reads the 16-bit PNG passes at 8 bits: the exports give every pass as a .npy file, which
+    NumPy reads with every stored value, as a user of the export would read it."""
     import datasets
     import webdataset
 
     folder = item(dataset)
     stem = next(n for n in (p.name for p in folder.iterdir()) if n.endswith(".png") and "." not in n[:-4])[:-4]
-    want = {kind: (folder / file_name(stem, kind)).read_bytes() for kind in PASSES}
+    want = {kind: (np.load(folder / file_name(stem, kind)) if kind == "depth"
+                   else read_png16((folder / file_name(stem, kind)).read_bytes())) for kind in PASSES}
+    assert np.asarray(Image.open(folder / file_name(stem, "albedo"))).dtype == np.uint8  # what Pillow would give
+    assert want["albedo"].dtype == np.uint16 and want["albedo"].max() > 255
     assert main(["export", str(dataset), "--to", "webdataset", str(tmp_path / "wds")]) == 0
     (sample,) = webdataset.WebDataset([str(p) for p in (tmp_path / "wds").rglob("*.tar")], shardshuffle=False,
                                       empty_check=False)
     member = json.loads(sample["json"])["panels"][0]
-    assert {kind: sample[file_name(member, kind)] for kind in PASSES} == want
-    assert np.array_equal(np.load(io.BytesIO(sample[file_name(member, "depth")])), np.load(folder / f"{stem}.depth.npy"))
+    for kind in PASSES:
+        got = np.load(io.BytesIO(sample[f"{member}.{kind}.npy"]), allow_pickle=False)
+        assert got.dtype == want[kind].dtype and np.array_equal(got, want[kind]), kind
 
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     assert main(["export", str(dataset), "--to", "hf", str(tmp_path / "hf")]) == 0
     (row,) = datasets.load_from_disk(str(tmp_path / "hf" / "disk" / "malevic-pos1"))["train"]
-    assert {kind: row[kind] for kind in PASSES} == {kind: [data] for kind, data in want.items()}
+    for kind in PASSES:
+        assert np.array_equal(np.load(io.BytesIO(row[kind][0]), allow_pickle=False), want[kind]), kind
     assert "Each image's passes are the columns `depth`, `normal`" in (tmp_path / "hf" / "README.md").read_text()
 
 

@@ -41,6 +41,7 @@ def expected(out: Path) -> dict[str, dict]:
             found[f"{split}/{task}/{stored.index:06d}"] = {
                 "images": [(stored.folder / f"{scene}.png").read_bytes() for _, scene, _ in shown],
                 "panels": [m for m, _, _ in shown], "fields": export.fields(item), "solution": item.solution(),
+                "truths": [stored.truth(scene) for _, scene, _ in shown],
                 "record": json.loads((stored.folder / stored.model.RECORD_FILE).read_text())}
     return found
 
@@ -61,7 +62,7 @@ def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_
     assert main(["export", str(rendered), "--to", "hf", str(dest)]) == 0
     want = expected(rendered)
     card = (dest / "README.md").read_text()
-    assert card.startswith("---\nconfigs:\n") and "\n---\n" in card
+    assert card.startswith("---\nlicense: cc-by-4.0\nconfigs:\n") and "\n---\n" in card
     seen = 0
     for task in sorted({key.split("/")[1] for key in want}):
         export = catalog.task(task).export
@@ -101,6 +102,8 @@ def test_webdataset_export_reads_back_unchanged_and_is_the_same_bytes_every_time
         assert [sample[f"{m}.png"] for m in meta["panels"]] == w["images"]
         assert {k: meta[k] for k in w["fields"]} == w["fields"]
         assert meta["files"][catalog.task(meta["task"]).model.RECORD_FILE] == w["record"]
+        assert [json.loads(sample[f"{m}.json"]) for m in meta["panels"]] == w["truths"]  # each its own member
+        assert "truths" not in meta
         got[sample["__key__"]] = meta
     assert sorted(got) == sorted(want)
 
@@ -119,9 +122,11 @@ def test_a_damaged_item_is_named_and_left_out_or_refused_with_strict(rendered, t
     (out / "train" / "malevic-pos1" / "0" / "_checksums.json").unlink()  # as if still rendering
     assert main(["export", str(out), "--to", "webdataset", str(tmp_path / "wds")]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2 and "left out 2 damaged or incomplete item(s): train/malevic-pos1/0" in err[0]
+    assert "left out 2 damaged or incomplete item(s): train/malevic-pos1/0" in err[0]
     unexported = sum(t.export is None for t in catalog.tasks().values())  # their plans stand, their folders gone
-    assert f"{1 + unexported} planned item(s) are not complete yet" in err[1]
+    # each item counted once: the two damaged ones are not also "not complete yet"
+    assert err[1:] == ([f"mewl export: {unexported} planned item(s) are not complete yet and are not exported; "
+                        "`mewl status OUT` names them"] if unexported else [])
     names = {p.name for p in (tmp_path / "wds" / "train").iterdir()}
     assert "shape-000000.tar" not in names and "malevic-pos1-000000.tar" not in names and len(names) > 10
 

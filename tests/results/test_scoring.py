@@ -16,7 +16,8 @@ from mewl_gen.cli.main import main
 from mewl_gen.store.reader import read
 from mewl_gen.tasks import catalog
 
-TASKS = ("shape", "pragmatic", "malevic-pos", "shapeworld-existential", "icy-naming", "icy-episodes")
+TASKS = ("shape", "pragmatic", "malevic-pos", "malevic-pos-hard", "shapeworld-existential", "icy-naming",
+         "icy-episodes")
 N = 12
 
 
@@ -97,7 +98,8 @@ def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, capsys):
     main(["eval", str(sampled), str(path), "--format", "json"])
     by_json = {(r["split"], r["task"]): r["correct"] for r in json.loads(capsys.readouterr().out)["tasks"]}
     main(["eval", str(sampled), str(path), "--format", "csv", "--plot", str(tmp_path / "acc.png")])
-    by_csv = {(r["split"], r["task"]): int(r["correct"]) for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    by_csv = {(r["split"], r["task"]): int(r["correct"]) for r in csv.DictReader(io.StringIO(capsys.readouterr().out))
+              if r["row"] == "score"}
     assert by_csv == by_json
     main(["eval", str(sampled), str(path), "--format", "markdown"])
     printed = capsys.readouterr().out
@@ -107,14 +109,50 @@ def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, capsys):
     assert image.shape[1] > 400 and image.std() > 10  # drawn, not blank
 
 
-def test_the_papers_rows_are_shown_beside_and_marked(sampled, tmp_path, capsys):
-    published = {t for b in catalog.BENCHMARKS for p in b.published for t in p.accuracy}
+def test_every_papers_row_is_in_every_format_under_its_own_table(sampled, tmp_path, capsys):
+    """MALeViC's Tables 1 and 2 name the same models: each table keeps its own rows, in every format."""
     path = write(tmp_path / "p.jsonl", predictions(sampled))
+    want = [(p.paper, p.table, p.who, task, a) for b in catalog.BENCHMARKS for p in b.published
+            for task, a in p.accuracy.items() if task in TASKS]
+    assert {w[1] for w in want if w[0].startswith("MALeViC")} == {"Table 1 (avg test)", "Table 2"}
     capsys.readouterr()
-    assert main(["eval", str(sampled), str(path)]) == 0
-    printed = capsys.readouterr().out
-    if published & set(TASKS):
+    main(["eval", str(sampled), str(path), "--format", "json"])
+    records = json.loads(capsys.readouterr().out)["published"]
+    assert sorted((r["paper"], r["table"], r["model"], r["task"], r["accuracy"]) for r in records) == sorted(want)
+    assert all(set(r) >= {"paper", "table", "model", "condition", "task", "accuracy", "n"} for r in records)
+    main(["eval", str(sampled), str(path), "--format", "csv"])
+    rows = [r for r in csv.DictReader(io.StringIO(capsys.readouterr().out)) if r["row"] == "paper"]
+    assert sorted((r["paper"], r["table"], r["model"], r["task"], float(r["accuracy"])) for r in rows) == sorted(want)
+    for fmt in ("table", "markdown"):
+        main(["eval", str(sampled), str(path), "--format", fmt])
+        printed = capsys.readouterr().out
         assert "† reported by the paper, measured on the original data" in printed
+        for paper, table, who, task, accuracy in want:
+            assert f"{paper}, {table}" in printed
+            block = printed.split(f"{paper}, {table}")[1].split("†")[0]
+            line = next(line for line in block.splitlines() if line.strip("| ").startswith(who + " ")
+                        or line.strip("| ").split("|")[0].strip() == who)
+            assert f"{100 * accuracy:.1f}" in line, (fmt, who, task, line)
+
+
+def test_the_plot_is_for_a_paper_and_never_overwrites_or_writes_inside_out(sampled, tmp_path, capsys):
+    path = write(tmp_path / "p.jsonl", predictions(sampled))
+    for name in ("acc.png", "acc.pdf", "acc.svg"):
+        assert main(["eval", str(sampled), str(path), "--plot", str(tmp_path / name)]) == 0
+        assert (tmp_path / name).stat().st_size > 1000
+    assert (tmp_path / "acc.pdf").read_bytes().startswith(b"%PDF")
+    svg = (tmp_path / "acc.svg").read_text()
+    assert "chance" in svg and "Human" in svg  # the legend names the dashed line and the paper's people
+    before = (tmp_path / "acc.png").read_bytes()
+    capsys.readouterr()
+    for argv, message in ((["--plot", str(tmp_path / "acc.png")], "exists; give --force"),
+                          (["--plot", str(sampled / "acc.png")], "lies inside"),
+                          (["--plot", str(tmp_path / "acc.jpg")], "expected a file ending in")):
+        assert main(["eval", str(sampled), str(path), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    assert (tmp_path / "acc.png").read_bytes() == before and not (sampled / "acc.png").exists()
+    assert main(["eval", str(sampled), str(path), "--plot", str(tmp_path / "acc.png"), "--force"]) == 0
 
 
 @pytest.mark.parametrize("argv, message", [

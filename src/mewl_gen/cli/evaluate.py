@@ -1,6 +1,7 @@
 """`mewl eval OUT PREDICTIONS.jsonl`: a model's accuracy per split and task, with its 95 % interval,
-beside chance, the floors of the audit's deprived solvers and the rows the benchmark's paper
-reports (measured on the original data, not on OUT). results/scoring.py scores; this prints."""
+beside chance, the floors of the audit's deprived solvers and every row the benchmark's paper reports
+(measured on the original data, not on OUT), per paper and table. results/scoring.py scores,
+results/reference.py gathers the reference rows, results/plot.py draws; this prints."""
 from __future__ import annotations
 
 import csv
@@ -10,14 +11,14 @@ import sys
 from pathlib import Path
 
 from mewl_gen.errors import UserError
-from mewl_gen.results import scoring
+from mewl_gen.results import answers, reference, scoring
+from mewl_gen.store import reader
 from mewl_gen.tasks import catalog
-from mewl_gen.tasks.benchmark import Benchmark
 
 from .audit import table
 
 FORMATS = ("table", "markdown", "json", "csv")
-PAPER = "†"  # marks a column measured on the original data
+PAPER = "†"  # marks a figure measured on the original data
 
 
 def _pct(x: float | None) -> str:
@@ -25,120 +26,166 @@ def _pct(x: float | None) -> str:
 
 
 def rows(scores: list[scoring.Score]) -> list[dict]:
-    """One dict per split and task: the score, chance, floors and the paper's rows (None where not reported)."""
+    """One dict per split and task: the score, the damaged items left out, chance and the floors."""
     known = catalog.tasks()
     out = []
     for s in scores:
         task = known[s.task]
-        bench = catalog.benchmarks()[task.benchmark]
         lo, hi = s.interval
-        out.append({"benchmark": bench.name, "split": s.split, "task": s.task, "n": s.n, "correct": s.correct,
-                    "accuracy": s.accuracy, "interval": [lo, hi], "chance": task.solver.chance,
-                    "floors": dict(task.solver.floors),
-                    "published": {f"{p.who} ({p.source})": p.accuracy.get(s.task) for p in bench.published}})
+        out.append({"benchmark": task.benchmark, "split": s.split, "task": s.task, "n": s.n, "correct": s.correct,
+                    "accuracy": s.accuracy, "interval": [lo, hi], "damaged": s.damaged,
+                    "chance": task.solver.chance, "floors": dict(task.solver.floors)})
     return out
 
 
-def overall(scores: list[scoring.Score]) -> dict:
+def references(found: list[dict]) -> list[dict]:
+    """The reference records of the scored tasks (results.reference): the papers' rows."""
+    return reference.paper_records(list(dict.fromkeys(r["task"] for r in found)))
+
+
+def overall(scores: list[scoring.Score], problems: scoring.Problems) -> dict:
+    """Every scored item together; `damaged`: OUT's damaged items of the predicted tasks, not scored."""
     n, correct = sum(s.n for s in scores), sum(s.correct for s in scores)
     lo, hi = scoring.wilson(correct, n)
-    return {"n": n, "correct": correct, "accuracy": correct / n, "interval": [lo, hi]}
+    return {"n": n, "correct": correct, "accuracy": correct / n, "interval": [lo, hi],
+            "damaged": len(problems.damaged)}
 
 
-def _cells(r: dict, bench: Benchmark) -> dict:
+def _cells(r: dict) -> dict:
     lo, hi = r["interval"]
-    cells = {"split": r["split"], "task": r["task"], "n": str(r["n"]), "accuracy": _pct(r["accuracy"]),
-             "95 % interval": f"[{_pct(lo)}, {_pct(hi)}]", "chance": _pct(r["chance"]),
-             "floors": "; ".join(f"{k} {_pct(v)}" for k, v in r["floors"].items()) or "-"}
-    cells |= {f"{p.who} {PAPER}": _pct(p.accuracy.get(r["task"])) for p in bench.published}
-    return cells
+    return {"split": r["split"], "task": r["task"], "n": str(r["n"]), "accuracy": _pct(r["accuracy"]),
+            "95 % interval": f"[{_pct(lo)}, {_pct(hi)}]", "damaged (not scored)": str(r["damaged"]),
+            "chance": _pct(r["chance"]), "floors": "; ".join(f"{k} {_pct(v)}" for k, v in r["floors"].items()) or "-"}
 
 
-def tables(found: list[dict], markdown: bool) -> str:
-    """One table per benchmark, with the paper's rows as columns and their sources under it."""
+def _reference_table(records: list[dict], markdown: bool) -> str:
+    """One paper's table: its own model names as rows, the scored tasks it reports as columns."""
+    tasks, by_model = reference.grid(records)
+    first = records[0]
+    cells = [{"model": model, **{t: _pct(found[t]["accuracy"]) if t in found else "-" for t in tasks}}
+             for model, found in by_model.items()]
+    conditions = "; ".join(dict.fromkeys(f"{r['task']}: {r['condition']}" for r in records if r["condition"]))
+    title = f"{PAPER} {first['paper']}, {first['table']}" + (f" ({conditions})" if conditions else "")
+    return f"{title}\n\n{table(('model', *tasks), cells, markdown)}"
+
+
+def tables(found: list[dict], records: list[dict], markdown: bool) -> str:
+    """One table per benchmark, then each reference table of its scored tasks with that table's own rows."""
     parts = []
+    grouped = reference.groups(records)
     for bench in catalog.BENCHMARKS:
         mine = [r for r in found if r["benchmark"] == bench.name]
         if not mine:
             continue
-        cells = [_cells(r, bench) for r in mine]
-        sources = sorted({p.source for p in bench.published})
-        note = (f"{PAPER} reported by the paper, measured on the original data, not on this dataset: "
-                f"{'; '.join(sources)}" if sources else "")
-        parts.append(f"{bench.summary}\n\n{table(tuple(cells[0]), cells, markdown)}" + (f"\n\n{note}" if note else ""))
+        part = f"{bench.summary}\n\n{table(tuple(_cells(mine[0])), [_cells(r) for r in mine], markdown)}"
+        theirs = [_reference_table(recs, markdown) for (b, *_), recs in grouped.items() if b == bench.name]
+        if theirs:
+            part += (f"\n\n{PAPER} reported by the paper, measured on the original data, not on this dataset:\n\n"
+                     + "\n\n".join(theirs))
+        parts.append(part)
     return "\n\n".join(parts)
 
 
-def as_csv(found: list[dict]) -> str:
+CSV_COLUMNS = ("row", "benchmark", "split", "task", "n", "correct", "accuracy", "low95", "high95", "damaged", "chance",
+               "floors", "paper", "table", "model", "condition")
+
+
+def as_csv(found: list[dict], records: list[dict]) -> str:
+    """Long form: a "score" row per split and task, then a row per reference figure (its `row` the record's
+    kind, "paper"); a column a row has no value for is empty."""
     buffer = io.StringIO()
-    names = sorted({k for r in found for k in r["published"]})
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["benchmark", "split", "task", "n", "correct", "accuracy", "low95", "high95", "chance", "floors",
-                     *[f"published: {name}" for name in names]])
+    writer = csv.DictWriter(buffer, CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
     for r in found:
-        writer.writerow([r["benchmark"], r["split"], r["task"], r["n"], r["correct"], f"{r['accuracy']:.6f}",
-                         f"{r['interval'][0]:.6f}", f"{r['interval'][1]:.6f}", f"{r['chance']:.6f}",
-                         json.dumps(r["floors"]),
-                         *["" if r["published"].get(name) is None else f"{r['published'][name]:.6f}" for name in names]])
+        writer.writerow({"row": "score", "benchmark": r["benchmark"], "split": r["split"], "task": r["task"],
+                         "n": r["n"], "correct": r["correct"], "accuracy": f"{r['accuracy']:.6f}",
+                         "low95": f"{r['interval'][0]:.6f}", "high95": f"{r['interval'][1]:.6f}",
+                         "damaged": r["damaged"], "chance": f"{r['chance']:.6f}", "floors": json.dumps(r["floors"])})
+    for rec in records:
+        writer.writerow({"row": rec["kind"], "benchmark": rec["benchmark"], "task": rec["task"],
+                         "n": "" if rec["n"] is None else rec["n"], "accuracy": f"{rec['accuracy']:.6f}",
+                         "paper": rec["paper"], "table": rec["table"], "model": rec["model"],
+                         "condition": rec["condition"]})
     return buffer.getvalue()
 
 
-def plot(found: list[dict], path: Path) -> None:
-    """Accuracy per split and task with its interval, against chance and the paper's human row."""
-    import matplotlib
+def example(out: Path) -> str:
+    """One valid prediction line per task of OUT: its first sound item's key and its right answer."""
+    found = reader.read(out)
+    known = catalog.tasks()
+    lines, done = [], set()
+    for (split, task), items in sorted(found.items.items(), key=lambda kv: (list(known).index(kv[0][1]), kv[0][0])):
+        if task not in done:
+            done.add(task)
+            stored = items[0]
+            answer = answers.example(known[task], stored.item())
+            lines.append(json.dumps({"key": f"{split}/{task}/{stored.index:06d}", "answer": answer}))
+    if not lines:
+        raise UserError(f"{out} holds no sound items")
+    return "\n".join(lines)
 
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
 
-    labels = [f"{r['task']}\n{r['split']}" for r in found]
-    x = range(len(found))
-    fig, ax = pyplot.subplots(figsize=(max(6.0, 0.9 * len(found)), 4.0))
-    acc = [r["accuracy"] for r in found]
-    err = [[a - r["interval"][0] for a, r in zip(acc, found)], [r["interval"][1] - a for a, r in zip(acc, found)]]
-    ax.bar(x, acc, yerr=err, capsize=3, color="#4878a8", label="accuracy (95 % interval)")
-    ax.scatter(x, [r["chance"] for r in found], marker="_", s=400, color="black", label="chance", zorder=3)
-    human = [next((p.accuracy[r["task"]] for p in catalog.benchmarks()[r["benchmark"]].published
-                   if p.human and r["task"] in p.accuracy), None) for r in found]
-    if any(h is not None for h in human):
-        ax.scatter([i for i, h in zip(x, human) if h is not None], [h for h in human if h is not None], marker="*",
-                   s=120, color="#c44e52", label=f"human {PAPER} (original data)", zorder=4)
-    ax.set_xticks(list(x), labels, fontsize=7)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy")
-    ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    pyplot.close(fig)
+def _check_plot(out: Path, path: Path, force: bool) -> None:
+    """Refuse, before any work, a plot file that could not be written or would overwrite."""
+    from mewl_gen.results.plot import SUFFIXES
+
+    if path.suffix.lower() not in SUFFIXES:
+        raise UserError(f"--plot {path}: expected a file ending in {', '.join(SUFFIXES)}")
+    if not path.parent.is_dir():
+        raise UserError(f"--plot {path}: {path.parent} is not a folder")
+    if out.resolve() == path.resolve().parent or out.resolve() in path.resolve().parents:
+        raise UserError(f"--plot {path} lies inside {out}; write it outside the dataset")
+    if path.exists() and not force:
+        raise UserError(f"--plot {path} exists; give --force to overwrite it")
 
 
 def cmd_eval(args) -> int:
-    out, predictions = Path(args.out), Path(args.predictions)
-    if args.plot is not None and not Path(args.plot).parent.is_dir():
-        raise UserError(f"--plot {args.plot}: {Path(args.plot).parent} is not a folder")
+    out = Path(args.out)
+    if args.example:
+        print(example(out))
+        return 0
+    if args.predictions is None:
+        raise UserError("expected PREDICTIONS.jsonl (or --example to print a valid line per task of OUT)")
+    predictions = Path(args.predictions)
+    if args.plot is not None:
+        _check_plot(out, Path(args.plot), args.force)
     scores, problems = scoring.score(out, predictions)
     for line in problems.lines():
         print(f"mewl eval: {line}", file=sys.stderr)
     found = rows(scores)
+    records = references(found)
     if args.format == "json":
-        print(json.dumps({"tasks": found, "overall": overall(scores), "problems": problems.lines()}, indent=2))
+        print(json.dumps({"tasks": found, "overall": overall(scores, problems), "published": records,
+                          "problems": problems.lines()}, indent=2))
     elif args.format == "csv":
-        print(as_csv(found), end="")
+        print(as_csv(found, records), end="")
     else:
-        whole = overall(scores)
+        whole = overall(scores, problems)
         lo, hi = whole["interval"]
-        print(tables(found, args.format == "markdown"))
-        print(f"\noverall: {_pct(whole['accuracy'])} [{_pct(lo)}, {_pct(hi)}] over {whole['n']} items")
+        print(tables(found, records, args.format == "markdown"))
+        print(f"\noverall: {_pct(whole['accuracy'])} [{_pct(lo)}, {_pct(hi)}] over {whole['n']} items"
+              + (f"; {whole['damaged']} damaged item(s) not scored" if whole["damaged"] else ""))
     if args.plot is not None:
-        plot(found, Path(args.plot))
+        from mewl_gen.results.plot import draw
+
+        draw(found, records, Path(args.plot))
     return 1 if problems.kinds else 0
 
 
 def register(sub) -> None:
-    s = sub.add_parser("eval", help="score a model's predictions (JSON lines) against a dataset's answers")
-    s.add_argument("out", help="the dataset folder")
-    s.add_argument("predictions", metavar="PREDICTIONS.jsonl",
-                   help='one JSON object per line: {"split": ..., "task": ..., "index": ..., "answer": ...}')
+    s = sub.add_parser("eval", help="score a model's predictions (JSON lines) against a dataset's answers",
+                       description="Score a model's predictions against a dataset's answers: accuracy per split "
+                       "and task with its 95 % interval, beside chance, the deprived solvers' floors and every row "
+                       "the benchmark's paper reports. Only items whose files all match their record are scored; a "
+                       "damaged item is named and counted apart. An answer may take the item's own form or the "
+                       "export's label (a class name or its index).")
+    s.add_argument("out", metavar="OUT", help="the dataset folder")
+    s.add_argument("predictions", metavar="PREDICTIONS.jsonl", nargs="?", default=None,
+                   help='one JSON object per line: {"key": "test/shape/000017", "answer": ...} (the export\'s key) '
+                   'or {"split": ..., "task": ..., "index": ..., "answer": ...}')
+    s.add_argument("--example", action="store_true", help="print one valid prediction line per task of OUT and stop")
     s.add_argument("--format", choices=FORMATS, default="table", help="how to print the scores (default table)")
     s.add_argument("--plot", default=None, metavar="FILE.png", help="also draw accuracy per task against chance and "
-                   "the paper's human row")
+                   "the paper's rows (.png, .pdf or .svg; outside OUT)")
+    s.add_argument("--force", action="store_true", help="--plot: overwrite an existing file")
     s.set_defaults(func=cmd_eval)

@@ -27,6 +27,10 @@ def build_parser() -> options.Parser:
             s = sub.add_parser(command.name, help=command.help)
             command.arguments(s)
             s.set_defaults(func=command.run)
+    for action in sub._choices_actions:  # every subcommand's --help opens with what it does
+        command = sub.choices[action.dest]
+        if command.description is None and action.help:
+            command.description = f"{action.help[0].upper()}{action.help[1:]}.".replace("%%", "%")
     return p
 
 

@@ -9,7 +9,7 @@ as the rendered PNG bytes, each under a member name that bears no answer
 (`ctx0` ... `query`, or `image`), the typed fields its task declares
 (tasks.benchmark.Export), and every file of the item kept as JSON text. A
 dataset rendered with passes (render.passes) carries each image's pass files
-too, their bytes unchanged, in the same panel order.
+too, in the same panel order, as .npy files that NumPy reads exactly (pass_npy).
 
 DIR is written in a staging folder beside it and renamed into place at the
 end: an export killed half-way leaves no DIR, and an existing DIR is never
@@ -17,6 +17,7 @@ overwritten.
 """
 from __future__ import annotations
 
+import io
 import multiprocessing
 import os
 import shutil
@@ -27,7 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+import numpy as np
+
 from mewl_gen.errors import UserError, shown
+from mewl_gen.render.passes import read_png16
 from mewl_gen.store import bookkeeping, reader, status
 from mewl_gen.store.files import writing
 from mewl_gen.store.manifest import passes_of
@@ -78,10 +82,13 @@ def choose(out: Path, strict: bool) -> Chosen:
             raise UserError(f"{out}/{split}/{task} holds sampled items without images; export a rendered dataset "
                             "(mewl render)")
         chosen.setdefault(task, {})[split] = items
+    # Each planned item is counted once: sound (exported), damaged (named above) or not complete yet.
+    damaged = {line.partition(": ")[0] for line in found.damaged}
     missing = 0
     for split, task in bookkeeping.plans(out):
-        n = bookkeeping.planned(out, split, task)
-        missing += n - status.task_status(out, split, task, n).complete
+        sound = {s.index for s in found.items.get((split, task), [])}
+        missing += sum(1 for i in range(bookkeeping.planned(out, split, task))
+                       if i not in sound and f"{split}/{task}/{i}" not in damaged)
     if missing > 0:
         lines.append(f"{missing} planned item(s) are not complete yet and are not exported; "
                      "`mewl status OUT` names them")
@@ -99,7 +106,7 @@ class Exported:
     pngs: list[bytes]  # the rendered PNGs, unchanged
     truths: list[dict]  # each image's ground truth
     files: dict[str, str]  # the item's own JSON files: name -> text, as written
-    passes: dict[str, list[bytes]]  # pass -> each image's pass file, unchanged, in panel order
+    passes: dict[str, list[bytes]]  # pass -> each image's pass as a .npy file (pass_arrays), in panel order
 
 
 def exported(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> Exported:
@@ -112,7 +119,19 @@ def exported(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -
                     [m for m, _, _ in shown], scenes, [said for _, _, said in shown],
                     [stored.read_file(f"{scene}.png") for scene in scenes],
                     [stored.truth(scene) for scene in scenes], files(stored),
-                    {kind: [stored.read_file(paths[kind].name) for paths in found] for kind in passes})
+                    {kind: [pass_npy(paths[kind].name, stored.read_file(paths[kind].name)) for paths in found]
+                     for kind in passes})
+
+
+def pass_npy(name: str, data: bytes) -> bytes:
+    """A pass file as a .npy file that NumPy reads exactly: depth as rendered (float32), the 16-bit PNG passes
+    (normal, albedo: RGB; instance: grey) as their stored uint16 values, which Pillow would read at 8 bits.
+    What the values mean is docs/passes.md's (render.passes)."""
+    if name.endswith(".npy"):
+        return data
+    buffer = io.BytesIO()
+    np.save(buffer, read_png16(data), allow_pickle=False)
+    return buffer.getvalue()
 
 
 def files(stored: StoredItem) -> dict[str, str]:

@@ -9,8 +9,8 @@ can be pushed to a hub as it is), and `save_to_disk` folders under
 features holding the rendered PNG bytes unchanged, in panel order; the
 answer is typed (a `ClassLabel` where it is a class); every other file of the
 item is kept as JSON text (`files`, `truths`). A dataset rendered with passes
-has a column per pass (`depth`, `normal`, ...): each image's pass file as
-bytes, unchanged, in panel order (docs/passes.md says how to decode them).
+has a column per pass (`depth`, `normal`, ...): each image's pass as the
+bytes of a `.npy` file that NumPy reads exactly, in panel order.
 """
 from __future__ import annotations
 
@@ -20,12 +20,15 @@ import tempfile
 from functools import partial
 from pathlib import Path
 
+from mewl_gen.store.card import DATA_LICENSE_ID, LICENSE_TEXT
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Column, Export
 from mewl_gen.tasks.stored import StoredItem
 
+from . import croissant
 from .export import KEY_COLUMNS, Chosen, exported, in_order, progress
 
+NAME = "mewl-gen-export"  # the dataset's name in croissant.json
 PARQUET_SHARD_BYTES = 500 * 2**20  # the hub's own default shard size for Parquet
 
 
@@ -76,9 +79,34 @@ def _rows(items: list[StoredItem], passes: tuple[str, ...], bar):
         bar.update(1)
 
 
+COMMON_FEATURES = (
+    ("key", "string", "`<split>/<task>/<index>`: the item's id, as `mewl eval` takes it"),
+    ("split, task", "string", "the item's split and task"),
+    ("index", "int64", "the item's index in its split and task"),
+    ("images", "list of Image", "the rendered PNGs, bytes unchanged, in panel order"),
+    ("panels", "list of string", "each image's member name: `ctx0` ... `query`, or `image`"),
+    ("scenes", "list of string", "each image's scene name in the item's folder"),
+    ("utterances", "list of string", "what is said of each image (empty where nothing is)"),
+    ("truths", "list of string", "each image's ground truth, JSON text"),
+    ("files", "string", "the item's own JSON files, `{name: text}` as JSON text"),
+)
+
+
+def feature_lines(chosen: Chosen) -> list[str]:
+    """The card's table of features: the columns every configuration has, then each task's own."""
+    rows = [f"| {name} | {kind} | {what} |" for name, kind, what in COMMON_FEATURES]
+    rows += [f"| {p} | list of binary | each image's {p} pass, a `.npy` file's bytes, in panel order |" for p in chosen.passes]
+    for task in chosen.items:
+        export = catalog.task(task).export
+        for name, column in export.columns.items():
+            kind = f"ClassLabel ({', '.join(column.classes)})" if column.kind == "class" else column.kind
+            rows.append(f"| {name} ({task}) | {kind} | {'the answer' if name == export.answer else ''} |")
+    return ["## Features", "", "| column | type | what |", "|---|---|---|", *rows, ""]
+
+
 def card(chosen: Chosen, source_card: str) -> str:
     """README.md: the YAML that names each configuration's data files, how to load them, then OUT's own card."""
-    yaml = ["---", "configs:"]
+    yaml = ["---", f"license: {DATA_LICENSE_ID}", "configs:"]
     for task, splits in chosen.items.items():
         yaml += [f"- config_name: {task}", "  data_files:"]
         for split in splits:
@@ -88,13 +116,20 @@ def card(chosen: Chosen, source_card: str) -> str:
             "One configuration per task, with the dataset's splits; `images` are the rendered PNGs in panel order "
             "(`panels` names them: `ctx0` ... `query`, or `image`), the task's answer is typed, and `truths` and "
             "`files` keep every ground-truth file as JSON text."
-            + (f" Each image's passes are the columns {', '.join(f'`{p}`' for p in chosen.passes)}: the files as "
-               "rendered, in panel order (`numpy.load(io.BytesIO(b))` for depth, a 16-bit PNG reader for the others)."
+            + (f" Each image's passes are the columns {', '.join(f'`{p}`' for p in chosen.passes)}: in panel order, "
+               "each a `.npy` file's bytes that `numpy.load(io.BytesIO(b))` reads exactly (depth float32; normal, "
+               "albedo and instance their stored uint16 values, as mewl-gen's docs/passes.md describes)."
                if chosen.passes else ""), "",
             "```python", "import datasets", "",
             f'ds = datasets.load_dataset("DIR", "{first}")  # from the Parquet shards under data/',
-            f'ds = datasets.load_from_disk("DIR/disk/{first}")  # or the save_to_disk copy', "```", "",
-            "What follows is the card of the rendered dataset this was exported from.", ""]
+            f'ds = datasets.load_from_disk("DIR/disk/{first}")  # or the save_to_disk copy',
+            'row = ds["train"][0] if "train" in ds else next(iter(ds.values()))[0]',
+            'print(row["key"], len(row["images"]), row["panels"])', "```", "",
+            "`croissant.json` describes the same records in Croissant metadata (`mlcroissant` reads it).", "",
+            *feature_lines(chosen),
+            "## Licence", "", LICENSE_TEXT, "",
+            "What follows is the card of the rendered dataset this was exported from (with each benchmark's "
+            "citation).", ""]
     return "\n".join([*yaml, "---", "", *load, source_card])
 
 
@@ -108,6 +143,7 @@ def write(chosen: Chosen, staging: Path, source_card: str) -> None:
             with tempfile.TemporaryDirectory(dir=staging) as cache:  # one task's: gone before the next is written
                 _write_task(task, splits, chosen.passes, staging, cache, bar)
     (staging / "README.md").write_text(card(chosen, source_card))
+    (staging / "croissant.json").write_text(croissant.text(chosen, NAME))
 
 
 def _write_task(task: str, splits: dict[str, list[StoredItem]], passes: tuple[str, ...], staging: Path, cache: str,

@@ -4,10 +4,11 @@ One shard series per split and task, `DIR/<split>/<task>-NNNNNN.tar`, of at
 most `--shard-size` items each, in index order. One sample per item, its key
 `<split>/<task>/<index>` (results.export.safe_key); its members are the images
 in panel order (`ctx0.png` ... `query.png`, or `image.png`), as the rendered
-PNG bytes, and `json`: the task's typed fields, the panels' names, scenes and
-utterances, each image's ground truth and the item's own JSON files. A
-dataset rendered with passes adds each image's pass files as rendered
-(`ctx0.depth.npy`, `ctx0.normal.png`, ...: render.passes). Every
+PNG bytes, each image's ground truth as its own JSON member (`ctx0.json` ...),
+and `json`: the task's typed fields, the panels' names, scenes and
+utterances and the item's own JSON files. A dataset rendered with passes
+adds each image's passes as NumPy files that any NumPy reads exactly
+(`ctx0.depth.npy`, `ctx0.normal.npy`, ...: results.export.pass_arrays). Every
 member's time, owner and mode are fixed, so the same folder gives the same
 shard bytes every time.
 """
@@ -17,7 +18,6 @@ import json
 from functools import partial
 from pathlib import Path
 
-from mewl_gen.render.passes import file_name
 from mewl_gen.tasks import catalog
 
 from .export import Chosen, exported, in_order, progress
@@ -29,10 +29,10 @@ MODE = 0o444
 def sample(stored, export, passes: tuple[str, ...] = ()) -> dict:
     e = exported(stored, export, passes)
     meta = {**e.fields, "panels": e.members, "scenes": e.scenes, "utterances": e.utterances,
-            "truths": dict(zip(e.members, e.truths)),
             "files": {name: json.loads(text) for name, text in e.files.items()}}
-    extra = {file_name(m, kind): data for kind, files in e.passes.items() for m, data in zip(e.members, files)}
-    return {"__key__": e.fields["key"], **{f"{m}.png": png for m, png in zip(e.members, e.pngs)}, **extra,
+    extra = {f"{m}.{kind}.npy": data for kind, files in e.passes.items() for m, data in zip(e.members, files)}
+    truths = {f"{m}.json": json.dumps(truth).encode() for m, truth in zip(e.members, e.truths)}
+    return {"__key__": e.fields["key"], **{f"{m}.png": png for m, png in zip(e.members, e.pngs)}, **truths, **extra,
             "json": json.dumps(meta, sort_keys=False).encode()}
 
 

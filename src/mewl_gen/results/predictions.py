@@ -1,5 +1,5 @@
 """A predictions file, as `mewl eval` reads it: one JSON object a line, `{"split", "task", "index",
-"answer"}`, from a model nobody here trusts. Every line goes through one strict model; the file and each
+"answer"}` or `{"key", "answer"}` (the key as the exports write it), from a model nobody here trusts. Every line goes through one strict model; the file and each
 line are read under a size cap and parsed under the store's depth limit, so no line swells, hangs or
 gives a traceback: a line that is not a prediction is counted and named by its number."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, ValidationError, model_validator
 
 from mewl_gen.errors import UserError, shown
 from mewl_gen.store import door
@@ -21,12 +21,35 @@ Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 
 
 class Prediction(BaseModel):
-    """One line of a predictions file; other fields a model writes (a confidence, a rationale) are ignored."""
+    """One line of a predictions file; other fields a model writes (a confidence, a rationale) are ignored.
+    It names its item by `key` ("split/task/000017"), or by split, task and index, or by both alike."""
     model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
-    split: Name
-    task: Name
-    index: int = Field(ge=0, le=MAX_ITEMS)
+    key: Annotated[str, StringConstraints(max_length=420)] | None = None
+    split: Name | None = None
+    task: Name | None = None
+    index: int | None = Field(default=None, ge=0, le=MAX_ITEMS)
     answer: JsonValue
+
+    @property
+    def item(self) -> tuple[str, str, int]:
+        """(split, task, index) of the item the line predicts."""
+        if self.key is not None:
+            split, task, index = self.key.split("/")
+            return split, task, int(index)
+        return self.split, self.task, self.index
+
+    @model_validator(mode="after")
+    def _names_one_item(self) -> "Prediction":
+        named = (self.split, self.task, self.index)
+        if self.key is not None:
+            parts = self.key.split("/")
+            if len(parts) != 3 or not all(parts) or not parts[2].isdigit() or int(parts[2]) > MAX_ITEMS:
+                raise ValueError("key: expected split/task/index")
+            if named != (None, None, None) and named != (parts[0], parts[1], int(parts[2])):
+                raise ValueError("key and split, task, index name two items")
+        elif None in named:
+            raise ValueError("expected a key, or a split, task and index")
+        return self
 
 
 def parse_line(line: str | bytes) -> Prediction | None:

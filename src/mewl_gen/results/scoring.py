@@ -1,9 +1,14 @@
 """`mewl eval OUT PREDICTIONS.jsonl`: a model's answers scored against the dataset's own.
 
-PREDICTIONS.jsonl holds one JSON object per line, `{"split": "test", "task":
-"pragmatic", "index": 17, "answer": "dax"}`; the answer is of the benchmark's
-own type (Item.read_answer): a choice word, a truth value, a message ... Items
-are read through the store's reader, so only sound items are scored.
+PREDICTIONS.jsonl holds one JSON object per line naming an item, by the
+export's `key` (`{"key": "test/pragmatic/000017", "answer": "dax"}`) or by
+its split, task and index (`{"split": "test", "task": "pragmatic", "index":
+17, "answer": "dax"}`), and its answer in any form results.answers takes:
+the item's own (a choice word, a truth value, a message ...) or the export's
+label (a class name or its index). Items are read through the store's
+reader with every file checked against the item's record of checksums,
+images included, as export and gallery check them: only sound items are
+scored; a damaged one is named, left out and counted apart.
 
 Every item of a split and task that the file predicts is scored: a missing
 prediction, or an answer the item cannot have, counts as wrong and is
@@ -21,7 +26,7 @@ from mewl_gen.store import reader
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import wilson
 
-from . import predictions
+from . import answers, predictions
 
 Key = tuple[str, str, int]
 SHOWN = 3  # keys named in a problem's line before "and N more"
@@ -32,6 +37,7 @@ class Problems:
     """Each kind of problem with the predictions: the keys (or line numbers) it concerns."""
 
     kinds: dict[str, list[str]] = field(default_factory=dict)
+    damaged: list[str] = field(default_factory=list)  # split/task/index of OUT's damaged items: not scored
 
     def add(self, kind: str, what: str) -> None:
         self.kinds.setdefault(kind, []).append(what)
@@ -50,6 +56,7 @@ class Score:
     task: str
     n: int  # sound items of the split and task in OUT
     correct: int
+    damaged: int = 0  # items of the split and task that are damaged or incomplete: not scored, not in n
 
     @property
     def accuracy(self) -> float:
@@ -60,8 +67,12 @@ class Score:
         return wilson(self.correct, self.n)
 
 
+NOT_A_PREDICTION = 'lines that are not a prediction ({key, answer} or {split, task, index, answer})'
+
+
 def read_predictions(path: Path, problems: Problems) -> dict[Key, object]:
-    """(split, task, index) -> the answer; malformed lines and duplicates go to `problems`."""
+    """(split, task, index) -> the answer; malformed lines and duplicates go to `problems`. The one place that
+    parses a predictions file."""
     text = predictions.read_text(path)
     found: dict[Key, object] = {}
     first_line: dict[Key, int] = {}
@@ -70,9 +81,9 @@ def read_predictions(path: Path, problems: Problems) -> dict[Key, object]:
             continue
         p = predictions.parse_line(line)
         if p is None:
-            problems.add("lines that are not a prediction ({split, task, index, answer})", f"line {number}")
+            problems.add(NOT_A_PREDICTION, f"line {number}")
             continue
-        key, answer = (p.split, p.task, p.index), p.answer
+        key, answer = p.item, p.answer
         if key in found:
             problems.add("duplicate predictions (the first one stands)",
                          f"line {number} repeats line {first_line[key]} ({shown('/'.join(map(str, key)), 120)})")
@@ -80,7 +91,18 @@ def read_predictions(path: Path, problems: Problems) -> dict[Key, object]:
         found[key] = answer
         first_line[key] = number
     if not found:
-        raise UserError(f"{shown(str(path))} holds no predictions; expected JSON lines {{\"split\", \"task\", \"index\", \"answer\"}}")
+        raise UserError(f"{shown(str(path))} holds no predictions; expected JSON lines {{\"key\", \"answer\"}} or "
+                        "{\"split\", \"task\", \"index\", \"answer\"}")
+    return found
+
+
+def _damaged(lines: list[str]) -> dict[Key, str]:
+    """(split, task, index) -> why, from the reader's "split/task/index: why" lines."""
+    found = {}
+    for line in lines:
+        name, _, why = line.partition(": ")
+        split, task, index = name.split("/")
+        found[(split, task, int(index))] = why
     return found
 
 
@@ -93,12 +115,14 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
     for task in unknown_tasks:
         problems.add("predictions for tasks no benchmark has", shown(task, 80))
     wanted = sorted({t for _, t, _ in predicted if t in known})
-    found = reader.read(out, wanted, images=False)
-    damaged = {line.split(": ")[0] for line in found.damaged}
-    for key in sorted(damaged):
-        problems.add("damaged or incomplete items of OUT (not scored; `mewl verify OUT` names why)", key)
+    found = reader.read(out, wanted, images=True)
+    damaged = _damaged(found.damaged)
+    problems.damaged = [f"{split}/{task}/{index}" for split, task, index in sorted(damaged)]
+    for (split, task, index), why in sorted(damaged.items()):
+        problems.add("damaged or incomplete items of OUT (not scored; `mewl verify OUT` names them)",
+                     f"{split}/{task}/{index} ({why})")
     scores = []
-    seen: set[Key] = set()
+    seen: set[Key] = set(damaged)
     for (split, task), items in sorted(found.items.items(), key=lambda kv: (list(known).index(kv[0][1]), kv[0][0])):
         if not any((split, task, s.index) in predicted for s in items):
             continue  # a split the file does not predict
@@ -109,16 +133,15 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
             if key not in predicted:
                 problems.add("missing predictions (counted wrong)", stored.key)
                 continue
-            item = stored.item()
             try:
-                correct += item.read_answer(predicted[key]) == item.solution()
+                correct += answers.judge(known[task], stored.item(), predicted[key])
             except ValueError as err:
                 problems.add("answers an item cannot have (counted wrong)", f"{stored.key} ({shown(err, 120)})")
-        scores.append(Score(split, task, len(items), correct))
+        lost = sum(1 for s, t, _ in damaged if (s, t) == (split, task))
+        scores.append(Score(split, task, len(items), correct, lost))
     for key in predicted:
-        name = "/".join(map(str, key))
-        if key[1] in known and key not in seen and name not in damaged:
-            problems.add("predictions for items OUT does not hold (not counted)", shown(name, 120))
+        if key[1] in known and key not in seen:
+            problems.add("predictions for items OUT does not hold (not counted)", shown("/".join(map(str, key)), 120))
     if not scores:
         raise UserError(f"no prediction of {shown(str(predictions_file))} is for an item of {out}")
     return scores, problems

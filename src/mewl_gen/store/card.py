@@ -39,6 +39,42 @@ for line in open(root / "{split}" / "{task}.jsonl"):
 ```'''
 
 
+# The licence of the generated data (the code is MIT: LICENSE at the root of mewl-gen), and how to cite it.
+DATA_LICENSE = "CC BY 4.0"
+DATA_LICENSE_ID = "cc-by-4.0"  # as a Hugging Face card's YAML names it
+LICENSE_TEXT = (f"The data is released under {DATA_LICENSE} (https://creativecommons.org/licenses/by/4.0/): share "
+                "and adapt it, citing the papers below. The code that made it, mewl-gen, is under the MIT licence.")
+GENERATOR_BIBTEX = r"""@software{mewl_gen,
+  title  = {mewl-gen: few-shot grounded-language benchmarks rendered as 3D scenes},
+  author = {{The mewl-gen authors}},
+  year   = {2026},
+  note   = {A generator of few-shot grounded-language datasets, rendered with Blender Cycles}
+}"""
+
+
+def citation(benchmarks: list) -> list[str]:
+    """The card's citation section: each benchmark's paper, then this generator, as BibTeX."""
+    entries = [b.card.bibtex for b in benchmarks if b.card.bibtex] + [GENERATOR_BIBTEX]
+    return ["## Citation", "", "Cite the paper of each benchmark you use and the generator:", "",
+            "```bibtex", "\n\n".join(entries), "```", ""]
+
+
+def features(task_names: list[str]) -> list[str]:
+    """What a model is given and must answer, per task: the typed fields of its export (tasks.benchmark.Export),
+    the answer's column marked."""
+    known = catalog.tasks()
+    rows = []
+    for name in task_names:
+        export = known[name].export
+        if export is None:
+            continue
+        for column, kind in export.columns.items():
+            typed = kind.kind if kind.kind != "class" else f"class of {', '.join(kind.classes)}"
+            rows.append(f"| {name} | `{column}` | {typed}{' (the answer)' if column == export.answer else ''} |")
+    return (["## Features", "", "Each item's typed fields, as `mewl export` writes them beside its images in "
+             "panel order:", "", "| task | field | type |", "|---|---|---|", *rows, ""] if rows else [])
+
+
 def _commands(settings: dict, plans: list[tuple[str, str, int]]) -> list[str]:
     """The commands that make this data, one per (split, N), from the plans."""
     groups: dict[tuple[str, int], list[str]] = {}
@@ -91,10 +127,13 @@ def card_text(out: Path) -> str:
         *[line for loader in loaders for line in (loader, "")],
         *_passes(settings.get("passes")),
         *_audit(out, {(split, task): status.task_status(out, split, task, n).complete for split, task, n in plans}),
+        *features(list(dict.fromkeys(t for _, t, _ in plans if t in known))),
         "## Checking it", "",
         "`mewl status OUT` counts complete, failed and missing episodes; `mewl verify OUT` checks every file "
         f"against `{RECORD}` and decodes every image; rerunning the make command renders damaged or missing "
         "episodes again.", "",
+        "## Licence", "", LICENSE_TEXT, "",
+        *citation(benchmarks),
     ]
     return "\n".join(lines)
 

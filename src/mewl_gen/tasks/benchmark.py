@@ -85,6 +85,7 @@ class Export:
     panels: Callable[[Item], list[tuple[str, str, str]]]  # (member, scene name, utterance), in panel order
     fields: Callable[[Item], dict]  # column -> value, as `columns` types it
     columns: Mapping[str, Column]
+    answer: str | None = None  # the "class" column that holds the answer: `mewl eval` takes its names and indexes
 
 
 @dataclass(frozen=True)
@@ -160,12 +161,13 @@ class Card:
     paragraph: Callable[[bool, str], str]  # (rendered?, the record file's name) -> what an item folder holds
     title: str | None = None  # the card's title where the dataset holds this benchmark alone
     loader: str = ""  # Python that reads a split ({split} is filled in), shown under "How to load"
+    bibtex: str = ""  # the BibTeX entry of the benchmark's paper, shown under "Citation"
 
 
-def release_card(text: str) -> Card:
+def release_card(text: str, bibtex: str = "") -> Card:
     """A card whose paragraph is `text` (markdown), then a sentence on the record of checksums."""
     return Card(lambda rendered, record: f"{text} `{record}` lists the size and sha256 of every other file and "
-                                         "is written last.")
+                                         "is written last.", bibtex=bibtex)
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,19 @@ class Published:
     who: str  # "Human", "CLIP", "Flamingo" ...
     accuracy: Mapping[str, float]  # our task name -> accuracy in [0, 1], for the tasks the row reports
     human: bool = False  # the row of people (the one `mewl eval --plot` draws)
+    condition: Mapping[str, str] = field(default_factory=dict)  # task -> the paper's test set or condition
+    n: Mapping[str, int] = field(default_factory=dict)  # task -> items (or people) the figure is over, where given
+
+    @property
+    def paper(self) -> str:
+        """The source before its table: "MEWL (Jiang et al., ICML 2023)"."""
+        return self.source.rpartition(", Table")[0] or self.source
+
+    @property
+    def table(self) -> str:
+        """The source's table: "Table 2", "Table 1 (avg test)"."""
+        head, sep, tail = self.source.rpartition(", Table")
+        return f"Table{tail}" if sep else ""
 
 
 @dataclass(frozen=True)

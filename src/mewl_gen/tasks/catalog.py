@@ -5,6 +5,7 @@ through these functions, which read `BENCHMARKS` when called.
 """
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from mewl_gen.errors import UserError
@@ -72,7 +73,10 @@ def resolve(value: str) -> list[str]:
         elif name in by_task:
             names = (name,)
         else:
-            raise UnknownTask(f"unknown task {name!r}; `mewl tasks` lists them ({', '.join(by_benchmark)} or all for a set)")
+            close = difflib.get_close_matches(name, [*by_task, *by_benchmark, "all"], n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise UnknownTask(f"unknown task {name!r}; {hint}`mewl tasks` lists them ({', '.join(by_benchmark)} "
+                              "or all for a set)")
         found += [t for t in names if t not in found]
     return found
 

@@ -13,7 +13,7 @@ from . import solver
 from .audit import AUDIT, truths
 from .gallery import GALLERY
 from .item import NEGATIVES, POSITIVES, TESTS, BongardItem
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 from .sample import sample
 from .validate import validate
 
@@ -36,7 +36,7 @@ def _panels(item: BongardItem) -> list[tuple[str, str, str]]:
 
 # The answer: which test image belongs to the left side (a class of two), and the concept as the answer's reason.
 EXPORT = Export(_panels, lambda item: {"label": item.test_positive.index(True), "concept": item.description},
-                {"label": Column("class", TESTS), "concept": Column("string")})
+                {"label": Column("class", TESTS), "concept": Column("string")}, answer="label")
 
 
 def _task(name: str, summary: str) -> Task:
@@ -55,7 +55,7 @@ BONGARD = Benchmark(
             ".. `neg_5.png` (the negative side), the two test images `test_a.png` and `test_b.png` (names that "
             "say nothing of their side), a `<name>.json` per image (the per-image ground truth) and `item.json`: "
             "the concept's program, its words, its complexity, the near miss that made each negative and "
-            "`test_positive`, which test image is the positive (docs/bongard.md)."),
+            "`test_positive`, which test image is the positive (docs/bongard.md).", BIBTEX),
     audit=AUDIT,
     published=PUBLISHED,
 )

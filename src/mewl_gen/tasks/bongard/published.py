@@ -21,7 +21,9 @@ TABLE_1 = "Bongard-LOGO (Nie et al., NeurIPS 2020), Table 1"
 def _row(who: str, ff: float, ba: float, cm: float, human: bool = False) -> Published:
     """A row of Table 1 from its FF, BA and CM test accuracies in percent."""
     return Published(TABLE_1, who, {"bongard-freeform": round(ff / 100, 4), "bongard-basic": round(ba / 100, 4),
-                                    "bongard-abstract": round(cm / 100, 4)}, human)
+                                    "bongard-abstract": round(cm / 100, 4)}, human,
+                     condition={"bongard-freeform": "FF test set", "bongard-basic": "BA test set",
+                                "bongard-abstract": "CM and NV test sets" if human else "CM test set"})
 
 
 # Table 1: "Model performance versus human performance in BONGARD-LOGO. We report the test accuracy (%) on
@@ -45,3 +47,11 @@ PUBLISHED: tuple[Published, ...] = (
     _row("Human (Expert)", 92.1, 99.3, 90.7, human=True),
     _row("Human (Amateur)", 88.0, 90.0, 71.0, human=True),
 )
+
+# The paper, as the dataset and export cards cite it.
+BIBTEX = r"""@inproceedings{nie2020bongard,
+  title     = {{Bongard-LOGO}: A New Benchmark for Human-Level Concept Learning and Reasoning},
+  author    = {Nie, Weili and Yu, Zhiding and Mao, Lei and Patel, Ankit B. and Zhu, Yuke and Anandkumar, Animashree},
+  booktitle = {Advances in Neural Information Processing Systems (NeurIPS)},
+  year      = {2020}
+}"""

@@ -19,7 +19,7 @@ from .audit import AUDIT, truth
 from .command import METRICS
 from .item import IMAGE, IcyEpisode, Naming
 from .language import LanguageSpec, language, language_json
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 from .sample import sample_episode, sample_naming
 from .validate import validate_episode, validate_naming
 
@@ -93,9 +93,9 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
          sample_episode, validate_episode, IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
          export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
-                                                        "label": Column("class", tuple("01234"))}),
+                                                        "label": Column("class", tuple("01234"))}, answer="label"),
          gallery=EPISODE_PAGE),
-), card=release_card(RELEASE), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
+), card=release_card(RELEASE, BIBTEX), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
           published=PUBLISHED)
 
 __all__ = ["CONFIG", "ICY", "LanguageSpec", "language", "language_json"]

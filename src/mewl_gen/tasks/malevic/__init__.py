@@ -15,7 +15,7 @@ from ..stored import StoredItem
 from . import solver
 from .audit import AUDIT, truth
 from .item import MalevicItem
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 from .rules import TASK_RULES
 from .sample import SCHEME_SPLITS, UNSEEN, check_split, sample
 from .validate import validate
@@ -47,7 +47,7 @@ def _solve(stored: StoredItem) -> bool:
 SOLVER = Solver(_solve, solver.CHANCE)
 # What a model is given (the sentence) and must answer (whether it is true of the image).
 EXPORT = Export(one_image, lambda item: {"sentence": item.sentence, "label": int(item.label)},
-                {"sentence": Column("string"), "label": Column("class", ("false", "true"))})
+                {"sentence": Column("string"), "label": Column("class", ("false", "true"))}, answer="label")
 
 
 def _facts(item: MalevicItem) -> tuple[tuple[str, str], ...]:
@@ -72,7 +72,7 @@ def _task(name: str) -> Task:
 
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",
-                    tuple(_task(name) for name in TASK_RULES), card=release_card(RELEASE), audit=AUDIT,
+                    tuple(_task(name) for name in TASK_RULES), card=release_card(RELEASE, BIBTEX), audit=AUDIT,
                     published=PUBLISHED)
 
 __all__ = ["MALEVIC", "MalevicItem", "UNSEEN", "check_split"]

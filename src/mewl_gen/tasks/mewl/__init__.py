@@ -22,7 +22,7 @@ from ..stored import StoredItem
 from .audit import AUDIT
 from .info import InfoJson
 from .item import TASKS, Draft, Episode, schema
-from .published import PUBLISHED
+from .published import BIBTEX, PUBLISHED
 from .sample import basic, bootstrap, composite, number, object as object_task, pragmatic, relation
 from .solver import SOLVERS, deprived
 from .text import episode_text
@@ -30,7 +30,8 @@ from .validate import VALIDATORS
 
 # An episode exported: its panels in order, its choices and the answer, also as a class of five.
 EXPORT = Export(episode_panels, episode_fields,
-                {"choices": Column("strings"), "answer": Column("string"), "label": Column("class", tuple("01234"))})
+                {"choices": Column("strings"), "answer": Column("string"), "label": Column("class", tuple("01234"))},
+                answer="label")
 
 
 def _page(item: Episode) -> tuple[Block, ...]:
@@ -85,7 +86,8 @@ LOADER = '''```python
 import json, pathlib
 from PIL import Image
 
-for episode in sorted(pathlib.Path("OUT").glob("{split}/*/*")):
+# MEWL's episodes only: a folder may hold other benchmarks' items too, which have no info.json.
+for episode in sorted(p for p in pathlib.Path("OUT").glob("{split}/*/*") if (p / "info.json").is_file()):
     info = json.loads((episode / "info.json").read_text())
     panels = [Image.open(episode / f"{{p['name']}}.png") for p in info["context_panels"]]
     query = Image.open(episode / "question.png")
@@ -111,7 +113,7 @@ MEWL = Benchmark(
         _task("pragmatic", "a word for the object the hand points at, told apart by what the panels share",
               pragmatic.sample),
     ),
-    card=Card(_paragraph, title="MEWL-style few-shot word-learning episodes", loader=LOADER),
+    card=Card(_paragraph, title="MEWL-style few-shot word-learning episodes", loader=LOADER, bibtex=BIBTEX),
     published=PUBLISHED,
     noun="episode",
     audit=AUDIT,

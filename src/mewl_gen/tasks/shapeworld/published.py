@@ -12,3 +12,12 @@ from __future__ import annotations
 from ..benchmark import Published
 
 PUBLISHED: tuple[Published, ...] = ()
+
+# The paper, as the dataset and export cards cite it.
+BIBTEX = r"""@misc{kuhnle2017shapeworld,
+  title         = {{ShapeWorld} - A new test methodology for multimodal language understanding},
+  author        = {Kuhnle, Alexander and Copestake, Ann},
+  year          = {2017},
+  eprint        = {1704.04517},
+  archivePrefix = {arXiv}
+}"""

@@ -1,0 +1,113 @@
+"""The README is a start, and the documentation is what the program does: the five-minute path runs
+as written (each block, in order, in a new folder), the documentation site builds with --strict (its
+command reference generated from the argument parser), every `mewl` command line of the README and
+docs/ parses, the answer lines of docs/eval.md are answers, and no user document names an issue."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mewl_gen.cli.main import build_parser
+from mewl_gen.results import answers
+from mewl_gen.tasks import catalog
+from tests.blocks import blocks
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+USER_DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.render
+def test_the_five_minute_path_runs_as_written(tmp_path):
+    """Every bash and Python block of the five-minute section, in order, in a new folder; the README's
+    `.venv/bin/...` is this checkout's."""
+    section = README.read_text().split("## From nothing to a score")[1].split("\n## ")[0]
+    steps = re.findall(r"^```(bash|python)\n(.*?)^```", section, re.S | re.M)
+    assert [lang for lang, _ in steps] == ["bash", "bash", "python", "bash", "bash"]
+    (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf-home"), "HF_DATASETS_OFFLINE": "1", "MPLBACKEND": "Agg"}
+    for lang, code in steps:
+        argv = ["bash", "-e", "-c", code] if lang == "bash" else [sys.executable, "-c", code]
+        done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, f"{code}\n{done.stdout}\n{done.stderr}"
+    assert (tmp_path / "accuracy.png").stat().st_size > 10_000
+    assert (tmp_path / "gallery" / "index.html").is_file()
+    assert len((tmp_path / "predictions.jsonl").read_text().splitlines()) == 4
+
+
+def test_the_set_up_commands_are_make_targets():
+    first = blocks(README.read_text(), "")[0]
+    targets = re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M)
+    for line in first.splitlines():
+        command = line.split("#")[0].split()
+        assert command[0] == "make"
+        if command[1] != "test-fast":  # added beside this README by another change
+            assert command[1] in targets, line
+
+
+def test_the_documentation_site_builds_strict(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    commands = (tmp_path / "site" / "commands" / "index.html").read_text()
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name in sub.choices:
+        assert f"mewl {name}" in commands, name
+
+
+def test_every_subcommand_says_what_it_does():
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name, parser in sub.choices.items():
+        assert parser.description and "%%" not in parser.description, name
+
+
+def mewl_lines(text: str) -> list[str]:
+    """Each `mewl ...` command line of the bash blocks, its comment and shell plumbing cut off."""
+    found = []
+    for block in blocks(text, "bash"):
+        for line in block.splitlines():
+            line = re.split(r"\s(#|&&|\|\||>)\s?", line)[0].strip()
+            if line.startswith(("mewl ", ".venv/bin/mewl ")):
+                found.append(line.split("mewl ", 1)[1])
+    return found
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: p.name)
+def test_every_mewl_command_line_of_the_docs_parses(doc):
+    parser = build_parser()
+    for line in mewl_lines(doc.read_text()):
+        try:
+            parser.parse_args(shlex.split(line))
+        except SystemExit:
+            pytest.fail(f"{doc.name}: `mewl {line}` does not parse")
+
+
+def test_the_answer_lines_of_the_eval_docs_are_answers():
+    text = (ROOT / "docs" / "eval.md").read_text()
+    lines = [json.loads(line) for block in blocks(text, "json") for line in block.splitlines()
+             if line.startswith('{"key"')]
+    assert {catalog.task(line["key"].split("/")[1]).benchmark for line in lines} == set(catalog.benchmarks())
+    for line in lines:
+        split, task, index = line["key"].split("/")
+        item = catalog.sample_item(task, 0, split, int(index))
+        answers.judge(catalog.task(task), item, line["answer"])  # raises where the item cannot take it
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: p.name)
+def test_no_user_document_names_an_issue(doc):
+    assert not re.search(r"\bissues? #?\d+|\(#\d+\)", doc.read_text(), re.I), doc.name
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: p.name)
+def test_every_python_block_of_the_docs_compiles(doc):
+    """Blocks that need a dataset run in the tests of the README and the cards; the others must at least be
+    Python."""
+    for code in blocks(doc.read_text(), "python"):
+        compile(code, doc.name, "exec")
