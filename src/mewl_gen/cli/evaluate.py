@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.results import scoring
+from mewl_gen.results.study import human as study_human
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Benchmark
 
@@ -51,6 +52,10 @@ def _cells(r: dict, bench: Benchmark) -> dict:
              "95 % interval": f"[{_pct(lo)}, {_pct(hi)}]", "chance": _pct(r["chance"]),
              "floors": "; ".join(f"{k} {_pct(v)}" for k, v in r["floors"].items()) or "-"}
     cells |= {f"{p.who} {PAPER}": _pct(p.accuracy.get(r["task"])) for p in bench.published}
+    if study_human.LABEL in r:  # `--human`: people measured on this dataset (mewl study score)
+        h = r[study_human.LABEL]
+        lo, hi = (None, None) if h is None else h["interval"]
+        cells[study_human.LABEL] = "-" if h is None else f"{_pct(h['accuracy'])} [{_pct(lo)}, {_pct(hi)}]"
     return cells
 
 
@@ -74,13 +79,27 @@ def as_csv(found: list[dict]) -> str:
     names = sorted({k for r in found for k in r["published"]})
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["benchmark", "split", "task", "n", "correct", "accuracy", "low95", "high95", "chance", "floors",
-                     *[f"published: {name}" for name in names]])
+                     *[f"published: {name}" for name in names], *_human_head(found)])
     for r in found:
         writer.writerow([r["benchmark"], r["split"], r["task"], r["n"], r["correct"], f"{r['accuracy']:.6f}",
                          f"{r['interval'][0]:.6f}", f"{r['interval'][1]:.6f}", f"{r['chance']:.6f}",
                          json.dumps(r["floors"]),
-                         *["" if r["published"].get(name) is None else f"{r['published'][name]:.6f}" for name in names]])
+                         *["" if r["published"].get(name) is None else f"{r['published'][name]:.6f}" for name in names],
+                         *_human_cells(r)])
     return buffer.getvalue()
+
+
+def _human_head(found: list[dict]) -> list[str]:
+    if not found or study_human.LABEL not in found[0]:
+        return []
+    return [f"{study_human.LABEL}: {c}" for c in ("accuracy", "low95", "high95")]
+
+
+def _human_cells(r: dict) -> list[str]:
+    if study_human.LABEL not in r:
+        return []
+    h = r[study_human.LABEL]
+    return ["", "", ""] if h is None else [f"{x:.6f}" for x in (h["accuracy"], *h["interval"])]
 
 
 def plot(found: list[dict], path: Path) -> None:
@@ -102,6 +121,13 @@ def plot(found: list[dict], path: Path) -> None:
     if any(h is not None for h in human):
         ax.scatter([i for i, h in zip(x, human) if h is not None], [h for h in human if h is not None], marker="*",
                    s=120, color="#c44e52", label=f"human {PAPER} (original data)", zorder=4)
+    ours = [(i, r[study_human.LABEL]) for i, r in zip(x, found) if r.get(study_human.LABEL)]
+    if ours:
+        acc = [h["accuracy"] for _, h in ours]
+        err = [[a - h["interval"][0] for a, (_, h) in zip(acc, ours)],
+               [h["interval"][1] - a for a, (_, h) in zip(acc, ours)]]
+        ax.errorbar([i for i, _ in ours], acc, yerr=err, fmt="D", color="#55a868", capsize=3, label=study_human.LABEL,
+                    zorder=5)
     ax.set_xticks(list(x), labels, fontsize=7)
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy")
@@ -115,10 +141,13 @@ def cmd_eval(args) -> int:
     out, predictions = Path(args.out), Path(args.predictions)
     if args.plot is not None and not Path(args.plot).parent.is_dir():
         raise UserError(f"--plot {args.plot}: {Path(args.plot).parent} is not a folder")
+    people = None if args.human is None else study_human.read_row(Path(args.human))  # before any work
     scores, problems = scoring.score(out, predictions)
     for line in problems.lines():
         print(f"mewl eval: {line}", file=sys.stderr)
     found = rows(scores)
+    if people is not None:
+        study_human.attach(found, people)
     if args.format == "json":
         print(json.dumps({"tasks": found, "overall": overall(scores), "problems": problems.lines()}, indent=2))
     elif args.format == "csv":
@@ -141,4 +170,6 @@ def register(sub) -> None:
     s.add_argument("--format", choices=FORMATS, default="table", help="how to print the scores (default table)")
     s.add_argument("--plot", default=None, metavar="FILE.png", help="also draw accuracy per task against chance and "
                    "the paper's human row")
+    s.add_argument("--human", default=None, metavar="HUMAN.json", help="also show people measured on this dataset: "
+                   "the human.json `mewl study score` writes, as the row \"human (this dataset)\"")
     s.set_defaults(func=cmd_eval)

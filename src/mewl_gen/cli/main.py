@@ -14,7 +14,8 @@ from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import UsageError
 from mewl_gen.tasks.stored import DamagedItem
 
-from . import audit, calibrate, evaluate, export, gallery, inspect, options, render, sample, slurm, specs, text, verify
+from . import (audit, calibrate, evaluate, export, gallery, inspect, options, render, sample, slurm, specs, study, text,
+               verify)
 
 # What a user's mistake raises, at any depth: one line, exit 2.
 MISTAKES = (UserError, UsageError, DamagedItem, SpecError)
@@ -24,7 +25,8 @@ def build_parser() -> options.Parser:
     p = options.Parser(prog="mewl", description="Generate grounded-language benchmarks as rendered 3D scenes.")
     p.add_argument("--version", action="version", version=version())
     sub = p.add_subparsers(dest="command", required=True, parser_class=options.Parser)
-    for module in (specs, sample, render, calibrate, inspect, slurm, verify, text, audit, export, gallery, evaluate):
+    for module in (specs, sample, render, calibrate, inspect, slurm, verify, text, audit, export, gallery, evaluate,
+                   study):
         module.register(sub)
     for bench in catalog.BENCHMARKS:  # a benchmark's own commands (tasks.benchmark.Command)
         for command in bench.commands:

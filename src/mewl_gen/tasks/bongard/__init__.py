@@ -15,6 +15,7 @@ from .gallery import GALLERY
 from .problem import NEGATIVES, POSITIVES, TESTS, BongardItem, validate
 from .published import PUBLISHED
 from .sample import sample
+from .study import STUDY
 
 
 def _solve(stored: StoredItem) -> list[bool] | None:
@@ -40,7 +41,8 @@ EXPORT = Export(_panels, lambda item: {"label": item.test_positive.index(True), 
 
 def _task(name: str, summary: str) -> Task:
     return Task(name=f"bongard-{name}", benchmark="bongard", summary=summary, sample=sample, validate=validate,
-                model=BongardItem, images=14, solver=SOLVER, export=EXPORT, gallery=GALLERY)
+                model=BongardItem, images=14, solver=SOLVER, export=EXPORT, gallery=GALLERY,
+                study=STUDY)
 
 
 BONGARD = Benchmark(
