@@ -87,6 +87,8 @@ def cmd_build(args) -> int:
     key = Path(args.key) if args.key else build.key_path(dest)
     build.check_places(out, dest, key)
     build.library()
+    texts_folder = Path(args.texts) if args.texts else None
+    build.read_texts(texts_folder, [])  # a bad folder or file is one line before any item is read
     o = select.Options(args.split, options.task_list(args.task), args.items, args.per_participant, args.practice,
                        args.practice_split, args.catch, args.seed)
     rng = select.generator(args.seed)
@@ -95,7 +97,7 @@ def cmd_build(args) -> int:
         print(f"mewl study: {line}", file=sys.stderr)
     study = plan.make(chosen.tests, chosen.practice, args.catch, rng)
     names = [b["benchmark"] for b in study.blocks]
-    texts = build.read_texts(Path(args.texts) if args.texts else None, names)
+    texts = build.read_texts(texts_folder, names)
     data = build.study_data(study, texts, rng.bytes(plan.TOKEN_BYTES).hex(), args.per_participant)
     settings = {k: v for k, v in vars(o).items()}
     build.build(out, dest, key, study, chosen.stored, data, texts, settings)

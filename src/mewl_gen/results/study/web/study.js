@@ -112,12 +112,13 @@
         link.click();
         link.remove();
       });
+      document.body.dataset.done = "1";
       Promise.resolve(hostSaves).then(() => {
         if (window.jatos) return jatos.submitResultData(json).then(() => jatos.endStudy(true));
         if (params.get("PROLIFIC_PID") && completion && S.prolific_return) {
           window.location.href = S.prolific_return + encodeURIComponent(completion);
         }
-      }).finally(() => { document.body.dataset.done = "1"; });
+      });
     }
   }
 
