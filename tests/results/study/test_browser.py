@@ -53,8 +53,11 @@ def browser():
 @pytest.fixture(scope="module")
 def server(study):
     """DIR served over HTTP on 127.0.0.1 (a port of its own), as any static host serves it."""
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(study[1]))
-    handler.log_message = lambda *args: None
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(study[1]))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -64,11 +67,12 @@ def server(study):
 
 
 def scored(tmp_path: Path, dest: Path, *files: Path, name: str = "scores") -> dict:
-    assert main(["study", "score", str(dest), *map(str, files), "--to", str(tmp_path / name)]) == 0
+    """A scripted participant answers within milliseconds: the speed rule is off here (test_score.py tests it)."""
+    assert main(["study", "score", str(dest), *map(str, files), "--to", str(tmp_path / name), "--fast-ms", "0"]) == 0
     return json.loads((tmp_path / name / "human.json").read_text())
 
 
-def tested(key: dict) -> list[dict]:
+def scored_trials(key: dict) -> list[dict]:
     return [k for k in key["trials"].values() if k["kind"] == "test"]
 
 
@@ -84,7 +88,7 @@ def test_the_oracle_over_file_scores_one_and_eval_shows_its_row(study, browser, 
     catches = [k for k in key["trials"].values() if k["kind"] == "catch"]  # one per benchmark, as practice trials
     assert len([r for r in data if r.get("phase") == "practice"]) == len(catches) == 5
     row = scored(tmp_path, dest, tmp_path / "saved.json")
-    assert {t["task"] for t in row["tasks"]} == {k["task"] for k in tested(key)}
+    assert {t["task"] for t in row["tasks"]} == {k["task"] for k in scored_trials(key)}
     assert all(t["accuracy"] == 1.0 for t in row["tasks"])
     capsys.readouterr()
     predictions, human = tmp_path / "scores" / "human.jsonl", tmp_path / "scores" / "human.json"
@@ -108,7 +112,7 @@ def test_a_guesser_over_http_lands_near_chance(study, browser, server, tmp_path,
     row = scored(tmp_path, dest, tmp_path / "g.json")
     responses = sum(t["responses"] for t in row["tasks"])
     right = sum(t["accuracy"] * t["responses"] for t in row["tasks"])
-    chance = [1 / len(k["answers"]) for k in tested(key)]
+    chance = [1 / len(k["answers"]) for k in scored_trials(key)]
     expected, spread = sum(chance), 3 * sum(c * (1 - c) for c in chance) ** 0.5
     assert responses == len(chance) and abs(right - expected) <= spread, (right, expected, spread)
 
@@ -130,7 +134,7 @@ def test_no_file_of_the_study_names_an_item_or_an_answer(study):
     out, dest, key = study
     names = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
     runner = {*build.RUNNER, "study-data.js", *(f"lib/{n}" for n in build.LIBRARY)}
-    texts = {f"texts/{n}" for n in names if n.startswith("texts/")}
+    texts = {f"texts/{n}.html" for n in (*build.TEXTS, "mewl", "malevic", "shapeworld", "icy", "bongard")}
     images = {n for n in names if n.startswith("img/")}
     assert names == runner | texts | images
     for name in images:
@@ -141,7 +145,7 @@ def test_no_file_of_the_study_names_an_item_or_an_answer(study):
     for word in ('"correct"', '"answers"', '"answer"', '"label"', "solution", "test_positive", "lexicon", '"split"',
                  '"index"', '"task"'):
         assert word not in text, word
-    for k in tested(key):
+    for k in scored_trials(key):
         assert f"{k['split']}/{k['task']}" not in text
     assert not build.key_path(dest).is_relative_to(dest)
     for name, source in build.LIBRARY.items():  # jsPsych as the lock file pins it, unchanged

@@ -14,9 +14,12 @@ import numpy as np
 
 from mewl_gen.results.study.plan import CATCH_QUESTION, Source, make
 from mewl_gen.tasks import catalog
-from tests.conftest import episodes
+from tests.conftest import EPISODES_PER_TASK, episodes
 
-TASKS = {"shape": 200, "malevic-pos": 100, "shapeworld-existential": 100, "icy-episodes": 100, "bongard-basic": 40}
+# Items per task, as other tests sample them in the same session (shared, not sampled again): MEWL's
+# EPISODES_PER_TASK, Bongard's 16 problems (tests/tasks/bongard/test_sample.py).
+TASKS = {"shape": EPISODES_PER_TASK, "malevic-pos": 100, "shapeworld-existential": 100, "icy-episodes": 100,
+         "bongard-basic": 16}
 TOKEN = re.compile(r"^img/[0-9a-f]{16}\.png$")
 # Words of the records and the key that would tell an answer, or name an item, if the experiment held them.
 KEY_WORDS = ("answer", "correct", "label", "solution", "test_positive", "agreement", "lexicon", "split", "index",
@@ -70,7 +73,8 @@ def test_the_experiment_names_no_item_and_no_answer():
 def test_the_right_button_s_place_is_drawn():
     """A solver that picks the button at a fixed place in the experiment's list stays at chance."""
     for task, n in TASKS.items():
-        plan = make(sources(task, n), [], 0, np.random.default_rng(3))
+        n *= 4 if task == "bongard-basic" else 1
+        plan = make(sources(task, TASKS[task]) * (n // TASKS[task]), [], 0, np.random.default_rng(3))
         places = Counter(t["options"].index(plan.key[t["id"]]["correct"]) for t in public(plan))
         width = len(public(plan)[0]["options"])
         expected = n / width
@@ -80,9 +84,9 @@ def test_the_right_button_s_place_is_drawn():
 
 
 def test_bongard_s_test_image_to_place_is_drawn_by_the_study_not_the_item():
-    plan = make(sources("bongard-basic", 40), [], 0, np.random.default_rng(4))
+    plan = make(sources("bongard-basic", 16) * 4, [], 0, np.random.default_rng(4))  # each problem shown 4 times
     left = Counter(plan.key[t["id"]]["correct"] for t in public(plan))
-    assert 8 < left["left"] < 32, left  # the shown test is the positive about half the time
+    assert 16 < left["left"] < 48, left  # the shown test is the positive about half the time, drawn per trial
 
 
 def test_the_same_seed_makes_the_same_study_and_another_seed_another():
