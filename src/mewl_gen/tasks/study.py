@@ -74,8 +74,7 @@ def sentence_trial(sentence: Callable[[Item], str]) -> Callable[[Item, np.random
     def trial(item: Item, rng: np.random.Generator) -> Trial:
         (scene,) = item.scenes()
         return Trial((Group("The picture", (Picture(scene, sentence(item)),)),),
-                     f"Is this sentence true of the picture? “{sentence(item)}”",
-                     (Option("true", True), Option("false", False)))
+                     "Is the sentence under the picture true of it?", (Option("true", True), Option("false", False)))
 
     return trial
 

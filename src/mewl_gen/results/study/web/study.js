@@ -16,7 +16,8 @@
     let html = '<div class="study-trial" id="study-trial" data-trial="' + esc(trial.id) + '">';
     for (const group of trial.groups) {
       const style = group.columns ? ' style="grid-template-columns: repeat(' + group.columns + ', auto)"' : "";
-      html += '<section><h3>' + esc(group.title) + '</h3><div class="study-pictures"' + style + '>';
+      const one = group.pictures.length === 1 ? " study-one" : "";
+      html += '<section><h3>' + esc(group.title) + '</h3><div class="study-pictures' + one + '"' + style + '>';
       for (const p of group.pictures) {
         html += '<figure><img src="' + esc(p.src) + '" alt="">' +
           (p.caption ? '<figcaption>' + esc(p.caption) + '</figcaption>' : "") + '</figure>';
