@@ -26,7 +26,15 @@ PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
 
 .PHONY: setup test test-fast render release bench clean-venv
 
-setup: $(STAMP)
+# The experiment library `mewl study` copies (jsPsych), at the versions package-lock.json pins.
+NODE_STAMP := node_modules/.installed
+
+setup: $(STAMP) $(NODE_STAMP)
+
+$(NODE_STAMP): $(wildcard package-lock.json)
+	@command -v npm >/dev/null 2>&1 || { echo "make: error: npm not found; install Node.js and npm (mewl study copies jsPsych from the npm registry)" >&2; exit 1; }
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $(NODE_STAMP)
 
 # A .venv copied or moved from another checkout runs that checkout's code (its editable
 # install points there): where the venv's `mewl_gen` is not this folder's, make the venv again.

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.results import answers, reference, scoring
+from mewl_gen.results.study import human as study_human
 from mewl_gen.store import reader
 from mewl_gen.tasks import catalog
 
@@ -55,7 +56,17 @@ def _cells(r: dict) -> dict:
     lo, hi = r["interval"]
     return {"split": r["split"], "task": r["task"], "n": str(r["n"]), "accuracy": _pct(r["accuracy"]),
             "95 % interval": f"[{_pct(lo)}, {_pct(hi)}]", "damaged (not scored)": str(r["damaged"]),
-            "chance": _pct(r["chance"]), "floors": "; ".join(f"{k} {_pct(v)}" for k, v in r["floors"].items()) or "-"}
+            "chance": _pct(r["chance"]), "floors": "; ".join(f"{k} {_pct(v)}" for k, v in r["floors"].items()) or "-",
+            **_human_cell(r)}
+
+
+def _human_cell(r: dict) -> dict:
+    """`--human`: people measured on this dataset (mewl study score), beside the model's row."""
+    if study_human.LABEL not in r:
+        return {}
+    h = r[study_human.LABEL]
+    return {study_human.LABEL: "-" if h is None else f"{_pct(h['accuracy'])} [{_pct(h['interval'][0])}, "
+                                                     f"{_pct(h['interval'][1])}]"}
 
 
 def _reference_table(records: list[dict], markdown: bool) -> str:
@@ -101,6 +112,12 @@ def as_csv(found: list[dict], records: list[dict]) -> str:
                          "n": r["n"], "correct": r["correct"], "accuracy": f"{r['accuracy']:.6f}",
                          "low95": f"{r['interval'][0]:.6f}", "high95": f"{r['interval'][1]:.6f}",
                          "damaged": r["damaged"], "chance": f"{r['chance']:.6f}", "floors": json.dumps(r["floors"])})
+    for r in found:
+        h = r.get(study_human.LABEL)
+        if h is not None:
+            writer.writerow({"row": study_human.LABEL, "benchmark": r["benchmark"], "split": r["split"],
+                             "task": r["task"], "accuracy": f"{h['accuracy']:.6f}", "low95": f"{h['interval'][0]:.6f}",
+                             "high95": f"{h['interval'][1]:.6f}"})
     for rec in records:
         writer.writerow({"row": rec["kind"], "benchmark": rec["benchmark"], "task": rec["task"],
                          "n": "" if rec["n"] is None else rec["n"], "accuracy": f"{rec['accuracy']:.6f}",
@@ -149,10 +166,13 @@ def cmd_eval(args) -> int:
     predictions = Path(args.predictions)
     if args.plot is not None:
         _check_plot(out, Path(args.plot), args.force)
+    people = None if args.human is None else study_human.read_row(Path(args.human))  # before any work
     scores, problems = scoring.score(out, predictions)
     for line in problems.lines():
         print(f"mewl eval: {line}", file=sys.stderr)
     found = rows(scores)
+    if people is not None:
+        study_human.attach(found, people)
     records = references(found)
     if args.format == "json":
         print(json.dumps({"tasks": found, "overall": overall(scores, problems), "published": records,
@@ -188,4 +208,6 @@ def register(sub) -> None:
     s.add_argument("--plot", default=None, metavar="FILE.png", help="also draw accuracy per task against chance and "
                    "the paper's rows (.png, .pdf or .svg; outside OUT)")
     s.add_argument("--force", action="store_true", help="--plot: overwrite an existing file")
+    s.add_argument("--human", default=None, metavar="HUMAN.json", help="also show people measured on this dataset: "
+                   "the human.json `mewl study score` writes, as the row \"human (this dataset)\"")
     s.set_defaults(func=cmd_eval)

@@ -11,7 +11,8 @@ from mewl_gen.errors import FULL, UserError, shown
 from mewl_gen.scenes.spec import GENERATOR_VERSION
 from mewl_gen.tasks import catalog
 
-from . import audit, calibrate, evaluate, export, gallery, inspect, options, render, sample, slurm, specs, text, verify
+from . import (audit, calibrate, evaluate, export, gallery, inspect, options, render, sample, slurm, specs, study, text,
+               verify)
 
 LINE = 2000  # characters of an error's line: its untrusted parts are cut shorter where they are quoted
 
@@ -20,7 +21,8 @@ def build_parser() -> options.Parser:
     p = options.Parser(prog="mewl", description="Generate grounded-language benchmarks as rendered 3D scenes.")
     p.add_argument("--version", action="version", version=version())
     sub = p.add_subparsers(dest="command", required=True, parser_class=options.Parser)
-    for module in (specs, sample, render, calibrate, inspect, slurm, verify, text, audit, export, gallery, evaluate):
+    for module in (specs, sample, render, calibrate, inspect, slurm, verify, text, audit, export, gallery, evaluate,
+                   study):
         module.register(sub)
     for bench in catalog.BENCHMARKS:  # a benchmark's own commands (tasks.benchmark.Command)
         for command in bench.commands:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .study.human import LABEL
+
 SUFFIXES = (".png", ".pdf", ".svg")
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h", "p", "d")
 HUMANS = ("#c44e52", "#e8a33d", "#8c564b", "#e377c2", "#7f7f7f")  # people: stars, one colour per row
@@ -52,6 +54,12 @@ def draw(rows: list[dict], records: list[dict], path: Path) -> None:
             seen = any(h.get_label() == label for h in ax.collections)
             ax.scatter([i + 0.25], [rec["accuracy"]], marker=marker, s=40 if marker == "*" else 16, color=color,
                        edgecolors="black", linewidths=0.3, zorder=4, label=None if seen else label)
+    ours = [(i, r[LABEL]) for i, r in enumerate(rows) if r.get(LABEL)]  # `mewl eval --human` (mewl study)
+    if ours:
+        acc = [h["accuracy"] for _, h in ours]
+        err = [[a - h["interval"][0] for a, (_, h) in zip(acc, ours)], [h["interval"][1] - a for a, (_, h) in zip(acc, ours)]]
+        ax.errorbar([i - 0.25 for i, _ in ours], acc, yerr=err, fmt="D", markersize=3, color="#55a868", capsize=2,
+                    elinewidth=0.8, label=LABEL, zorder=5)
     tilted = len(rows) > 2
     ax.set_xticks(x, [f"{r['task']}\n{r['split']}" for r in rows], fontsize=FONT - 1,
                   rotation=30 if tilted else 0, ha="right" if tilted else "center", rotation_mode="anchor")

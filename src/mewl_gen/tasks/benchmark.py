@@ -24,6 +24,7 @@ from .gallery import PLAIN, Gallery
 from .item import Item
 from .seeds import item_rng, name_code
 from .stored import StoredItem
+from .study import Study
 
 MAX_RETRIES = 8  # whole-item redraws, each from its own derived seed
 
@@ -102,6 +103,7 @@ class Task:
     seed_code: int | None = None  # None: derived from the name (tasks.seeds.name_code)
     export: Export | None = None  # `mewl export`'s layout of an item; None: the task is not exported
     gallery: Gallery = PLAIN  # `mewl gallery`'s page of an item (tasks.gallery); PLAIN: every image by its name
+    study: Study | None = None  # `mewl study`'s trial of an item (tasks.study); None: not shown to people
 
     @property
     def code(self) -> int:

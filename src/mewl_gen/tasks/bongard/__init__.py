@@ -16,6 +16,7 @@ from .item import NEGATIVES, POSITIVES, TESTS, BongardItem
 from .published import BIBTEX, PUBLISHED
 from .sample import sample
 from .validate import validate
+from .study import STUDY
 
 
 def _solve(stored: StoredItem) -> list[bool] | None:
@@ -41,7 +42,8 @@ EXPORT = Export(_panels, lambda item: {"label": item.test_positive.index(True), 
 
 def _task(name: str, summary: str) -> Task:
     return Task(name=f"bongard-{name}", benchmark="bongard", summary=summary, sample=sample, validate=validate,
-                model=BongardItem, images=14, solver=SOLVER, export=EXPORT, gallery=GALLERY)
+                model=BongardItem, images=14, solver=SOLVER, export=EXPORT, gallery=GALLERY,
+                study=STUDY)
 
 
 BONGARD = Benchmark(

@@ -14,6 +14,7 @@ from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release
 from ..gallery import Block, Gallery, episode_blocks, episode_line, one_image_page, yes_no
 from ..item import QUESTION, episode_fields, episode_panels, one_image
 from ..stored import StoredItem
+from ..study import Study, episode_trial
 from . import solver
 from .audit import AUDIT, truth
 from .command import METRICS
@@ -82,6 +83,13 @@ NAMING_PAGE = one_image_page(lambda item: item.message, lambda item: (
 EPISODE_PAGE = Gallery(lambda item: (*episode_blocks(item), Block("Item", facts=(
     ("query object", describe(item.query.objects[0].properties)), *_language(item)))), episode_line,
     lambda item: QUESTION)
+# icy-episodes as MEWL shows an episode, the panels named by their messages (docs/icy.md). icy-naming has no
+# trial: an object alone, with no context to learn the language from, asks a person for a message they
+# cannot know.
+EPISODE_STUDY = Study(episode_trial, (
+    "Each page shows six pictures of objects, each with its name in an invented language. The names are "
+    "made of parts that stand for what the objects look like.\n\nThen a new object appears, one that no "
+    "picture showed. Click the name it has in the same language."))
 
 
 ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositional to people or only to networks", (
@@ -94,7 +102,7 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
          sample_episode, validate_episode, IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
          export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
                                                         "label": Column("class", tuple("01234"))}, answer="label"),
-         gallery=EPISODE_PAGE),
+         gallery=EPISODE_PAGE, study=EPISODE_STUDY),
 ), card=release_card(RELEASE, BIBTEX), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
           published=PUBLISHED)
 

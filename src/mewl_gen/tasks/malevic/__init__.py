@@ -12,6 +12,7 @@ from ..benchmark import IID_SCHEME, Benchmark, Column, Export, Scheme, Solver, T
 from ..gallery import one_image_page, yes_no
 from ..item import one_image
 from ..stored import StoredItem
+from ..study import Study, sentence_trial
 from . import solver
 from .audit import AUDIT, truth
 from .item import MalevicItem
@@ -61,6 +62,12 @@ def _facts(item: MalevicItem) -> tuple[tuple[str, str], ...]:
 
 # The image, the sentence under it, then its label.
 GALLERY = one_image_page(lambda item: item.sentence, _facts, lambda item: f"{item.sentence}: {yes_no(item.label)}")
+# A participant sees the image and the sentence and says whether it is true (the paper's verification task).
+STUDY = Study(sentence_trial(lambda item: item.sentence), (
+    "Each page shows a picture of a few objects and a sentence about the size of one of them, such as "
+    "“The red cube is a big cube”.\n\nJudge big and small against the other objects the sentence compares "
+    "it with, as you would in everyday speech. Click “true” if the sentence is true of the picture, "
+    "“false” if it is not."))
 
 
 def _task(name: str) -> Task:
@@ -68,7 +75,7 @@ def _task(name: str) -> Task:
     return Task(name=f"malevic-{name}", benchmark="malevic", summary=SUMMARIES[name],
                 sample=partial(sample, rules=rules), validate=partial(validate, rules=rules),
                 model=MalevicItem, images=1, solver=SOLVER, schemes=(IID_SCHEME, UNSEEN_SCHEME), export=EXPORT,
-                gallery=GALLERY)
+                gallery=GALLERY, study=STUDY)
 
 
 MALEVIC = Benchmark("malevic", "MALeViC: is the sentence about one object's size true of the image?",

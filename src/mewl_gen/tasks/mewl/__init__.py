@@ -19,6 +19,7 @@ from ..benchmark import Benchmark, Card, Column, Draw, Export, Preset, Schema, S
 from ..gallery import Block, Gallery, episode_blocks, episode_line
 from ..item import QUESTION, episode_fields, episode_panels
 from ..stored import StoredItem
+from ..study import EPISODE_WORDS, Study, episode_trial
 from .audit import AUDIT
 from .info import InfoJson
 from .item import TASKS, Draft, Episode, schema
@@ -43,6 +44,8 @@ def _page(item: Episode) -> tuple[Block, ...]:
 
 
 GALLERY = Gallery(_page, episode_line, lambda item: QUESTION)
+# A participant's trial as MEWL's human study showed it: the panels with their words, the query, five choices.
+STUDY = Study(episode_trial, EPISODE_WORDS)
 
 
 def _solver(name: str) -> Solver:
@@ -66,7 +69,7 @@ def _task(name: str, summary: str, sample: Callable[[np.random.Generator], Draft
     # MEWL's seeds predate the other benchmarks: a task's code is its place in MEWL's order.
     return Task(name=name, benchmark="mewl", summary=summary, sample=draw, validate=VALIDATORS[name], model=Episode,
                 images=7, solver=_solver(name), seed_code=TASKS.index(name),  # six context panels and the query
-                export=EXPORT, gallery=GALLERY)
+                export=EXPORT, gallery=GALLERY, study=STUDY)
 
 
 def _basic(attribute: str) -> Task:

@@ -14,6 +14,7 @@ from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release
 from ..gallery import one_image_page, yes_no
 from ..item import one_image
 from ..stored import StoredItem
+from ..study import SENTENCE_WORDS, Study, sentence_trial
 from . import captions, solver
 from .audit import AUDIT, truth
 from .distribution import Distribution, load_distribution
@@ -49,13 +50,15 @@ GALLERY = one_image_page(lambda item: item.caption, lambda item: (
     ("agreement", yes_no(item.agreement)), ("near miss", f"{item.near_miss.caption} ({yes_no(not item.agreement)})"),
     ("held-out combinations used", ", ".join(c.label() for c in item.held_out_used) or "none")),
     lambda item: f"{item.caption}: {yes_no(item.agreement)}")
+# A participant sees the image and the caption and says whether they agree.
+STUDY = Study(sentence_trial(lambda item: item.caption), SENTENCE_WORDS)
 
 
 def _task(name: str, summary: str, draw_form) -> Task:
     full = f"shapeworld-{name}"
     return Task(name=full, benchmark="shapeworld", summary=summary, sample=partial(sample, draw_form=draw_form),
                 validate=validate, model=ShapeWorldItem, images=1, solver=SOLVER, export=EXPORT,
-                gallery=GALLERY)
+                gallery=GALLERY, study=STUDY)
 
 
 SHAPEWORLD = Benchmark(

@@ -1,0 +1,164 @@
+"""`mewl study OUT --out DIR`: a rendered dataset's items as a static jsPsych experiment.
+
+DIR holds everything a browser needs and nothing that tells an answer: index.html, study.js (the runner),
+study-data.js (the trials: opaque ids, pictures under random names, buttons in a drawn order), study.css,
+host.js (where a host keeps the data; the researcher edits it), texts/ (the consent, instructions and end
+texts the experiment shows, as they were built in), img/ (each picture re-encoded, so no text chunk of the
+rendered PNG comes along) and lib/ (jsPsych and its plugins, copied from the pinned node_modules that
+`make setup` installs). It opens from the file system and from any static host, with no network.
+
+The key (each trial's item and each button's answer) is written beside DIR, never inside it: KEY, by default
+`<DIR>.key.json`. DIR is staged beside itself and renamed into place at the end; neither DIR nor the key
+overwrites anything."""
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from pathlib import Path
+
+from PIL import Image
+
+from mewl_gen.errors import UserError
+from mewl_gen.store.files import write_atomic, writing
+from mewl_gen.store.manifest import read_manifest
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.stored import StoredItem
+
+from .. import export
+from .plan import Plan
+
+WEB = Path(__file__).with_name("web")  # the runner and the text templates, shipped with the package
+NODE_MODULES = Path(__file__).resolve().parents[4] / "node_modules"  # the checkout's, made by `make setup`
+LIBRARY = {  # DIR/lib/<name> <- node_modules/<path>
+    "jspsych.js": "jspsych/dist/index.browser.min.js",
+    "jspsych.css": "jspsych/css/jspsych.css",
+    "plugin-html-button-response.js": "@jspsych/plugin-html-button-response/dist/index.browser.min.js",
+    "plugin-instructions.js": "@jspsych/plugin-instructions/dist/index.browser.min.js",
+    "plugin-preload.js": "@jspsych/plugin-preload/dist/index.browser.min.js",
+}
+RUNNER = ("index.html", "study.js", "study.css", "host.js")
+TEXTS = ("consent", "instructions", "end", "declined")  # texts/<name>.html, besides one per benchmark
+TEXT_LIMIT = 1 << 20  # bytes of one text file a researcher hands in
+ID_PARAMETERS = ("PROLIFIC_PID", "participant", "workerId", "PARTICIPANT_ID", "id")
+COMPLETION_PARAMETER = "cc"
+PROLIFIC_RETURN = "https://app.prolific.com/submissions/complete?cc="
+
+
+def key_path(dest: Path) -> Path:
+    """Where the key of the study in DEST lives by default: beside it, never inside."""
+    return dest.parent / f"{dest.name}.key.json"
+
+
+def library() -> dict[str, Path]:
+    """The browser library to copy, name -> file; one line where `make setup` has not installed it."""
+    files = {name: NODE_MODULES / path for name, path in LIBRARY.items()}
+    missing = [str(p) for p in files.values() if not p.is_file()]
+    if missing:
+        raise UserError(f"jsPsych is not installed ({missing[0]} is missing); run `make setup`, which installs it "
+                        "with npm ci from package-lock.json")
+    return files
+
+
+def check_places(out: Path, dest: Path, key: Path) -> None:
+    """DEST outside the dataset and new (or an empty folder); KEY outside DEST and new: else one line."""
+    if dest.resolve() == out.resolve() or out.resolve() in dest.resolve().parents:
+        raise UserError(f"{dest} lies inside {out}; write the study into a folder outside the dataset")
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise UserError(f"{dest} exists and is not an empty folder; write the study into a new folder "
+                        "(nothing is overwritten)")
+    if key.resolve() == dest.resolve() or dest.resolve() in key.resolve().parents:
+        raise UserError(f"--key {key} lies inside {dest}; the key must stay outside the experiment participants load")
+    if key.exists():
+        raise UserError(f"{key} exists; the key of a new study never overwrites another's (pass --key NEW.json)")
+    if not key.parent.is_dir():
+        raise UserError(f"--key {key}: {key.parent} is not a folder")
+
+
+def paragraphs(text: str) -> str:
+    """A benchmark's plain instructions as HTML paragraphs."""
+    return "\n".join(f"<p>{html.escape(p.strip())}</p>" for p in text.split("\n\n") if p.strip())
+
+
+def default_texts(benchmarks: list[str]) -> dict[str, str]:
+    """Every text the study shows, name -> HTML: the templates, and each benchmark's instructions."""
+    texts = {name: (WEB / f"{name}.html").read_text(encoding="utf-8") for name in TEXTS}
+    for name in benchmarks:
+        task = next(t for t in catalog.benchmarks()[name].tasks if t.study is not None)
+        texts[name] = f"<h2>Instructions</h2>\n{paragraphs(task.study.instructions)}\n"
+    return texts
+
+
+def read_texts(folder: Path | None, benchmarks: list[str]) -> dict[str, str]:
+    """The texts, each from FOLDER/<name>.html where the researcher edited one, else the template."""
+    texts = default_texts(benchmarks)
+    if folder is None:
+        return texts
+    if not folder.is_dir():
+        raise UserError(f"--texts {folder} is not a folder; expected one holding some of "
+                        f"{', '.join(f'{n}.html' for n in texts)}")
+    for name in texts:
+        path = folder / f"{name}.html"
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise UserError(f"--texts: {path} is not a regular file")
+        if not path.exists():
+            continue
+        if path.stat().st_size > TEXT_LIMIT:
+            raise UserError(f"--texts: {path} is larger than {TEXT_LIMIT} bytes")
+        try:
+            texts[name] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise UserError(f"--texts: cannot read {path} as UTF-8 text ({err})") from None
+    return texts
+
+
+def study_data(plan: Plan, texts: dict[str, str], study: str, per_participant: int) -> dict:
+    """window.STUDY: what the runner needs, and no answer (the practice trials' feedback aside)."""
+    blocks = [{"instructions": texts[b["benchmark"]], "practice": b["practice"], "tasks": b["tasks"],
+               "catch": b["catch"]} for b in plan.blocks]
+    shown = {k: texts[k] for k in TEXTS}
+    return {"study": study, "per_participant": per_participant, "texts": shown, "blocks": blocks,
+            "images": [f"img/{token}.png" for token in plan.images], "id_parameters": list(ID_PARAMETERS),
+            "completion_parameter": COMPLETION_PARAMETER, "prolific_return": PROLIFIC_RETURN}
+
+
+def write(staging: Path, plan: Plan, stored: dict[tuple[str, str, int], StoredItem], data: dict,
+          texts: dict[str, str]) -> None:
+    for name in RUNNER:
+        shutil.copyfile(WEB / name, staging / name)
+    (staging / "lib").mkdir()
+    for name, source in library().items():
+        shutil.copyfile(source, staging / "lib" / name)
+    (staging / "texts").mkdir()
+    for name, text in texts.items():
+        (staging / "texts" / f"{name}.html").write_text(text, encoding="utf-8")
+    (staging / "study-data.js").write_text(
+        "// The trials of this study (mewl study): no answer is written here.\nwindow.STUDY = "
+        + json.dumps(data, ensure_ascii=False, indent=1) + ";\n", encoding="utf-8")
+    (staging / "img").mkdir()
+    with export.progress(len(plan.images), "study images") as bar:
+        for token, (split, task, index, scene) in plan.images.items():
+            with Image.open(stored[(split, task, index)].image(scene)) as im:
+                pixels = im.convert("RGBA") if im.mode not in ("RGB", "RGBA", "L", "LA") else im
+                clean = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())  # no text chunk, no metadata
+            clean.save(staging / "img" / f"{token}.png")
+            bar.update(1)
+
+
+def build(out: Path, dest: Path, key: Path, plan: Plan, stored: dict[tuple[str, str, int], StoredItem],
+          data: dict, texts: dict[str, str], options: dict) -> None:
+    """Write the experiment staged beside DEST, rename it into place, then write the key beside it."""
+    check_places(out, dest, key)
+    library()  # before any work
+    manifest = read_manifest(out)
+    record = {"study": data["study"], "dataset": str(out.resolve()), "generator": manifest.get("generator"),
+              "seed": manifest.get("seed"), "options": options, "trials": plan.key}
+    staging = export.staged(dest, "write the study")
+    try:
+        with writing(dest.parent):
+            write(staging, plan, stored, data, texts)
+        export.publish(staging, dest)
+    finally:
+        export.discard(staging)
+    with writing(key.parent):
+        write_atomic(key, json.dumps(record, indent=1) + "\n")

@@ -1,0 +1,90 @@
+"""Which items a study shows: the sound, rendered items of OUT read through the store's reader, a number per
+task drawn by the study's seed, and practice items from another split (train by default) or, within the
+same split, from items the study does not score."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mewl_gen.errors import UserError
+from mewl_gen.store import reader
+from mewl_gen.tasks import catalog
+from mewl_gen.tasks.stored import StoredItem
+
+from .plan import Source
+
+STUDY_CODE = 0x5717  # mixed into the study's seed: its draws are never a dataset's
+
+
+@dataclass(frozen=True)
+class Options:
+    split: str
+    tasks: list[str]
+    items: int  # scored items per task
+    per_participant: int  # of those, shown to one participant (0: all)
+    practice: int  # practice trials per benchmark
+    practice_split: str
+    catch: int  # catch trials per benchmark
+    seed: int
+
+
+@dataclass(frozen=True)
+class Chosen:
+    tests: list[Source]
+    practice: list[Source]
+    stored: dict[tuple[str, str, int], StoredItem]
+    lines: list[str]  # what to say first: tasks left out, items damaged, too few practice items
+
+
+def generator(seed: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([seed, STUDY_CODE]))
+
+
+def _source(stored: StoredItem) -> Source:
+    return Source(stored.split, stored.task, stored.index, stored.item())
+
+
+def choose(out: Path, o: Options, rng: np.random.Generator) -> Chosen:
+    """The items of the study; a UserError (one line) when OUT has none to show or holds them unrendered."""
+    studied = [t for t in o.tasks if catalog.task(t).study is not None]
+    lines = [f"left out {t}: its benchmark shows people no trial of it" for t in o.tasks if t not in studied]
+    if not studied:
+        raise UserError(f"no task of {', '.join(o.tasks)} has a trial to show people")
+    found = reader.read(out, studied, {o.split, o.practice_split}, images=True)
+    if found.damaged:
+        lines.append(f"left out {reader.damaged_line(found.damaged)}")
+    tests, stored, practice_pool = [], {}, {}
+    for task in studied:
+        items = found.items.get((o.split, task), [])
+        if not items:
+            lines.append(f"left out {task}: {out} holds no sound items of it in the split {o.split}")
+            continue
+        if items[0].image(next(iter(items[0].item().scenes()))) is None:
+            raise UserError(f"{out}/{o.split}/{task} holds sampled items without images; a study shows rendered "
+                            "items (mewl render)")
+        picked = sorted(rng.choice(len(items), size=min(o.items, len(items)), replace=False))
+        for k in picked:
+            tests.append(_source(items[k]))
+            stored[(o.split, task, items[k].index)] = items[k]
+        taken = {items[k].index for k in picked} if o.practice_split == o.split else set()
+        practice_pool[task] = [s for s in found.items.get((o.practice_split, task), []) if s.index not in taken]
+    if not tests:
+        raise UserError(f"{out} holds no sound, rendered items of {', '.join(studied)} in the split {o.split}")
+    practice = []
+    for bench in dict.fromkeys(catalog.task(s.task).benchmark for s in tests):
+        pools = [practice_pool[t] for t in practice_pool if catalog.task(t).benchmark == bench and practice_pool[t]]
+        chosen = []
+        for k in range(o.practice):  # round robin over the benchmark's tasks, each pool drawn without repeats
+            pool = pools[k % len(pools)] if pools else []
+            if pool:
+                chosen.append(pool.pop(int(rng.integers(len(pool)))))
+            pools = [p for p in pools if p]
+        if len(chosen) < o.practice:
+            lines.append(f"{bench}: {len(chosen)} practice item(s) of {o.practice} (the split {o.practice_split} holds "
+                         "no more items the study does not score)")
+        for s in chosen:
+            practice.append(_source(s))
+            stored[(s.split, s.task, s.index)] = s
+    return Chosen(tests, practice, stored, lines)

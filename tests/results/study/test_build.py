@@ -1,0 +1,75 @@
+"""`mewl study OUT --out DIR`: a user's mistakes are one line and exit 2, before any work and with nothing
+written; the texts a researcher edits replace the templates (no browser here: test_browser.py runs DIR)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mewl_gen.cli.main import main
+from mewl_gen.results.study import build
+
+
+@pytest.fixture(scope="module")
+def sampled(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("sampled") / "out"
+    assert main(["sample", "--task", "shape,malevic-pos", "--n", "2", "--out", str(out), "--split", "test"]) == 0
+    return out
+
+
+def one_line(capsys, code: int, says: str) -> None:
+    err = capsys.readouterr().err
+    assert code == 2 and says in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--items", "0"], "--items must be a whole number of at least 1"),
+    (["--catch", "-1"], "--catch must be a whole number of at least 0"),
+    (["--task", "nonesuch"], "unknown task 'nonesuch'"),
+    (["--texts", "/nonexistent/texts"], "--texts /nonexistent/texts is not a folder"),
+])
+def test_a_bad_option_is_one_line(sampled, tmp_path, capsys, args, says):
+    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir"), *args]), says)
+    assert not (tmp_path / "dir").exists() and not build.key_path(tmp_path / "dir").exists()
+
+
+def test_a_dataset_without_images_is_refused(sampled, tmp_path, capsys):
+    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir")]), "sampled items without images")
+    assert not (tmp_path / "dir").exists()
+
+
+def test_the_key_never_goes_inside_the_experiment_and_nothing_is_overwritten(sampled, tmp_path, capsys):
+    dest = tmp_path / "dir"
+    one_line(capsys, main(["study", str(sampled), "--out", str(dest), "--key", str(dest / "key.json")]),
+             "the key must stay outside the experiment")
+    dest.mkdir()
+    (dest / "mine.txt").write_text("kept")
+    one_line(capsys, main(["study", str(sampled), "--out", str(dest)]), "is not an empty folder")
+    (tmp_path / "old.key.json").write_text("{}")
+    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "new"), "--key",
+                           str(tmp_path / "old.key.json")]), "never overwrites another's")
+    one_line(capsys, main(["study", str(sampled), "--out", str(sampled / "inside")]), "lies inside")
+    assert (dest / "mine.txt").read_text() == "kept" and (tmp_path / "old.key.json").read_text() == "{}"
+
+
+def test_without_jspsych_installed_it_says_to_run_make_setup(sampled, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(build, "NODE_MODULES", tmp_path / "node_modules")
+    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir")]), "run `make setup`")
+
+
+def test_edited_texts_replace_the_templates_and_the_rest_stay(tmp_path):
+    (tmp_path / "consent.html").write_text("<p>Our own consent</p>")
+    (tmp_path / "mewl.html").write_text("<p>Our words for MEWL</p>")
+    texts = build.read_texts(tmp_path, ["mewl", "bongard"])
+    assert texts["consent"] == "<p>Our own consent</p>" and texts["mewl"] == "<p>Our words for MEWL</p>"
+    assert texts["end"] == (build.WEB / "end.html").read_text() and "left" in texts["bongard"]
+    (tmp_path / "end.html").symlink_to(tmp_path / "consent.html")
+    with pytest.raises(Exception, match="is not a regular file"):
+        build.read_texts(tmp_path, ["mewl"])
+
+
+def test_study_alone_prints_both_forms(capsys):
+    assert main(["study"]) == 0
+    out = capsys.readouterr().out
+    assert "mewl study OUT --out DIR" in out and "mewl study score DIR RESULTS" in out

@@ -1,0 +1,176 @@
+"""`mewl study score DIR RESULTS...` on participants' data written as the experiment writes it (jsPsych rows):
+the exclusions are printed before the scores, the key decides each answer, a participant who fails the
+catch trials or answers implausibly fast is excluded, the interval resamples participants and items, and
+whatever a results file holds that is not this study's data is reported in one line, never a traceback."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mewl_gen.cli.main import main
+from mewl_gen.results.study import score
+
+STUDY = "5a5a5a5a5a5a5a5a"
+ITEMS = 10  # items of each task
+
+
+def key(tmp_path: Path) -> Path:
+    """A study folder's key beside it: ten pragmatic items (five words each) and ten MALeViC ones, two catches."""
+    trials = {}
+    for i in range(ITEMS):
+        words = [f"w{i}{k}" for k in range(5)]
+        trials[f"p{i}"] = {"kind": "test", "split": "test", "task": "pragmatic", "index": i,
+                           "answers": {w: w for w in words}, "correct": words[i % 5]}
+        trials[f"m{i}"] = {"kind": "test", "split": "test", "task": "malevic-pos", "index": i,
+                           "answers": {"true": True, "false": False}, "correct": "true" if i % 2 else "false"}
+    trials["c0"] = {"kind": "catch", "benchmark": "mewl", "correct": "w00"}
+    trials["c1"] = {"kind": "catch", "benchmark": "malevic", "correct": "false"}
+    (tmp_path / "study").mkdir()
+    path = tmp_path / "study.key.json"
+    path.write_text(json.dumps({"study": STUDY, "trials": trials}))
+    return path
+
+
+def rows(who: str, pick, rt: float = 1500.0) -> list[dict]:
+    """A participant's jsPsych rows: consent, then every trial answered by pick(trial id, key entry)."""
+    trials = json.loads((KEY_PATH[0]).read_text())["trials"]
+    out = [{"study": STUDY, "participant": who, "phase": "consent", "response": 0, "rt": 900}]
+    for tid, k in trials.items():
+        out.append({"study": STUDY, "participant": who, "phase": "trial", "trial": tid, "choice": pick(tid, k),
+                    "rt": rt, "shown": sorted(k.get("answers", {k["correct"]: 0}))})
+    return out
+
+
+KEY_PATH: list[Path] = []
+
+
+@pytest.fixture
+def study(tmp_path):
+    KEY_PATH[:] = [key(tmp_path)]
+    return tmp_path
+
+
+def oracle(tid, k):
+    return k["correct"]
+
+
+def wrong(tid, k):
+    return next(a for a in k.get("answers", {"x": 0, "y": 0}) if a != k["correct"])
+
+
+def save(path: Path, data) -> str:
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def run(study: Path, *files: str, extra=()) -> int:
+    return main(["study", "score", str(study / "study"), *files, "--to", str(study / "scores"), *extra])
+
+
+def test_the_oracle_scores_one_and_its_predictions_are_the_key_s_answers(study, capsys):
+    assert run(study, save(study / "a.json", rows("a", oracle))) == 0
+    printed = capsys.readouterr().out
+    assert printed.index("exclusions, stated before scoring") < printed.index("accuracy")
+    row = json.loads((study / "scores" / "human.json").read_text())
+    assert [(t["task"], t["accuracy"], t["interval"]) for t in row["tasks"]] == [
+        ("pragmatic", 1.0, [1.0, 1.0]), ("malevic-pos", 1.0, [1.0, 1.0])]
+    lines = [json.loads(line) for line in (study / "scores" / "human.jsonl").read_text().splitlines()]
+    assert {"split": "test", "task": "malevic-pos", "index": 3, "answer": True} in lines
+    assert {"split": "test", "task": "pragmatic", "index": 2, "answer": "w22"} in lines and len(lines) == 2 * ITEMS
+
+
+def test_a_participant_who_fails_the_catch_trials_is_excluded(study, capsys):
+    def careless(tid, k):
+        return wrong(tid, k) if k["kind"] == "catch" else k["correct"]
+
+    files = [save(study / "a.json", rows("a", oracle)), save(study / "b.json", rows("b", careless))]
+    assert run(study, *files) == 0
+    assert "1 kept, 1 excluded (passed 0 of 2 catch trials)" in capsys.readouterr().out
+    with open(study / "scores" / "participants.csv") as f:
+        assert [(r["participant"], r["kept"]) for r in csv.DictReader(f)] == [("a", "yes"), ("b", "no")]
+    row = json.loads((study / "scores" / "human.json").read_text())
+    assert row["participants"] == {"kept": 1, "excluded": 1} and row["tasks"][0]["excluded"] == 1
+
+
+def test_implausibly_fast_responses_exclude_by_the_stated_threshold(study, capsys):
+    files = [save(study / "a.json", rows("a", oracle)), save(study / "f.json", rows("f", oracle, rt=120))]
+    assert run(study, *files) == 0
+    assert "responses faster than 300 ms" in capsys.readouterr().out
+    assert run(study, *files, extra=("--fast-ms", "100")) == 2  # the scores folder exists now: never overwritten
+    (study / "again").mkdir()
+    assert main(["study", "score", str(study / "study"), *files, "--to", str(study / "again"), "--fast-ms", "100"]) == 0
+    assert "2 kept, 0 excluded" in capsys.readouterr().out
+
+
+def test_several_participants_in_one_export_and_agreement_between_them(study, capsys):
+    export = "\n".join(json.dumps(rows(w, oracle if w != "c" else wrong_but_catch)) for w in "abc")
+    (study / "jatos.txt").write_text(export)
+    assert run(study, str(study / "jatos.txt")) == 0
+    row = json.loads((study / "scores" / "human.json").read_text())
+    pragmatic = row["tasks"][0]
+    assert pragmatic["participants"] == 3 and pragmatic["responses"] == 3 * ITEMS
+    assert pragmatic["accuracy"] == pytest.approx(2 / 3)
+    assert pragmatic["agreement"] == pytest.approx(1 / 3)  # of the three pairs of each item, one agrees
+    lo, hi = pragmatic["interval"]
+    assert lo <= 2 / 3 <= hi and hi - lo > 0
+
+
+def wrong_but_catch(tid, k):
+    return k["correct"] if k["kind"] == "catch" else wrong(tid, k)
+
+
+def test_the_bootstrap_resamples_participants_and_items():
+    rng = np.random.default_rng(0)
+    who = np.repeat(np.arange(20), 10)
+    item = np.tile(np.arange(10), 20)
+    easy = (item < 5).astype(float)  # half the items always right, half always wrong: items vary, people do not
+    lo, hi = score.bootstrap(who, item, easy, rng, 2000)
+    assert lo < 0.35 and hi > 0.65  # the items' spread shows; resampling participants alone would give [0.5, 0.5]
+
+
+@pytest.mark.parametrize("content, says", [
+    ("not json at all\n{", "line 1 is not JSON"),
+    (json.dumps([{"study": "another", "participant": "a", "phase": "trial", "trial": "p0"}]), "of 'another'"),
+    (json.dumps({"a": 1}), "holds no data of this study"),
+    ("[" * 100000 + "]" * 100000, "nested too deep"),
+])
+def test_a_results_file_that_is_not_this_study_s_data_is_one_line(study, capsys, content, says):
+    (study / "r.json").write_text(content)
+    assert run(study, str(study / "r.json")) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (study / "scores").exists()
+
+
+def test_rows_for_unknown_trials_and_repeats_are_reported_and_left_out(study, capsys):
+    data = rows("a", oracle)
+    data += [dict(data[1], choice="w01"), {"study": STUDY, "participant": "a", "phase": "trial", "trial": "zz"}]
+    assert run(study, save(study / "a.json", data)) == 0
+    err = capsys.readouterr().err
+    assert "1 repeated answers to a trial (the first one stands)" in err
+    assert "1 rows for a trial the key does not know (left out)" in err
+    assert json.loads((study / "scores" / "human.json").read_text())["tasks"][0]["accuracy"] == 1.0
+
+
+def test_a_missing_or_foreign_key_is_one_line(study, capsys):
+    files = [save(study / "a.json", rows("a", oracle))]
+    assert main(["study", "score", str(study / "elsewhere"), *files, "--to", str(study / "s")]) == 2
+    assert "no key at" in capsys.readouterr().err
+    (study / "bad.json").write_text('{"study": 1}')
+    assert main(["study", "score", str(study / "study"), *files, "--key", str(study / "bad.json"), "--to",
+                 str(study / "s")]) == 2
+    assert "is not a study's key" in capsys.readouterr().err
+    assert main(["study", "score", str(study / "study"), *files, "--to", str(study / "s"), "--min-catch", "2"]) == 2
+    assert "expected a fraction from 0 to 1" in capsys.readouterr().err
+
+
+def test_every_participant_excluded_is_one_line(study, capsys):
+    def careless(tid, k):
+        return wrong(tid, k)
+
+    assert run(study, save(study / "b.json", rows("b", careless))) == 2
+    assert "every participant was excluded (1)" in capsys.readouterr().err
