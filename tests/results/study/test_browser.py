@@ -117,7 +117,7 @@ def test_a_guesser_over_http_lands_near_chance(study, browser, server, tmp_path,
     assert responses == len(chance) and abs(right - expected) <= spread, (right, expected, spread)
 
 
-def test_one_who_fails_the_catch_trials_is_excluded(study, browser, tmp_path, capsys):
+def test_one_who_fails_the_catch_trials_is_excluded_and_an_id_always_sees_its_order(study, browser, tmp_path, capsys):
     out, dest, key = study
     data, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-careless", careless(key))
     first, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-other", oracle(key))
@@ -126,8 +126,11 @@ def test_one_who_fails_the_catch_trials_is_excluded(study, browser, tmp_path, ca
     row = scored(tmp_path, dest, tmp_path / "c.json", tmp_path / "o.json")
     assert row["participants"] == {"kept": 1, "excluded": 1}
     assert "passed 0 of" in capsys.readouterr().out
-    order = [[r["trial"] for r in d if r.get("phase") == "trial"] for d in (data, first)]
-    assert sorted(order[0]) == sorted(order[1]) and order[0] != order[1]  # each id its own order of the same trials
+    again, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-other", oracle(key))
+    order = [[(r["trial"], r["shown"]) for r in d if r.get("phase") == "trial"] for d in (data, first, again)]
+    trials = [[t for t, _ in o] for o in order]
+    assert sorted(trials[0]) == sorted(trials[1]) and trials[0] != trials[1]  # each id its own order of the same trials
+    assert order[1] == order[2]  # the same id sees the same order, buttons included
 
 
 def test_no_file_of_the_study_names_an_item_or_an_answer(study):
