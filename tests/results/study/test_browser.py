@@ -41,7 +41,8 @@ def study(tmp_path_factory) -> tuple[Path, Path, dict]:
 
 @pytest.fixture(scope="module")
 def browser():
-    assert Path(CHROMIUM).is_file(), "no chromium: run .ci/install-chromium (Debian's package)"
+    if not Path(CHROMIUM).is_file():
+        pytest.skip("Chromium is not installed: run .ci/install-chromium as root to install it (Debian's package)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
