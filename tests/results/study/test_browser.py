@@ -154,3 +154,12 @@ def test_no_file_of_the_study_names_an_item_or_an_answer(study):
     assert not build.key_path(dest).is_relative_to(dest)
     for name, source in build.LIBRARY.items():  # jsPsych as the lock file pins it, unchanged
         assert (dest / "lib" / name).read_bytes() == (build.NODE_MODULES / source).read_bytes()
+
+
+def test_one_who_does_not_consent_sees_the_declined_text_and_nothing_is_kept(study, browser):
+    page = browser.new_page()
+    page.goto((study[1] / "index.html").as_uri() + "?participant=p-no")
+    page.click("#jspsych-html-button-response-btngroup [data-choice='1']")  # "I do not agree"
+    page.wait_for_function("document.body.dataset.done === '1'")
+    assert "did not agree" in page.inner_text("body") and page.evaluate("window.STUDY_RESULT") is None
+    page.close()
