@@ -1,5 +1,5 @@
 """`mewl study` end to end in a real browser: a study built from the session's draft render of every task
-(its items copied under the split `test`, so that `train` gives the practice trials) is completed in
+(one task of each benchmark left unscored, so that its item gives the practice trial) is completed in
 headless Chromium by scripted participants, over file:// and over a local HTTP server on 127.0.0.1, with
 every request that would leave the machine refused. The oracle (answers from the key) scores 1.0 on every
 task, `mewl eval --human` shows it as "human (this dataset)" in every format and in the plot; a guesser
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -19,23 +18,25 @@ from PIL import Image
 
 from mewl_gen.cli.main import main
 from mewl_gen.results.study import build
+from mewl_gen.tasks import catalog
 from tests.conftest import rendered_all
 
 from .participant import CHROMIUM, careless, guesser, oracle, take_part
 
 pytestmark = pytest.mark.browser
+PRACTICE = ("color", "malevic-sup1", "shapeworld-logical", "bongard-abstract")
 
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory) -> tuple[Path, Path, dict]:
-    """(OUT, DIR, key): one item of every task people can be shown, a practice and a catch trial per benchmark."""
+    """(OUT, DIR, key): one item of each task people can be shown but PRACTICE (whose items are the practice
+    trials; ICY has no other task, so no practice), and a catch trial per benchmark."""
     root = tmp_path_factory.mktemp("study")
-    out = root / "out"
-    shutil.copytree(rendered_all(), out)
-    shutil.copytree(out / "train", out / "test")
+    out = rendered_all()
     dest = root / "dir"
-    assert main(["study", str(out), "--out", str(dest), "--split", "test", "--items", "1", "--practice", "1",
-                 "--catch", "1", "--seed", "3"]) == 0
+    scored = [t.name for t in catalog.tasks().values() if t.study is not None and t.name not in PRACTICE]
+    assert main(["study", str(out), "--out", str(dest), "--task", ",".join(scored), "--split", "train",
+                 "--items", "1", "--practice", "1", "--catch", "1", "--seed", "3"]) == 0
     return out, dest, json.loads(build.key_path(dest).read_text())
 
 
@@ -86,8 +87,9 @@ def test_the_oracle_over_file_scores_one_and_eval_shows_its_row(study, browser, 
     assert json.loads((tmp_path / "saved.json").read_text()) == data  # the file a participant saves is the data
     rows = [r for r in data if r.get("phase") == "trial"]
     assert {r["participant"] for r in data} == {"p-oracle"} and all(r["rt"] > 0 for r in rows)
-    catches = [k for k in key["trials"].values() if k["kind"] == "catch"]  # one per benchmark, as practice trials
-    assert len([r for r in data if r.get("phase") == "practice"]) == len(catches) == 5
+    assert len([k for k in key["trials"].values() if k["kind"] == "catch"]) == 5  # one per benchmark
+    practice = [r for r in data if r.get("phase") == "practice"]
+    assert len(practice) == len(PRACTICE) and all(r["trial"] not in key["trials"] for r in practice)
     row = scored(tmp_path, dest, tmp_path / "saved.json")
     assert {t["task"] for t in row["tasks"]} == {k["task"] for k in scored_trials(key)}
     assert all(t["accuracy"] == 1.0 for t in row["tasks"])
