@@ -124,13 +124,25 @@ def cmd_score(args) -> int:
     return 0
 
 
+def print_help() -> None:
+    build_parser().print_help()
+    print(f"\nusage: {USAGE}\n\n`mewl study score --help` tells the scoring's options.")
+
+
+class Help(argparse.Action):
+    """`mewl study --help`: both forms (the words after `study` are parsed by their own parsers)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print_help()
+        parser.exit()
+
+
 def cmd_study(args) -> int:
     words = args.words
     if words[:1] == ["score"]:
         return cmd_score(score_parser().parse_args(words[1:]))
-    if not words or words[0].startswith("-") and words[0] in ("-h", "--help"):
-        build_parser().print_help()
-        print(f"\nusage: {USAGE}\n\n`mewl study score --help` tells the scoring's options.")
+    if not words:
+        print_help()
         return 0
     return cmd_build(build_parser().parse_args(words))
 
@@ -138,6 +150,7 @@ def cmd_study(args) -> int:
 def register(sub) -> None:
     s = sub.add_parser("study", add_help=False, usage=USAGE,
                        help="a browser experiment of a rendered dataset's items (jsPsych), and its scoring")
+    s.add_argument("-h", "--help", action=Help, nargs=0, help="both forms and their options")
     s.add_argument("words", nargs=argparse.REMAINDER)
     s.set_defaults(func=cmd_study)
 

@@ -1,5 +1,5 @@
 """`mewl study` end to end in a real browser: a study built from the session's draft render of every task
-(its items copied under the split `test`, so that `train` gives the practice trials) is completed in
+(one task of each benchmark left unscored, so that its item gives the practice trial) is completed in
 headless Chromium by scripted participants, over file:// and over a local HTTP server on 127.0.0.1, with
 every request that would leave the machine refused. The oracle (answers from the key) scores 1.0 on every
 task, `mewl eval --human` shows it as "human (this dataset)" in every format and in the plot; a guesser
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -19,29 +18,32 @@ from PIL import Image
 
 from mewl_gen.cli.main import main
 from mewl_gen.results.study import build
+from mewl_gen.tasks import catalog
 from tests.conftest import rendered_all
 
 from .participant import CHROMIUM, careless, guesser, oracle, take_part
 
 pytestmark = pytest.mark.browser
+PRACTICE = ("color", "malevic-sup1", "shapeworld-logical", "bongard-abstract")
 
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory) -> tuple[Path, Path, dict]:
-    """(OUT, DIR, key): one item of every task people can be shown, a practice and a catch trial per benchmark."""
+    """(OUT, DIR, key): one item of each task people can be shown but PRACTICE (whose items are the practice
+    trials; ICY has no other task, so no practice), and a catch trial per benchmark."""
     root = tmp_path_factory.mktemp("study")
-    out = root / "out"
-    shutil.copytree(rendered_all(), out)
-    shutil.copytree(out / "train", out / "test")
+    out = rendered_all()
     dest = root / "dir"
-    assert main(["study", str(out), "--out", str(dest), "--split", "test", "--items", "1", "--practice", "1",
-                 "--catch", "1", "--seed", "3"]) == 0
+    scored = [t.name for t in catalog.tasks().values() if t.study is not None and t.name not in PRACTICE]
+    assert main(["study", str(out), "--out", str(dest), "--task", ",".join(scored), "--split", "train",
+                 "--items", "1", "--practice", "1", "--catch", "1", "--seed", "3"]) == 0
     return out, dest, json.loads(build.key_path(dest).read_text())
 
 
 @pytest.fixture(scope="module")
 def browser():
-    assert Path(CHROMIUM).is_file(), "no chromium: run .ci/install-chromium (Debian's package)"
+    if not Path(CHROMIUM).is_file():
+        pytest.skip("Chromium is not installed: run .ci/install-chromium as root to install it (Debian's package)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -85,8 +87,9 @@ def test_the_oracle_over_file_scores_one_and_eval_shows_its_row(study, browser, 
     assert json.loads((tmp_path / "saved.json").read_text()) == data  # the file a participant saves is the data
     rows = [r for r in data if r.get("phase") == "trial"]
     assert {r["participant"] for r in data} == {"p-oracle"} and all(r["rt"] > 0 for r in rows)
-    catches = [k for k in key["trials"].values() if k["kind"] == "catch"]  # one per benchmark, as practice trials
-    assert len([r for r in data if r.get("phase") == "practice"]) == len(catches) == 5
+    assert len([k for k in key["trials"].values() if k["kind"] == "catch"]) == 5  # one per benchmark
+    practice = [r for r in data if r.get("phase") == "practice"]
+    assert len(practice) == len(PRACTICE) and all(r["trial"] not in key["trials"] for r in practice)
     row = scored(tmp_path, dest, tmp_path / "saved.json")
     assert {t["task"] for t in row["tasks"]} == {k["task"] for k in scored_trials(key)}
     assert all(t["accuracy"] == 1.0 for t in row["tasks"])
@@ -117,7 +120,7 @@ def test_a_guesser_over_http_lands_near_chance(study, browser, server, tmp_path,
     assert responses == len(chance) and abs(right - expected) <= spread, (right, expected, spread)
 
 
-def test_one_who_fails_the_catch_trials_is_excluded(study, browser, tmp_path, capsys):
+def test_one_who_fails_the_catch_trials_is_excluded_and_an_id_always_sees_its_order(study, browser, tmp_path, capsys):
     out, dest, key = study
     data, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-careless", careless(key))
     first, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-other", oracle(key))
@@ -126,8 +129,11 @@ def test_one_who_fails_the_catch_trials_is_excluded(study, browser, tmp_path, ca
     row = scored(tmp_path, dest, tmp_path / "c.json", tmp_path / "o.json")
     assert row["participants"] == {"kept": 1, "excluded": 1}
     assert "passed 0 of" in capsys.readouterr().out
-    order = [[r["trial"] for r in d if r.get("phase") == "trial"] for d in (data, first)]
-    assert sorted(order[0]) == sorted(order[1]) and order[0] != order[1]  # each id its own order of the same trials
+    again, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-other", oracle(key))
+    order = [[(r["trial"], r["shown"]) for r in d if r.get("phase") == "trial"] for d in (data, first, again)]
+    trials = [[t for t, _ in o] for o in order]
+    assert sorted(trials[0]) == sorted(trials[1]) and trials[0] != trials[1]  # each id its own order of the same trials
+    assert order[1] == order[2]  # the same id sees the same order, buttons included
 
 
 def test_no_file_of_the_study_names_an_item_or_an_answer(study):
@@ -150,3 +156,12 @@ def test_no_file_of_the_study_names_an_item_or_an_answer(study):
     assert not build.key_path(dest).is_relative_to(dest)
     for name, source in build.LIBRARY.items():  # jsPsych as the lock file pins it, unchanged
         assert (dest / "lib" / name).read_bytes() == (build.NODE_MODULES / source).read_bytes()
+
+
+def test_one_who_does_not_consent_sees_the_declined_text_and_nothing_is_kept(study, browser):
+    page = browser.new_page()
+    page.goto((study[1] / "index.html").as_uri() + "?participant=p-no")
+    page.click("#jspsych-html-button-response-btngroup [data-choice='1']")  # "I do not agree"
+    page.wait_for_function("document.body.dataset.done === '1'")
+    assert "did not agree" in page.inner_text("body") and page.evaluate("window.STUDY_RESULT") is None
+    page.close()

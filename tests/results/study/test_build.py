@@ -69,7 +69,10 @@ def test_edited_texts_replace_the_templates_and_the_rest_stay(tmp_path):
         build.read_texts(tmp_path, ["mewl"])
 
 
-def test_study_alone_prints_both_forms(capsys):
+def test_study_alone_or_with_help_prints_both_forms(capsys):
     assert main(["study"]) == 0
     out = capsys.readouterr().out
     assert "mewl study OUT --out DIR" in out and "mewl study score DIR RESULTS" in out
+    with pytest.raises(SystemExit) as done:
+        main(["study", "--help"])
+    assert done.value.code == 0 and "--per-participant" in capsys.readouterr().out

@@ -174,3 +174,12 @@ def test_every_participant_excluded_is_one_line(study, capsys):
 
     assert run(study, save(study / "b.json", rows("b", careless))) == 2
     assert "every participant was excluded (1)" in capsys.readouterr().err
+
+
+def test_eval_refuses_a_human_row_that_is_not_one_before_any_work(tmp_path, capsys):
+    (tmp_path / "human.json").write_text(json.dumps({"tasks": [{"split": "test", "task": "shape", "accuracy": "high",
+                                                                "interval": [0, 1]}]}))
+    assert main(["eval", str(tmp_path / "no-dataset"), str(tmp_path / "p.jsonl"), "--human",
+                 str(tmp_path / "human.json")]) == 2
+    err = capsys.readouterr().err
+    assert "is not the human.json mewl study score writes" in err and len(err.strip().splitlines()) == 1

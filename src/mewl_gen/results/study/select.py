@@ -1,6 +1,6 @@
 """Which items a study shows: the sound, rendered items of OUT read through the store's reader, a number per
-task drawn by the study's seed, and practice items from another split (train by default) or, within the
-same split, from items the study does not score."""
+task drawn by the study's seed, and practice items of each benchmark from the practice split (train by
+default), from any of its tasks that people can be shown, never an item the study scores."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,10 +52,12 @@ def choose(out: Path, o: Options, rng: np.random.Generator) -> Chosen:
     lines = [f"left out {t}: its benchmark shows people no trial of it" for t in o.tasks if t not in studied]
     if not studied:
         raise UserError(f"no task of {', '.join(o.tasks)} has a trial to show people")
-    found = reader.read(out, studied, {o.split, o.practice_split}, images=True)
+    benches = {catalog.task(t).benchmark for t in studied}  # practice may come from any task of their benchmarks
+    practising = [t.name for b in catalog.BENCHMARKS if b.name in benches for t in b.tasks if t.study is not None]
+    found = reader.read(out, list(dict.fromkeys(studied + practising)), {o.split, o.practice_split}, images=True)
     if found.damaged:
         lines.append(f"left out {reader.damaged_line(found.damaged)}")
-    tests, stored, practice_pool = [], {}, {}
+    tests, stored, taken = [], {}, set()
     for task in studied:
         items = found.items.get((o.split, task), [])
         if not items:
@@ -68,10 +70,11 @@ def choose(out: Path, o: Options, rng: np.random.Generator) -> Chosen:
         for k in picked:
             tests.append(_source(items[k]))
             stored[(o.split, task, items[k].index)] = items[k]
-        taken = {items[k].index for k in picked} if o.practice_split == o.split else set()
-        practice_pool[task] = [s for s in found.items.get((o.practice_split, task), []) if s.index not in taken]
+        taken |= {(o.split, task, items[k].index) for k in picked}
     if not tests:
         raise UserError(f"{out} holds no sound, rendered items of {', '.join(studied)} in the split {o.split}")
+    practice_pool = {t: [s for s in found.items.get((o.practice_split, t), []) if (s.split, t, s.index) not in taken]
+                     for t in practising}
     practice = []
     for bench in dict.fromkeys(catalog.task(s.task).benchmark for s in tests):
         pools = [practice_pool[t] for t in practice_pool if catalog.task(t).benchmark == bench and practice_pool[t]]

@@ -43,6 +43,7 @@
     const [participant, idFrom] = participantId();
     const completion = params.get(S.completion_parameter) ||
       (window.jatos && jatos.urlQueryParameters && jatos.urlQueryParameters[S.completion_parameter]) || "";
+    let declined = false;
     const jsPsych = initJsPsych({ on_finish: finish });
     window.jsPsych = jsPsych;
     // Item order and button positions are drawn per participant, from their id: the same id sees the same study.
@@ -63,7 +64,10 @@
       type: jsPsychHtmlButtonResponse, stimulus: S.texts.consent, choices: ["I agree", "I do not agree"],
       data: { phase: "consent" },
       on_finish: (data) => {
-        if (data.response !== 0) jsPsych.abortExperiment(S.texts.declined);
+        if (data.response !== 0) {
+          declined = true;
+          jsPsych.abortExperiment(S.texts.declined);
+        }
       },
     });
     timeline.push({ type: jsPsychInstructions, pages: [S.texts.instructions], show_clickable_nav: true,
@@ -97,6 +101,10 @@
     jsPsych.run(timeline);
 
     function finish() {
+      if (declined) {  // no data kept of one who did not consent; the declined text stays on the page
+        document.body.dataset.done = "1";
+        return;
+      }
       const json = jsPsych.data.get().json();
       window.STUDY_RESULT = json;
       const name = "study-" + S.study + "-" + participant.replace(/[^A-Za-z0-9_-]/g, "_") + ".json";
