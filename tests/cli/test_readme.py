@@ -111,3 +111,12 @@ def test_every_python_block_of_the_docs_compiles(doc):
     Python."""
     for code in blocks(doc.read_text(), "python"):
         compile(code, doc.name, "exec")
+
+
+def test_a_mistyped_task_or_benchmark_gets_a_did_you_mean(capsys):
+    from mewl_gen.cli.main import main
+
+    for typed, meant in (("malevc-pos", "malevic-pos"), ("bongrd", "bongard"), ("pragmatc", "pragmatic")):
+        assert main(["sample", "--task", typed, "--n", "1", "--out", "/nonexistent/never-written"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"did you mean {meant!r}?" in err, err
