@@ -25,11 +25,11 @@ def cmd_export(args) -> int:
         print(f"mewl export: {line}", file=sys.stderr)
     try:
         with writing(dest.parent):
+            source = (out / CARD).read_text() if (out / CARD).is_file() else ""
             if args.to == "hf":
-                source = (out / CARD).read_text() if (out / CARD).is_file() else ""
                 export_hf.write(chosen, staging, source)
             else:
-                export_wds.write(chosen, staging, args.shard_size)
+                export_wds.write(chosen, staging, args.shard_size, source)
         export.publish(staging, dest)
     finally:
         export.discard(staging)
