@@ -111,3 +111,29 @@ def test_every_python_block_of_the_docs_compiles(doc):
     Python."""
     for code in blocks(doc.read_text(), "python"):
         compile(code, doc.name, "exec")
+
+
+def test_a_mistyped_task_or_benchmark_gets_a_did_you_mean(capsys):
+    from mewl_gen.cli.main import main
+
+    for typed, meant in (("malevc-pos", "malevic-pos"), ("bongrd", "bongard"), ("pragmatc", "pragmatic")):
+        assert main(["sample", "--task", typed, "--n", "1", "--out", "/nonexistent/never-written"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"did you mean {meant!r}?" in err, err
+
+
+def test_the_dataset_folder_is_out_in_every_command_and_the_gallerys_old_spelling_works(tmp_path, capsys):
+    from mewl_gen.cli.main import main
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name, parser in sub.choices.items():
+        for action in parser._actions:
+            if action.dest == "out":
+                assert action.metavar == "OUT", name
+    new = build_parser().parse_args(["gallery", "data", "site"])
+    old = build_parser().parse_args(["gallery", "data", "--out", "site"])
+    assert (new.out, new.dir or new.old_dir) == (old.out, old.dir or old.old_dir) == ("data", "site")
+    for argv in (["gallery", "data"], ["gallery", "data", "a", "--out", "b"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "mewl gallery OUT DIR" in err

@@ -26,6 +26,7 @@ def several(tmp_path_factory) -> tuple[Path, Path]:
     out = root / "data"
     shutil.copytree(rendered_all(), out)
     assert main(["export", str(out), "--to", "hf", str(root / "hf")]) == 0
+    assert main(["export", str(out), "--to", "webdataset", str(root / "wds")]) == 0
     return out, root / "hf"
 
 
@@ -59,10 +60,17 @@ def test_the_export_cards_code_runs(several, monkeypatch, tmp_path):
     assert run_blocks((hf / "README.md").read_text(), {"DIR": hf, "OUT": out}, monkeypatch, tmp_path) >= 3
 
 
-@pytest.mark.parametrize("card", ["OUT/README.md", "DIR/README.md"])
-def test_both_cards_carry_a_licence_a_citation_per_paper_and_the_features(several, card):
+def test_the_webdataset_cards_code_runs(several, monkeypatch, tmp_path):
     out, hf = several
-    text = ((out if card.startswith("OUT") else hf) / "README.md").read_text()
+    assert run_blocks((hf.parent / "wds" / "README.md").read_text(), {"DIR": hf.parent / "wds", "OUT": out},
+                      monkeypatch, tmp_path) >= 3
+
+
+@pytest.mark.parametrize("card", ["OUT/README.md", "DIR/README.md", "webdataset DIR/README.md"])
+def test_every_card_carries_a_licence_a_citation_per_paper_and_the_features(several, card):
+    out, hf = several
+    folder = out if card.startswith("OUT") else hf if card.startswith("DIR") else hf.parent / "wds"
+    text = (folder / "README.md").read_text()
     assert "## Licence" in text and DATA_LICENSE in text and "## Features" in text
     bibtex = "\n".join(blocks(text, "bibtex"))
     for bench in benchmarks_of(out):

@@ -26,11 +26,11 @@ def cmd_export(args) -> int:
         print(f"mewl export: {line}", file=sys.stderr)
     try:
         with writing(dest.parent):
+            source = card_text(out)
             if args.to == "hf":
-                source = card_text(out)
                 export_hf.write(chosen, staging, source)
             else:
-                export_wds.write(chosen, staging, args.shard_size)
+                export_wds.write(chosen, staging, args.shard_size, source)
         export.publish(staging, dest)
     finally:
         export.discard(staging)

@@ -33,6 +33,9 @@ def build_parser() -> options.Parser:
         command = sub.choices[action.dest]
         if command.description is None and action.help:
             command.description = f"{action.help[0].upper()}{action.help[1:]}.".replace("%%", "%")
+        for argument in command._actions:  # the dataset folder is OUT in every command (`--out OUT` where it is made)
+            if argument.dest == "out" and argument.metavar is None:
+                argument.metavar = "OUT"
     return p
 
 

@@ -18,6 +18,7 @@ import json
 from functools import partial
 from pathlib import Path
 
+from mewl_gen.store.card import LICENSE_TEXT
 from mewl_gen.tasks import catalog
 
 from .export import Chosen, exported, in_order, progress
@@ -41,7 +42,32 @@ def _sample(stored, passes: tuple[str, ...]) -> dict:
     return sample(stored, catalog.task(stored.task).export, passes)
 
 
-def write(chosen: Chosen, staging: Path, shard_size: int) -> None:
+def card(chosen: Chosen, source_card: str) -> str:
+    """README.md of the shards: how to load them, what a sample holds, the licence, then OUT's own card."""
+    task = next(iter(chosen.items))
+    split = next(iter(chosen.items[task]))
+    members = ["| `<panel>.png` | each image, the rendered PNG bytes unchanged (`ctx0` ... `query`, or `image`) |",
+               "| `<panel>.json` | each image's ground truth |",
+               *(f"| `<panel>.{p}.npy` | each image's {p} pass, a NumPy file read exactly |" for p in chosen.passes),
+               "| `json` | `key`, `split`, `task`, `index`, the task's typed fields (the answer among them), `panels`, "
+               "`scenes`, `utterances` and the item's own JSON files (`files`) |"]
+    return "\n".join([
+        "# WebDataset shards", "",
+        "One shard series per split and task, `<split>/<task>-NNNNNN.tar`, one sample per item keyed "
+        "`<split>/<task>/<index>`, as `mewl eval` takes it.", "",
+        "```python", "import json", "import pathlib", "import webdataset", "",
+        f'urls = sorted(str(p) for p in pathlib.Path("DIR/{split}").glob("{task}-*.tar"))',
+        "for sample in webdataset.WebDataset(urls, shardshuffle=False, empty_check=False):",
+        '    meta = json.loads(sample["json"])',
+        '    images = [sample[f"{panel}.png"] for panel in meta["panels"]]  # PNG bytes, in panel order',
+        '    truths = [json.loads(sample[f"{panel}.json"]) for panel in meta["panels"]]', "```", "",
+        "## Features", "", "| member | what |", "|---|---|", *members, "",
+        "## Licence", "", LICENSE_TEXT, "",
+        "What follows is the card of the rendered dataset these shards were exported from (with each "
+        "benchmark's citation).", "", source_card])
+
+
+def write(chosen: Chosen, staging: Path, shard_size: int, source_card: str = "") -> None:
     import webdataset
 
     total = sum(len(items) for splits in chosen.items.values() for items in splits.values())
@@ -55,3 +81,4 @@ def write(chosen: Chosen, staging: Path, shard_size: int) -> None:
                     for made in in_order(items, partial(_sample, passes=chosen.passes)):
                         sink.write(made)
                         bar.update(1)
+    (staging / "README.md").write_text(card(chosen, source_card))

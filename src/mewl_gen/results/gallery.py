@@ -1,4 +1,4 @@
-"""`mewl gallery OUT --out DIR`: a rendered dataset as a static site that opens from the file system.
+"""`mewl gallery OUT DIR`: a rendered dataset as a static site that opens from the file system.
 
 DIR/index.html lists the benchmarks OUT holds, DIR/<benchmark>.html their tasks by split, and
 DIR/<split>/<task>/index.html (then page-2.html, ...) a task's items, at most PER_PAGE a page, so a

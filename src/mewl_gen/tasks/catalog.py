@@ -74,9 +74,9 @@ def resolve(value: str) -> list[str]:
             names = (name,)
         else:
             close = difflib.get_close_matches(name, [*by_task, *by_benchmark, "all"], n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise UnknownTask(f"unknown task {name!r}; {hint}`mewl tasks` lists them ({', '.join(by_benchmark)} "
-                              "or all for a set)")
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise UnknownTask(f"unknown task {name!r}; `mewl tasks` lists them ({', '.join(by_benchmark)} "
+                              f"or all for a set){hint}")
         found += [t for t in names if t not in found]
     return found
 
