@@ -190,8 +190,8 @@ def _estimate(spec: SceneSpec, stop_below: float | None, decide: bool = False) -
         visible = np.isfinite(own)
         if decide and all(screens[j][2][0] > 0 for j in occluders):  # boxes of points before the camera
             hidden = np.logical_or.reduce([_inside(us, vs, boxes[j]) for j in occluders])
-            if _count(visible & ~hidden, fills[i]) >= stop_below:  # enough that nothing can hide
-                counts[i] = _count(visible & ~hidden, fills[i])
+            counts[i] = _count(visible & ~hidden, fills[i])
+            if counts[i] >= stop_below:  # enough that no occluder can hide
                 continue
         for j in occluders:
             if decide and _count(visible, fills[i]) < stop_below:  # occluders only take rays away
