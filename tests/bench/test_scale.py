@@ -81,3 +81,14 @@ def test_the_verdicts_name_a_command_that_is_not_linear():
     verdicts = scale_report.check(report)
     assert verdicts["status linear"].startswith("MISSED") and "4.00 of linear;" in verdicts["status linear"]
     assert verdicts["status memory flat"].startswith("ok")
+
+
+@pytest.mark.parametrize("sizes", ["0", "1000,x", "-5", ""])
+def test_nonsense_sizes_are_one_line_before_anything_is_written(tmp_path, capsys, sizes):
+    from mewl_gen.bench import suite
+
+    with pytest.raises(SystemExit) as stop:
+        suite.main(["--only", "scale", "--scale-sizes", sizes, "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2
+    assert "--scale-sizes" in capsys.readouterr().err.splitlines()[-1]
+    assert not (tmp_path / "out").exists()

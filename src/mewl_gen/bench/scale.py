@@ -113,7 +113,8 @@ def measure(argv: list[str], watch: Path, out: Path, log: Path, env: dict) -> di
     watcher.join()
     written = store.tree_bytes(watch)
     return {"seconds": wall, "cpu_seconds": usage.ru_utime + usage.ru_stime, "max_rss_bytes": usage.ru_maxrss * 1024,
-            "tree_rss_bytes": max(rss[0], usage.ru_maxrss * 1024), "exit": child.returncode, "bytes_written": written + out_bytes(out) - before,
+            "tree_rss_bytes": max(rss[0], usage.ru_maxrss * 1024), "exit": child.returncode,
+            "bytes_written": written + out_bytes(out) - before,
             "peak_bytes": max(peak[0], written), "log_tail": log.read_text()[-400:]}
 
 

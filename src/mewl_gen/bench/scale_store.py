@@ -46,7 +46,7 @@ class Image:
 
 def ensure_renders(folder: Path) -> Path:
     """A draft render of item 0 of RENDERED_TASKS in `folder` (rendered once, reused by later runs)."""
-    if layout.is_complete(folder, SPLIT, RENDERED_TASKS[-1], 0) and layout.is_complete(folder, SPLIT, RENDERED_TASKS[0], 0):
+    if all(layout.is_complete(folder, SPLIT, task, 0) for task in RENDERED_TASKS):
         return folder
     command = [sys.executable, "-m", "mewl_gen", "render", "--task", ",".join(RENDERED_TASKS), "--n", "1",
                "--quality", QUALITY, "--split", SPLIT, "--out", str(folder)]

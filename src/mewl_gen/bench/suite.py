@@ -249,8 +249,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="bench-out", type=Path)
     ap.add_argument("--only", default=",".join(PARTS), help="comma list of parts to run")
     ap.add_argument("--task", default="all", help="(a): the tasks sampled (a task, a benchmark, all or a comma list)")
-    ap.add_argument("--scale-sizes", default=None, help="scale: comma list of store sizes (default 1000,4000,16000; "
-                    "--quick: 1000)")
+    ap.add_argument("--scale-sizes", default=None, help="scale: comma list of store sizes (default 1000,4000,16000)")
     ap.add_argument("--pipeline-task", default=None,
                     help="(c): the tasks of which item 0 is rendered (default: the first task of every benchmark; "
                          "the Makefile names shape, number, pragmatic and relation)")
@@ -260,6 +259,8 @@ def main(argv=None) -> int:
     if parts - set(PARTS + OPTIONAL):
         ap.error(f"--only: unknown part(s) {', '.join(sorted(parts - set(PARTS + OPTIONAL)))}; "
                  f"expected some of {','.join(PARTS + OPTIONAL)}")
+    if a.scale_sizes is not None and not all(n.isdigit() and int(n) > 0 for n in a.scale_sizes.split(",")):
+        ap.error(f"--scale-sizes {a.scale_sizes}: expected a comma list of positive episode counts")
     a.out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=a.out))
     report: dict = {"quick": a.quick}
@@ -285,8 +286,8 @@ def main(argv=None) -> int:
         if "scale" in parts:
             from mewl_gen.bench import scale
 
-            sizes = [int(n) for n in a.scale_sizes.split(",")] if a.scale_sizes else scale.SIZES[:1 if a.quick else None]
-            report["scale"] = scale.run(a.out / "scale", tuple(sizes))
+            sizes = scale.SIZES[:1 if a.quick else None] if a.scale_sizes is None else tuple(map(int, a.scale_sizes.split(",")))
+            report["scale"] = scale.run(a.out / "scale", sizes)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("\n" + format_report(report))

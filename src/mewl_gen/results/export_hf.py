@@ -30,6 +30,10 @@ from .export import KEY_COLUMNS, Chosen, exported, in_order, progress
 
 NAME = "mewl-gen-export"  # the dataset's name in croissant.json
 PARQUET_SHARD_BYTES = 500 * 2**20  # the hub's own default shard size for Parquet
+# Rows save_to_disk holds in memory at once (the Parquet writer holds a row group, about 100 MB, itself): the
+# library's default of 1,000 is about 0.75 GB of default-quality MEWL episodes, held several times over as it
+# converts them. Its Arrow files keep record batches of 100 image rows either way.
+ROWS_AT_ONCE = 100
 
 
 def _feature(column: Column):
@@ -138,10 +142,15 @@ def write(chosen: Chosen, staging: Path, source_card: str) -> None:
 
     datasets.disable_progress_bars()
     total = sum(len(items) for splits in chosen.items.values() for items in splits.values())
-    with progress(total, "export hf") as bar:
-        for task, splits in chosen.items.items():
-            with tempfile.TemporaryDirectory(dir=staging) as cache:  # one task's: gone before the next is written
-                _write_task(task, splits, chosen.passes, staging, cache, bar)
+    default_batch = datasets.config.DEFAULT_MAX_BATCH_SIZE  # save_to_disk's rows at once: no argument sets it
+    datasets.config.DEFAULT_MAX_BATCH_SIZE = ROWS_AT_ONCE
+    try:
+        with progress(total, "export hf") as bar:
+            for task, splits in chosen.items.items():
+                with tempfile.TemporaryDirectory(dir=staging) as cache:  # one task's: gone before the next is written
+                    _write_task(task, splits, chosen.passes, staging, cache, bar)
+    finally:
+        datasets.config.DEFAULT_MAX_BATCH_SIZE = default_batch
     (staging / "README.md").write_text(card(chosen, source_card))
     (staging / "croissant.json").write_text(croissant.text(chosen, NAME))
 
