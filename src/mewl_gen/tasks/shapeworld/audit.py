@@ -33,15 +33,15 @@ from mewl_gen.scenes.image_truth import geometric_truth
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
-from ..audit import Probe, balanced, identity, index_pairs, leaking, learned, measured, repeat_column
-from ..benchmark import Audit, AuditRun
+from ..audit import (REPEATS, Audit, AuditRun, Findings, Probe, balanced, identity, index_pairs, leaking, learned,
+                     measured)
 from ..stored import StoredItem
 from . import solver
 from .item import OBJECTS
 from .repeats import stored_key
 
-COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics",
-           "identity fields", "index pairs", "repeats", "with 'the'", "held-out items", "verdict")
+COLUMNS = ("n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics", "identity fields",
+           "index pairs", REPEATS, "with 'the'", "held-out items")
 TEST_SPLIT = "test"
 MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
 
@@ -93,11 +93,11 @@ def caption_only(captions: list[str], labels: list[bool]) -> tuple[int, int]:
     return int(np.sum(predicted == np.array(labels[half:]))), len(captions) - half
 
 
-def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
     rows = measured(_measure, items, run.workers)
     n = len(rows)
     labels = [r[0] for r in rows]
-    found = {"split": split, "task": task, "n": n, "evaluator": sum(r[1] == r[0] for r in rows) / n,
+    found = {"n": n, "evaluator": sum(r[1] == r[0] for r in rows) / n,
              "near miss": sum(r[2] != r[0] for r in rows) / n, "agree share": sum(labels) / n,
              "with 'the'": sum(r[4] for r in rows) / n}
     failures = []
@@ -115,8 +115,6 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     found.update({name: probes[name].cell() if name in probes else "-"
                   for name in ("caption-only", "scene statistics", "identity fields", "index pairs")})
     failures += leaking(probes)
-    found["repeats"], repeated = repeat_column(split, items, run.others, stored_key, run.workers)
-    failures += repeated
     if any(r[7] for r in rows):
         using = sum(r[5] for r in rows)
         found["held-out items"] = using
@@ -128,8 +126,7 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
             failures.append("held_out_used names a combination the files do not show")
     else:
         found["held-out items"] = "- (iid)"
-    found["verdict"] = "ok" if not failures else "; ".join(failures)
-    return found
+    return Findings(found, failures)
 
 
-AUDIT = Audit(columns=COLUMNS, row=row)
+AUDIT = Audit(COLUMNS, findings, stored_key)
