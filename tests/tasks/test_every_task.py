@@ -105,7 +105,7 @@ def test_every_task_draws_items_its_validator_accepts_and_its_file_only_solver_a
 
 
 def test_specs_and_tasks_import_without_bpy():
-    code = ("import sys, scenes, tasks.catalog, store.reader, cluster.planning; "
+    code = ("import sys, mewl_gen.scenes, mewl_gen.tasks.catalog, mewl_gen.store.reader, mewl_gen.cluster.planning; "
             "assert 'bpy' not in sys.modules, 'bpy loaded'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
