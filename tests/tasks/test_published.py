@@ -6,13 +6,14 @@ import pytest
 
 from mewl_gen.tasks.benchmark import Published
 from mewl_gen.tasks.bongard.published import PUBLISHED as BONGARD
-from mewl_gen.tasks.catalog import benchmarks
+from mewl_gen.tasks.catalog import BENCHMARKS, benchmarks
 from mewl_gen.tasks.icy.published import PUBLISHED as ICY
 from mewl_gen.tasks.malevic.published import PUBLISHED as MALEVIC
 from mewl_gen.tasks.mewl.published import PUBLISHED as MEWL
 from mewl_gen.tasks.shapeworld.published import PUBLISHED as SHAPEWORLD
 
-ROWS = {"mewl": MEWL, "malevic": MALEVIC, "shapeworld": SHAPEWORLD, "bongard": BONGARD, "icy": ICY}
+ROWS = {b.name: b.published for b in BENCHMARKS}  # every benchmark of the catalog, its paper's rows or none
+# What each paper has, read from the papers (seeds/): a human study or not.
 HAS_HUMANS = {"mewl": True, "malevic": False, "shapeworld": False, "bongard": True, "icy": True}
 
 
@@ -39,8 +40,10 @@ def figure(rows: tuple[Published, ...], who: str, task: str, source: str = "") -
     return row.accuracy[task]
 
 
-def test_every_benchmark_has_its_file():
-    assert set(ROWS) == set(benchmarks())
+def test_each_paper_s_rows_are_its_benchmark_s():
+    """The rows of each published.py are the ones its benchmark shows beside a model's scores."""
+    assert [ROWS[name] for name in ("mewl", "malevic", "shapeworld", "bongard", "icy")] == [
+        MEWL, MALEVIC, SHAPEWORLD, BONGARD, ICY]
 
 
 @pytest.mark.parametrize("benchmark", sorted(ROWS))
@@ -60,7 +63,7 @@ def test_the_check_catches_a_planted_mistake():
     assert any("twice" in p for p in found)
 
 
-@pytest.mark.parametrize("benchmark", sorted(ROWS))
+@pytest.mark.parametrize("benchmark", sorted(HAS_HUMANS))
 def test_a_benchmark_has_human_rows_exactly_where_its_paper_has_a_human_study(benchmark):
     humans = [r for r in ROWS[benchmark] if r.human]
     assert bool(humans) == HAS_HUMANS[benchmark]

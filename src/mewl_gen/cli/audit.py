@@ -21,8 +21,8 @@ from mewl_gen.store import card, door, reader
 from mewl_gen.store.manifest import read_manifest
 from mewl_gen.store.record import MAX_PIXELS
 from mewl_gen.tasks import catalog
-from mewl_gen.tasks.audit import legibility
-from mewl_gen.tasks.benchmark import AuditRun, Benchmark
+from mewl_gen.tasks.audit import AuditRun, legibility
+from mewl_gen.tasks.benchmark import Benchmark
 
 from . import options
 

@@ -20,6 +20,7 @@ import numpy as np
 from mewl_gen.errors import UserError
 from mewl_gen.scenes.draws import OutOfDraws
 
+from .audit import Audit
 from .gallery import PLAIN, Gallery
 from .item import Item
 from .seeds import item_rng, name_code
@@ -134,26 +135,6 @@ class Config:
     @property
     def dest(self) -> str:
         return self.option.lstrip("-").replace("-", "_")
-
-
-@dataclass(frozen=True)
-class AuditRun:
-    """What an audit is given besides one split and task's items."""
-
-    workers: int
-    train: list[StoredItem] | None = None  # the same task's items of another dataset (`--train DIR`)
-    others: list[StoredItem] = field(default_factory=list)  # the same task's items of this dataset's other splits
-
-
-@dataclass(frozen=True)
-class Audit:
-    """`mewl audit <benchmark> OUT`: does the dataset test what it claims? One row per split and
-    task, measured from the files; a row whose "verdict" is not "ok" makes the exit status 1."""
-
-    columns: tuple[str, ...]
-    row: Callable[[str, str, list[StoredItem], AuditRun], dict]  # (split, task, items, run) -> column -> value
-    notes: str = ""  # printed under the table
-    learns: bool = False  # whether it takes --train DIR
 
 
 @dataclass(frozen=True)

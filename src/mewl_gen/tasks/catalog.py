@@ -1,4 +1,4 @@
-"""Every benchmark, listed once: adding one is a folder under tasks/ and one line here.
+"""Every benchmark, listed once: adding one is a folder under tasks/ and one line here, its import.
 
 The shared code (farm, store, command line) finds tasks and benchmarks
 through these functions, which read `BENCHMARKS` when called.
@@ -12,14 +12,17 @@ from mewl_gen.errors import UserError
 from mewl_gen.scenes.spec import SceneSpec, SpecError, read_json, validate_json
 
 from .benchmark import IID, Benchmark, Task, draw_item
-from .bongard import BONGARD
-from .icy import ICY
 from .item import Item
-from .malevic import MALEVIC
-from .mewl import MEWL
-from .shapeworld import SHAPEWORLD
 
-BENCHMARKS: tuple[Benchmark, ...] = (MEWL, MALEVIC, SHAPEWORLD, ICY, BONGARD)
+# Every benchmark, one line each, in the order of `mewl tasks` (a new one goes last):
+from .mewl import MEWL
+from .malevic import MALEVIC
+from .shapeworld import SHAPEWORLD
+from .icy import ICY
+from .bongard import BONGARD
+
+# The Benchmarks imported above, in their order: the import is the one line that lists one.
+BENCHMARKS: tuple[Benchmark, ...] = tuple(b for b in dict(globals()).values() if isinstance(b, Benchmark))
 
 
 class UnknownTask(UserError, ValueError):

@@ -30,7 +30,7 @@ from mewl_gen.tasks.validation import InvalidItem
 from tests.chance import assert_at_chance
 from tests.conftest import episodes
 
-FAMILIES = ("bongard-basic", "bongard-abstract", "bongard-freeform")
+FAMILIES = tuple(t.name for t in catalog.benchmarks()["bongard"].tasks)  # basic, abstract, freeform
 ATTRIBUTE_FAMILIES = FAMILIES[:2]  # where neither count nor color may carry the concept
 PROBLEMS = 16
 FIGURES = 24  # freeform problems: the pooled probe fits on 20 or more

@@ -37,13 +37,12 @@ from mewl_gen.scenes.image_truth import geometric_truth
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import COLORS, MATERIALS
 
-from ..audit import Probe, leaking, measured, repeat_column
-from ..benchmark import Audit, AuditRun
+from ..audit import Audit, AuditRun, Findings, Probe, leaking, measured
 from ..stored import StoredItem
 from . import probes, solver
 
 PROBES = ("examples withheld", "identity fields", "names only", "count-only", "histogram-only")
-COLUMNS = ("split", "task", "n", "sound", "file solver", *PROBES, "histogram of", "repeats", "verdict")
+COLUMNS = ("n", "sound", "file solver", *PROBES, "histogram of")
 CONCEPT_EVIDENCE = ("count-only", "histogram-only")  # a deprived solver only where the concepts are not about it
 ABOUT_COUNTS_AND_COLORS = ("bongard-abstract",)
 NAMES = solver.NAMES
@@ -136,7 +135,7 @@ def key(stored: StoredItem) -> str:
     return json.dumps([item["task"], item["concept"], sides, tests])
 
 
-def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
     rows = measured(_measure, items, run.workers, batch=25)
     n = len(rows)
     hits = [sum(r[k] for r in rows) for k in range(4)]
@@ -146,7 +145,7 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     found_probes = {name: Probe(int(h.sum()), len(h), 0.5) if h is not None else Probe(0, 0, 0.5)
                     for name, h in learned.items()}
     found_probes.update({"count-only": Probe(hits[2], n, 0.5), "histogram-only": Probe(hits[3], n, 0.5)})
-    found = {"split": split, "task": task, "n": n, "sound": hits[0] / n, "file solver": hits[1] / n,
+    found = {"n": n, "sound": hits[0] / n, "file solver": hits[1] / n,
              **{name: p.cell() for name, p in found_probes.items()},
              "histogram of": "/".join(sorted({r[4] for r in rows}))}
     failures = []
@@ -156,12 +155,9 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
         failures.append(f"the file solver misses {n - hits[1]}")
     failures += leaking({name: p for name, p in found_probes.items()
                          if name not in CONCEPT_EVIDENCE or task not in ABOUT_COUNTS_AND_COLORS})
-    found["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
-    failures += repeated
-    found["verdict"] = "ok" if not failures else "; ".join(failures)
-    return found
+    return Findings(found, failures)
 
 
-AUDIT = Audit(columns=COLUMNS, row=row, notes="every probe reads 'accuracy % [95 % interval] / floor'; "
+AUDIT = Audit(COLUMNS, findings, key, notes="every probe reads 'accuracy % [95 % interval] / floor'; "
               "count-only and histogram-only are not judged on bongard-abstract, whose concepts are about counts, "
               "colors and materials (there they read the concept); repeats: none allowed in test")

@@ -44,14 +44,12 @@ from mewl_gen.scenes.image_truth import geometric_truth
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import TUPLE_ORDER
 
-from ..audit import Probe, identity, leaking, learned, measured, repeat_column
-from ..benchmark import Audit, AuditRun
+from ..audit import Audit, AuditRun, Findings, Probe, identity, leaking, learned, measured
 from ..stored import StoredItem
 from . import solver
 from .language import LanguageSpec, language_json
 
-COLUMNS = ("split", "task", "n", "oracle", "held-out share", "text-only", "names-only", "identity fields", "repeats",
-           "verdict")
+COLUMNS = ("n", "oracle", "held-out share", "text-only", "names-only", "identity fields")
 NAMING, QUESTION, IMAGE = "icy-naming", "question", "image"
 BLOCKS = 4  # words per message: one per attribute
 MIN_LEARNED = 100  # fewer items than this: no learned probe (half of them would be noise)
@@ -187,12 +185,12 @@ def majority(targets: list) -> Probe:
     return Probe(sum(t == guess for t in targets[half:]), len(targets) - half, 0.0)
 
 
-def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
     rows = measured(_measure, items, run.workers)
     n, floor = len(rows), rows[0][5]
     targets = [r[2] for r in rows]
     failures = [f"{items[k].key}: {p}" for k, r in enumerate(rows) for p in r[0]][:3]
-    found = {"split": split, "task": task, "n": n, "oracle": sum(not r[0] for r in rows) / n,
+    found = {"n": n, "oracle": sum(not r[0] for r in rows) / n,
              "held-out share": sum(r[1] for r in rows) / n}
     probes = {}
     if n >= MIN_LEARNED:
@@ -204,12 +202,9 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     found.update({name: probes[name].cell() if name in probes and probes[name].n else "-"
                   for name in ("text-only", "names-only", "identity fields")})
     failures += leaking(probes)
-    found["repeats"], repeated = repeat_column(split, items, run.others, stored_key, run.workers)
-    failures += repeated
-    found["verdict"] = "ok" if not failures else "; ".join(failures)
-    return found
+    return Findings(found, failures)
 
 
-AUDIT = Audit(columns=COLUMNS, row=row, notes="floors: text-only, names-only and identity fields at 1 over the answers a guess "
+AUDIT = Audit(COLUMNS, findings, stored_key, notes="floors: text-only, names-only and identity fields at 1 over the answers a guess "
               "chooses from (icy-naming: the objects the split shows; icy-episodes: the five choices); repeats at 0 "
               "in test (train and val may share items)")

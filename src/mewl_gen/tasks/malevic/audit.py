@@ -27,19 +27,18 @@ import numpy as np
 
 from mewl_gen.scenes.universe import COLORS
 
-from ..audit import BALANCE_P, Z_VERDICT, Probe, leaking, measured, repeat_column, uniform_p, wilson
+from ..audit import BALANCE_P, Z_VERDICT, Audit, AuditRun, Findings, Probe, leaking, measured, uniform_p, wilson
 from ..audit.rules import consistent, rule_column
-from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
 from .probes import Seen, level_of, probes
 from .rules import TASK_RULES
 from .sample import sentence_classes
 
-PROBES = ("neighbour rule", "neighbours", "sizes without k", "target-relative", "target size only", "scene statistics only", "no-target rule", "index parity", "retried", "pair partner")
-COLUMNS = ("split", "task", "n", "oracle", "text-only", "area shortcut", "sharp k ceiling", "true share",
-           "class balance p", "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "rule-aware", "repeats",
-           "verdict")
+PROBES = ("neighbour rule", "neighbours", "sizes without k", "target-relative", "target size only",
+          "scene statistics only", "no-target rule", "index parity", "retried", "pair partner")
+COLUMNS = ("n", "oracle", "text-only", "area shortcut", "sharp k ceiling", "true share", "class balance p",
+           "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "rule-aware")
 
 
 def truth(stored: StoredItem, item: dict) -> dict:
@@ -94,7 +93,7 @@ def key(stored: StoredItem) -> str:
     return json.dumps([item["task"], item["sentence"], item["label"], objects])
 
 
-def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
     rows = measured(_measure, items, run.workers)
     n = len(rows)
     labels = [r[0] for r in rows]
@@ -108,7 +107,7 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     classes = [(*r[5], r[0]) for r in rows]
     text_hits = sum(r[2] == r[0] for r in rows)
     text_only = Probe(text_hits, n, solver.CHANCE)
-    found = {"split": split, "task": task, "n": n, "oracle": rate(1), "text-only": text_only.cell(),
+    found = {"n": n, "oracle": rate(1), "text-only": text_only.cell(),
              "area shortcut": rate(3), "sharp k ceiling": rate(4), "true share": sum(labels) / n,
              "class balance p": uniform_p(classes, support),
              "corr(size, area)": float(np.mean([r[6] for r in rows if r[6] is not None])),
@@ -131,10 +130,7 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     aware, replayed = rule_column(labels, [r[10] for r in rows], [s.index for s in items], 1 / 2)
     found["rule-aware"] = aware.cell()
     failures += replayed
-    found["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
-    failures += repeated
-    found["verdict"] = "ok" if not failures else "; ".join(failures)
-    return found
+    return Findings(found, failures)
 
 
-AUDIT = Audit(columns=COLUMNS, row=row, learns=True)
+AUDIT = Audit(COLUMNS, findings, key, learns=True)

@@ -15,8 +15,8 @@ import json
 
 import numpy as np
 
-from ..audit import BALANCE_P, Probe, above_chance, leaking, repeat_column, uniform_p, wilson
-from ..benchmark import Audit, AuditRun, UsageError
+from ..audit import BALANCE_P, Audit, AuditRun, Findings, Probe, above_chance, leaking, uniform_p, wilson
+from ..benchmark import UsageError
 from ..stored import StoredItem
 from .item import Episode
 from .solver import SOLVERS, TaskSolvers, deprived, learned, names
@@ -24,8 +24,7 @@ from .solver import SOLVERS, TaskSolvers, deprived, learned, names
 # The baselines, by their column titles; an exact solver's column is the bare deprivation.
 BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
 PROBES = ("names-only", "names-only learned", "identity learned")
-COLUMNS = ("split", "task", "n", "oracle", *BASELINES, *PROBES, "chance", "position p", "balance p", "repeats",
-           "verdict")
+COLUMNS = ("n", "oracle", *BASELINES, *PROBES, "chance", "position p", "balance p")
 NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / floor'; query-only, no-hand, "
          "no-context-language, no-query (the context and the choices, no query image): exact deprived solvers; "
          "learned: a model on hand-made features; a floor is the task's text-only analytic chance, or the "
@@ -137,7 +136,7 @@ def key(stored: StoredItem) -> str:
     return json.dumps([ep["task"], panels, _objects(ep["query"]), sorted(ep["choices"]), ep["answer"]])
 
 
-def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
     """One split and task: episodes are read here, in the worker (pickling them costs more than parsing)."""
     episodes = [s.item() for s in items]
     train = [s.item() for s in run.train] if run.train is not None else None
@@ -145,14 +144,12 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
         raise UsageError(f"--train has {len(train)} {task} episodes; the learned baselines need {learned.MIN_TRAIN}")
     found = rates(task, episodes, train)
     chance = SOLVERS[task].chance
-    cells = {"split": split, "task": task, "n": str(len(episodes)), "oracle": _accuracy(found["oracle"], None)}
+    cells = {"n": str(len(episodes)), "oracle": _accuracy(found["oracle"], None)}
     cells |= {name: _accuracy(found.get(name), found["bars"].get(name)) for name in BASELINES}
     cells |= {name: found["probes"][name].cell() if name in found["probes"] else "-" for name in PROBES}
     cells |= {"chance": f"{100 * chance:.1f}", "position p": f"{found['position p']:.3f}",
               "balance p": f"{found['balance p']:.3f} ({found['balance worst']})"}
-    cells["repeats"], repeated = repeat_column(split, items, run.others, key, run.workers)
-    cells["verdict"] = "; ".join([*failures(found), *repeated]) or "ok"
-    return cells
+    return Findings(cells, failures(found))
 
 
-AUDIT = Audit(columns=COLUMNS, row=row, notes=NOTES, learns=True)
+AUDIT = Audit(COLUMNS, findings, key, notes=NOTES, learns=True)

@@ -41,9 +41,9 @@ from mewl_gen.scenes.image_truth import geometric_truth
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
-from ..audit import Probe, balanced, identity, index_pairs, leaking, learned, measured, repeat_column
+from ..audit import (REPEATS, Audit, AuditRun, Findings, Probe, balanced, identity, index_pairs, leaking, learned,
+                     measured)
 from ..audit.rules import consistent, rule_column
-from ..benchmark import Audit, AuditRun
 from ..stored import StoredItem
 from . import solver
 from . import repeats
@@ -52,8 +52,8 @@ from .item import OBJECTS, ShapeWorldItem
 from .logic import COUNTED, NUMBERS, Quantifier
 from .sample import _held_out_ok
 
-COLUMNS = ("split", "task", "n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics",
-           "identity fields", "index pairs", "quantifier x count", "rule-aware", "repeats", "with 'the'", "held-out items", "verdict")
+COLUMNS = ("n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics", "identity fields",
+           "index pairs", "quantifier x count", "rule-aware", REPEATS, "with 'the'", "held-out items")
 TEST_SPLIT = "test"
 MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
 
@@ -130,11 +130,11 @@ def caption_only(captions: list[str], labels: list[bool]) -> tuple[int, int]:
     return int(np.sum(predicted == np.array(labels[half:]))), len(captions) - half
 
 
-def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
+def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
     rows = measured(_measure, items, run.workers)
     n = len(rows)
     labels = [r[0] for r in rows]
-    found = {"split": split, "task": task, "n": n, "evaluator": sum(r[1] == r[0] for r in rows) / n,
+    found = {"n": n, "evaluator": sum(r[1] == r[0] for r in rows) / n,
              "near miss": sum(r[2] != r[0] for r in rows) / n, "agree share": sum(labels) / n,
              "with 'the'": sum(r[4] for r in rows) / n}
     failures = []
@@ -157,8 +157,6 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
     aware, replayed = rule_column(labels, [r[10] for r in rows], [s.index for s in items], 0.5)
     found["rule-aware"] = aware.cell()
     failures += replayed
-    found["repeats"], repeated = repeat_column(split, items, run.others, repeats.stored_key, run.workers)
-    failures += repeated
     if any(r[7] for r in rows):
         using = sum(r[5] for r in rows)
         found["held-out items"] = using
@@ -170,8 +168,7 @@ def row(split: str, task: str, items: list[StoredItem], run: AuditRun) -> dict:
             failures.append("held_out_used names a combination the files do not show")
     else:
         found["held-out items"] = "- (iid)"
-    found["verdict"] = "ok" if not failures else "; ".join(failures)
-    return found
+    return Findings(found, failures)
 
 
-AUDIT = Audit(columns=COLUMNS, row=row)
+AUDIT = Audit(COLUMNS, findings, repeats.stored_key)

@@ -1,0 +1,41 @@
+"""The audit's statistics: binomial intervals, the verdict's bar and uniformity tests."""
+from __future__ import annotations
+
+import math
+
+Z95 = 1.96
+# The verdict: a baseline fails when even its 99.9 % interval lies above
+# chance. Stricter than the 95 % shown, since an audit makes dozens of
+# comparisons and one would cross a 95 % bound by luck every other run.
+Z_VERDICT = 3.29
+BALANCE_P = 1e-4  # the test suite's bound for uniformity
+
+
+def wilson(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def above_chance(hits: int, n: int, chance: float) -> bool:
+    """Whether even the verdict's interval lies above chance."""
+    return wilson(hits, n, Z_VERDICT)[0] > chance
+
+
+def uniform_p(observed: list, support: tuple) -> float:
+    from scipy.stats import chisquare  # scipy loads only for an audit: every `mewl` command imports this module
+
+    counts = [observed.count(v) for v in support]
+    if sum(counts) != len(observed):
+        return 0.0  # a value outside the support is never balanced
+    return float(chisquare(counts).pvalue)
+
+
+def balanced(hits: int, n: int, share: float = 0.5) -> bool:
+    """Whether a count of one label is within the verdict's interval of `share` (either way)."""
+    lo, hi = wilson(hits, n, Z_VERDICT)
+    return lo <= share <= hi
