@@ -32,7 +32,7 @@ import numpy as np
 
 from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import read_png16
-from mewl_gen.store import bookkeeping, reader, status
+from mewl_gen.store import bookkeeping, reader
 from mewl_gen.store.files import writing
 from mewl_gen.store.manifest import passes_of
 from mewl_gen.store.reader import pass_files

@@ -14,6 +14,7 @@ the rules open(2), link(2) and rename(2) give for NFS (docs/nfs.md).
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
