@@ -51,11 +51,11 @@ def write(path: Path, lines: list) -> Path:
 
 
 @pytest.mark.parametrize("wrong, accuracy", [(False, 1.0), (True, 0.0)])
-def test_the_oracle_scores_one_and_all_wrong_answers_zero(sampled, tmp_path, capsys, wrong, accuracy):
+def test_the_oracle_scores_one_and_all_wrong_answers_zero(sampled, tmp_path, mewl, wrong, accuracy):
     path = write(tmp_path / "p.jsonl", predictions(sampled, wrong))
-    capsys.readouterr()
-    assert main(["eval", str(sampled), str(path), "--format", "json"]) == 0
-    found = json.loads(capsys.readouterr().out)
+    code, out, _ = mewl("eval", sampled, path, "--format", "json")
+    assert code == 0
+    found = json.loads(out)
     assert sorted((r["split"], r["task"]) for r in found["tasks"]) == sorted((s, t) for s in ("test", "train")
                                                                               for t in TASKS)
     assert all(r["accuracy"] == accuracy and r["n"] == N for r in found["tasks"])
@@ -63,7 +63,7 @@ def test_the_oracle_scores_one_and_all_wrong_answers_zero(sampled, tmp_path, cap
     assert found["problems"] == []
 
 
-def test_every_problem_is_one_line_and_never_silently_counted(sampled, tmp_path, capsys):
+def test_every_problem_is_one_line_and_never_silently_counted(sampled, tmp_path, mewl):
     lines = [p for p in predictions(sampled) if p["task"] == "shape" and p["split"] == "train"]
     lines[0] = {**lines[0], "answer": "zzz"}  # not one of the choices: wrong
     del lines[1]  # missing: wrong
@@ -72,13 +72,12 @@ def test_every_problem_is_one_line_and_never_silently_counted(sampled, tmp_path,
               {"split": "train", "task": "shape", "index": 999, "answer": "x"},  # not in OUT
               {"split": "train", "task": "no-such-task", "index": 0, "answer": "x"}]
     path = write(tmp_path / "p.jsonl", lines)
-    capsys.readouterr()
-    assert main(["eval", str(sampled), str(path), "--format", "json"]) == 1
-    captured = capsys.readouterr()
-    found = json.loads(captured.out)
+    code, out, err = mewl("eval", sampled, path, "--format", "json")
+    assert code == 1
+    found = json.loads(out)
     (row,) = found["tasks"]
     assert (row["task"], row["n"], row["correct"]) == ("shape", N, N - 2)
-    err = captured.err.splitlines()
+    err = err.splitlines()
     assert len(err) == 6 and err == [f"mewl eval: {line}" for line in found["problems"]]
     joined = "\n".join(err)
     for words in ("2 lines that are not a prediction", "1 duplicate predictions", "1 predictions for tasks no benchmark",
@@ -87,22 +86,19 @@ def test_every_problem_is_one_line_and_never_silently_counted(sampled, tmp_path,
         assert words in joined, words
 
 
-def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, capsys):
+def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, mewl):
     lines = predictions(sampled)
     rng = np.random.default_rng(0)
     wrong = {json.dumps(p) for p in predictions(sampled, wrong=True)}
     mixed = [p if rng.random() < 0.6 else json.loads(sorted(wrong)[k % len(wrong)]) for k, p in enumerate(lines)]
     mixed = list({(p["split"], p["task"], p["index"]): p for p in mixed}.values())
     path = write(tmp_path / "p.jsonl", mixed)
-    capsys.readouterr()
-    main(["eval", str(sampled), str(path), "--format", "json"])
-    by_json = {(r["split"], r["task"]): r["correct"] for r in json.loads(capsys.readouterr().out)["tasks"]}
-    main(["eval", str(sampled), str(path), "--format", "csv", "--plot", str(tmp_path / "acc.png")])
-    by_csv = {(r["split"], r["task"]): int(r["correct"]) for r in csv.DictReader(io.StringIO(capsys.readouterr().out))
-              if r["row"] == "score"}
+    _, out, _ = mewl("eval", sampled, path, "--format", "json")
+    by_json = {(r["split"], r["task"]): r["correct"] for r in json.loads(out)["tasks"]}
+    _, out, _ = mewl("eval", sampled, path, "--format", "csv", "--plot", tmp_path / "acc.png")
+    by_csv = {(r["split"], r["task"]): int(r["correct"]) for r in csv.DictReader(io.StringIO(out)) if r["row"] == "score"}
     assert by_csv == by_json
-    main(["eval", str(sampled), str(path), "--format", "markdown"])
-    printed = capsys.readouterr().out
+    printed = mewl("eval", sampled, path, "--format", "markdown")[1]
     for (split, task), correct in by_json.items():
         assert f"| {split} | {task} | {N} | {100 * correct / N:.1f} |" in printed
     image = np.asarray(Image.open(tmp_path / "acc.png").convert("L"))
@@ -161,13 +157,12 @@ def test_the_plot_is_for_a_paper_and_never_overwrites_or_writes_inside_out(sampl
     (["eval", "DATA", "OTHER"], "is for an item of"),
     (["eval", "DATA", "EMPTY", "--format", "xml"], "invalid choice: 'xml'"),
 ])
-def test_mistakes_are_one_line(sampled, tmp_path, capsys, argv, message):
+def test_mistakes_are_one_line(sampled, tmp_path, mewl, argv, message):
     empty = write(tmp_path / "empty.jsonl", [])
     other = write(tmp_path / "other.jsonl", [{"split": "val", "task": "shape", "index": 0, "answer": "x"}])
     argv = [{"DATA": str(sampled), "EMPTY": str(empty), "OTHER": str(other)}.get(a, a) for a in argv]
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and message in err, err
+    code, _, err = mewl(*argv)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
 
 
 def test_a_bongard_answer_is_two_truth_values_or_two_sides():

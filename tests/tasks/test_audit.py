@@ -45,58 +45,61 @@ def subset(small, out, tasks):
     return out
 
 
-def test_audit_prints_one_row_per_task_with_the_oracle_at_100(small, capsys):
-    assert main(["audit", str(small), "--workers", "1"]) == 0
-    rows = rows_of(capsys.readouterr().out)
+def test_audit_prints_one_row_per_task_with_the_oracle_at_100(small, mewl):
+    code, out, _ = mewl("audit", small, "--workers", 1)
+    assert code == 0
+    rows = rows_of(out)
     assert sorted(rows) == sorted(TASKS)
     for task, line in rows.items():
         assert line.split()[2:4] == ["30", "100.0"], f"{task}: {line}"
 
 
-def test_audit_passes_tasks_without_shortcuts_and_prints_markdown(small, tmp_path, capsys):
+def test_audit_passes_tasks_without_shortcuts_and_prints_markdown(small, tmp_path, mewl):
     subset(small, tmp_path, OWN)
-    assert main(["audit", "mewl", str(tmp_path), "--workers", "1", "--markdown"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    code, out, _ = mewl("audit", "mewl", tmp_path, "--workers", 1, "--markdown")
+    assert code == 0
+    lines = out.splitlines()
     assert lines[0].startswith("| split | task | n | oracle | text-only | query-only | query-only learned |")
     body = [line for line in lines if line.startswith("| ") and line.split()[3] in OWN]
     assert len(body) == len(OWN) and all(line.endswith("| ok |") for line in body)
 
 
-def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, capsys):
+def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, mewl):
     subset(small, tmp_path, ["number"])
     path = tmp_path / "train" / "number" / "7" / "episode.json"
     ep = Episode.model_validate_json(path.read_text())
     wrong = next(c for c in ep.choices if c != ep.answer)
     path.write_text(ep.model_copy(update={"answer": wrong}).model_dump_json())
     write_record(path.parent)  # as a faulty generator would publish it
-    assert main(["audit", str(tmp_path), "--workers", "1"]) == 1
-    assert "oracle missed 1" in rows_of(capsys.readouterr().out)["number"]
+    code, out, _ = mewl("audit", tmp_path, "--workers", 1)
+    assert code == 1 and "oracle missed 1" in rows_of(out)["number"]
 
 
-def test_a_train_episode_in_test_is_a_repeat(small, tmp_path, capsys):
+def test_a_train_episode_in_test_is_a_repeat(small, tmp_path, mewl):
     subset(small, tmp_path, ["number"])
     for index in range(3):
         shutil.copytree(tmp_path / "train" / "number" / str(index), tmp_path / "test" / "number" / str(index))
-    assert main(["audit", str(tmp_path), "--workers", "1", "--no-card"]) == 1
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("test ")]
+    code, out, _ = mewl("audit", tmp_path, "--workers", 1, "--no-card")
+    assert code == 1
+    lines = [line for line in out.splitlines() if line.startswith("test ")]
     assert len(lines) == 1 and "3 test items repeat an item of another split" in lines[0]
 
 
-def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, capsys):
+def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, mewl):
     subset(small, tmp_path, ["number"])
     path = tmp_path / "train" / "number" / "4" / "episode.json"
     path.write_bytes(path.read_bytes().replace(b'"number"', b'"NUMBER"', 1))  # same size, other bytes
     shutil.copytree(tmp_path / "train" / "number" / "5", tmp_path / "train" / "number" / "05")  # not a name mewl writes
-    assert main(["audit", str(tmp_path), "--workers", "1"]) == 2
-    err = capsys.readouterr().err
+    code, _, err = mewl("audit", tmp_path, "--workers", 1)
+    assert code == 2
     assert err.count("\n") == 1 and "holds 1 damaged or incomplete item(s): train/number/4: episode.json: sha256" in err
 
 
-def test_a_learned_baseline_may_train_on_another_dataset(small, tmp_path, capsys):
-    assert main(["sample", "--task", "color", "--n", "30", "--out", str(tmp_path), "--seed", "6", "--workers", "1"]) == 0
+def test_a_learned_baseline_may_train_on_another_dataset(small, tmp_path, mewl):
+    assert mewl("sample", "--task", "color", "--n", 30, "--out", tmp_path, "--seed", 6, "--workers", 1)[0] == 0
     subset(small, tmp_path / "other", ["color"])
-    assert main(["audit", str(tmp_path / "other"), "--train", str(tmp_path), "--workers", "1"]) == 0
-    assert "color" in rows_of(capsys.readouterr().out)
+    code, out, _ = mewl("audit", tmp_path / "other", "--train", tmp_path, "--workers", 1)
+    assert code == 0 and "color" in rows_of(out)
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -104,22 +107,22 @@ def test_a_learned_baseline_may_train_on_another_dataset(small, tmp_path, capsys
     (["audit", "bogus", "/nonexistent/data"], "unknown audit 'bogus'; expected one of mewl, malevic"),
     (["audit", "a", "b", "c"], "unrecognized arguments: c"),
 ])
-def test_user_errors_are_one_line(argv, message, capsys):
-    assert main(argv) == 2
-    err = capsys.readouterr().err
+def test_user_errors_are_one_line(argv, message, mewl):
+    code, _, err = mewl(*argv)
+    assert code == 2
     assert err.startswith("mewl: error:") and message in err and err.count("\n") == 1
 
 
-def test_an_empty_folder_is_a_user_error(tmp_path, capsys):
-    assert main(["audit", str(tmp_path)]) == 2
-    assert "is not a dataset of this tool" in capsys.readouterr().err
+def test_an_empty_folder_is_a_user_error(tmp_path, mewl):
+    code, _, err = mewl("audit", tmp_path)
+    assert code == 2 and "is not a dataset of this tool" in err
 
 
-def test_the_audit_goes_into_the_card_which_says_when_the_items_changed_since(tmp_path, capsys):
+def test_the_audit_goes_into_the_card_which_says_when_the_items_changed_since(tmp_path, mewl):
     out = tmp_path / "data"
-    assert main(["sample", "--task", "number", "--n", "30", "--out", str(out), "--seed", "7", "--workers", "1"]) == 0
+    assert mewl("sample", "--task", "number", "--n", 30, "--out", out, "--seed", 7, "--workers", 1)[0] == 0
     assert "## Audit" not in (out / card.CARD).read_text()
-    assert main(["audit", str(out), "--workers", "1"]) == 0
+    assert mewl("audit", out, "--workers", 1)[0] == 0
     text = (out / card.CARD).read_text()
     assert "## Audit" in text and "\n| train | number | 30 | 100.0 [88.6, 100.0] |" in text
     assert "changed since" not in text
@@ -127,18 +130,17 @@ def test_the_audit_goes_into_the_card_which_says_when_the_items_changed_since(tm
     shutil.rmtree(out / "train" / "number" / "3")
     card.write_card(out)  # as the next run's card is written
     assert "The items changed since (train/number: 29 complete)" in (out / card.CARD).read_text()
-    assert main(["audit", str(out), "--workers", "1"]) == 0
+    assert mewl("audit", out, "--workers", 1)[0] == 0
     assert "changed since" not in (out / card.CARD).read_text() and "| train | number | 29 |" in (out / card.CARD).read_text()
 
     before = (out / card.CARD).read_bytes()
     shutil.rmtree(out / "train" / "number" / "4")
-    assert main(["audit", str(out), "--workers", "1", "--no-card"]) == 0
+    assert mewl("audit", out, "--workers", 1, "--no-card")[0] == 0
     assert (out / card.CARD).read_bytes() == before
     (out / card.AUDIT).unlink()
     (out / card.AUDIT).mkdir()  # the card cannot be written: the audit's verdict stands, one line says so
-    capsys.readouterr()
-    assert main(["audit", str(out), "--workers", "1"]) == 0
-    err = capsys.readouterr().err
+    code, _, err = mewl("audit", out, "--workers", 1)
+    assert code == 0
     assert err.startswith("mewl audit: the card was not updated:") and err.count("\n") == 1
     assert (out / card.CARD).read_bytes() == before
 

@@ -9,7 +9,6 @@ import sys
 import numpy as np
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.store import reader
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.catalog import sample_item
@@ -94,12 +93,13 @@ def test_same_seed_same_bytes_and_splits_never_overlap(task):
     assert {ep.answer for ep in episodes(task, 100)} != {ep.answer for ep in episodes(task, 100, "test")}
 
 
-def test_every_task_draws_items_its_validator_accepts_and_its_file_only_solver_answers(tmp_path):
+def test_every_task_draws_items_its_validator_accepts_and_its_file_only_solver_answers(tmp_path, mewl):
     """Every registered task of every benchmark: `mewl sample` draws its items (each validated as it is
     drawn), each of the task's model and image count, and the task's solver, reading only the released
     files, gives every item's solution."""
     assert tuple(t.name for t in catalog.benchmarks()["mewl"].tasks) == TASKS
-    assert main(["sample", "--task", "all", "--n", "2", "--seed", "3", "--out", str(tmp_path), "--workers", "2"]) == 0
+    code, _, err = mewl("sample", "--task", "all", "--n", 2, "--seed", 3, "--out", tmp_path, "--workers", 2)
+    assert code == 0, err
     found = reader.read(tmp_path)
     assert not found.damaged and {task for _, task in found.items} == set(catalog.tasks())
     for (_, name), items in found.items.items():

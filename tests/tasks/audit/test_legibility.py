@@ -68,11 +68,10 @@ def test_objects_are_read_from_masks_and_split_by_episode(tmp_path):
     assert red.mean() > green.mean() + 0.3
 
 
-def test_distinct_looks_meet_every_target(tmp_path, capsys):
-    from mewl_gen.cli.main import main
-
-    assert main(["audit", "legibility", str(_write(tmp_path))]) == 0  # what users type
-    text = capsys.readouterr().out
+def test_distinct_looks_meet_every_target(tmp_path, mewl):
+    code, printed, err = mewl("audit", "legibility", _write(tmp_path))
+    assert code == 0  # what users type
+    text = printed
     assert "every target met" in text
     assert "| true \\ predicted | rubber | metal | glass |" in text
 
@@ -88,17 +87,16 @@ def test_two_colours_that_look_alike_fail_the_audit(tmp_path, capsys):
     assert rubber.confusion[brown, red] + rubber.confusion[red, brown] > 0
 
 
-def test_empty_or_missing_output_is_a_user_error(tmp_path, capsys):
-    from mewl_gen.cli.main import main
-
-    assert main(["audit", "legibility", str(tmp_path / "missing")]) == 2
-    assert "is not a folder" in capsys.readouterr().err
+def test_empty_or_missing_output_is_a_user_error(tmp_path, mewl):
+    code, printed, err = mewl("audit", "legibility", tmp_path / "missing")
+    assert code == 2
+    assert "is not a folder" in err
     _write(tmp_path)
     for png in tmp_path.glob("train/color/*/panel.png"):
         png.unlink()
         write_record(png.parent)  # an item without images: nothing to read
-    assert main(["audit", "legibility", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
+    code, printed, err = mewl("audit", "legibility", tmp_path)
+    assert code == 2
     assert err.count("\n") == 1 and "no rendered objects" in err
     with pytest.raises(legibility.NoObjects):
         legibility.collect([])

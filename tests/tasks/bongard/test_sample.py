@@ -196,14 +196,15 @@ def sampled(tmp_path_factory):
     return out
 
 
-def test_the_audit_passes_sampled_problems(sampled, capsys):
-    assert main(["audit", "bongard", str(sampled), "--markdown"]) == 0
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train")]
+def test_the_audit_passes_sampled_problems(sampled, mewl):
+    code, printed, err = mewl("audit", "bongard", sampled, "--markdown")
+    assert code == 0
+    lines = [line for line in printed.splitlines() if line.startswith("| train")]
     assert len(lines) == 3 and all("| 1.000 | 1.000 |" in line and "| specs |" in line and line.endswith("| ok |")
                                    for line in lines)
 
 
-def test_the_audit_fails_a_problem_with_a_side_swapped(sampled, tmp_path, capsys):
+def test_the_audit_fails_a_problem_with_a_side_swapped(sampled, tmp_path, mewl):
     out = tmp_path / "data"
     shutil.copytree(sampled, out)
     path = out / "train/bongard-basic/1/item.json"
@@ -211,11 +212,13 @@ def test_the_audit_fails_a_problem_with_a_side_swapped(sampled, tmp_path, capsys
     item["positives"][0], item["negatives"][0] = item["negatives"][0], item["positives"][0]
     path.write_text(json.dumps(item))
     write_record(path.parent)  # as a faulty generator would publish it
-    assert main(["audit", "bongard", str(out), "--markdown"]) == 1
-    basic = next(line for line in capsys.readouterr().out.splitlines() if "bongard-basic" in line)
+    code, printed, err = mewl("audit", "bongard", out, "--markdown")
+    assert code == 1
+    basic = next(line for line in printed.splitlines() if "bongard-basic" in line)
     assert "1 unsound problems" in basic
 
 
-def test_an_audit_of_a_folder_without_problems_is_one_line(tmp_path, capsys):
-    assert main(["audit", "bongard", str(tmp_path)]) == 2
-    assert "is not a dataset of this tool" in capsys.readouterr().err
+def test_an_audit_of_a_folder_without_problems_is_one_line(tmp_path, mewl):
+    code, printed, err = mewl("audit", "bongard", tmp_path)
+    assert code == 2
+    assert "is not a dataset of this tool" in err

@@ -24,9 +24,10 @@ def sampled(tmp_path_factory):
     return out
 
 
-def test_the_audit_passes_sampled_items(sampled, capsys):
-    assert main(["audit", "icy", str(sampled), "--markdown", "--workers", "1"]) == 0
-    rows = _rows(capsys.readouterr().out)
+def test_the_audit_passes_sampled_items(sampled, mewl):
+    code, printed, err = mewl("audit", "icy", sampled, "--markdown", "--workers", "1")
+    assert code == 0
+    rows = _rows(printed)
     assert sorted(rows) == [(s, t) for s in ("test", "train") for t in ("icy-episodes", "icy-naming")]
     for (split, task), row in rows.items():
         assert row["oracle"] == "1.000" and row["held-out share"] == ("1.000" if split == "test" else "0.000")
@@ -37,7 +38,7 @@ def test_the_audit_passes_sampled_items(sampled, capsys):
     assert rows["train", "icy-episodes"]["text-only"].endswith("/ 20.0")
 
 
-def test_an_answer_placed_by_the_index_fails_the_identity_probe(sampled, tmp_path, capsys):
+def test_an_answer_placed_by_the_index_fails_the_identity_probe(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     for path in sorted((out / "train/icy-episodes").glob("*/item.json")):
         item = json.loads(path.read_text())
@@ -46,17 +47,19 @@ def test_an_answer_placed_by_the_index_fails_the_identity_probe(sampled, tmp_pat
         item["choices"] = choices
         path.write_text(json.dumps(item))
         write_record(path.parent)
-    assert main(["audit", "icy", str(out), "--markdown", "--workers", "1"]) == 1
-    row = _rows(capsys.readouterr().out)["train", "icy-episodes"]
+    code, printed, err = mewl("audit", "icy", out, "--markdown", "--workers", "1")
+    assert code == 1
+    row = _rows(printed)["train", "icy-episodes"]
     assert "identity fields above its floor" in row["verdict"], row
 
 
-def test_a_train_item_in_test_is_a_repeat(sampled, tmp_path, capsys):
+def test_a_train_item_in_test_is_a_repeat(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     shutil.rmtree(out / "test/icy-episodes/3")
     shutil.copytree(sampled / "train/icy-episodes/3", out / "test/icy-episodes/3")
-    assert main(["audit", "icy", str(out), "--markdown", "--workers", "1"]) == 1
-    verdict = _rows(capsys.readouterr().out)["test", "icy-episodes"]["verdict"]
+    code, printed, err = mewl("audit", "icy", out, "--markdown", "--workers", "1")
+    assert code == 1
+    verdict = _rows(printed)["test", "icy-episodes"]["verdict"]
     assert "1 test items repeat an item of another split" in verdict, verdict
 
 

@@ -223,7 +223,7 @@ def test_a_rendered_item_is_solved_from_its_files_alone(tmp_path):
         assert o["visible_pixels"] >= 0.7 * area, (o["description"], o["visible_pixels"], area)
 
 
-def test_the_audit_reports_each_split_apart_and_refuses_a_damaged_item(tmp_path, capsys):
+def test_the_audit_reports_each_split_apart_and_refuses_a_damaged_item(tmp_path, mewl):
     """`mewl audit malevic`: one row per split and task (train and test are never pooled), and an item
     whose file was changed after it was published is refused in one line, never audited."""
     from mewl_gen.cli.main import main
@@ -232,14 +232,14 @@ def test_the_audit_reports_each_split_apart_and_refuses_a_damaged_item(tmp_path,
     for split in ("train", "test"):
         assert main(["sample", "--task", "malevic-pos,malevic-sup1", "--n", "4", "--split", split, "--seed", "3",
                      "--out", str(out), "--workers", "1"]) == 0
-    capsys.readouterr()
-    assert main(["audit", "malevic", str(out), "--workers", "1", "--markdown"]) == 0
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in capsys.readouterr().out.splitlines()
+    code, printed, err = mewl("audit", "malevic", out, "--workers", "1", "--markdown")
+    assert code == 0
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in printed.splitlines()
             if line.startswith("| t")]
     assert sorted((r[0], r[1], r[2]) for r in rows) == sorted(
         (split, task, "4") for split in ("train", "test") for task in ("malevic-pos", "malevic-sup1"))
     path = out / "test/malevic-sup1/2/item.json"
     path.write_bytes(path.read_bytes().replace(b'"index": 2', b'"index": 3', 1))  # same size, other bytes
-    assert main(["audit", "malevic", str(out), "--workers", "1"]) == 2
-    err = capsys.readouterr().err
+    code, printed, err = mewl("audit", "malevic", out, "--workers", "1")
+    assert code == 2
     assert err.count("\n") == 1 and "test/malevic-sup1/2: item.json: sha256 differs" in err

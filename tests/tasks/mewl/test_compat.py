@@ -9,7 +9,6 @@ import subprocess
 import numpy as np
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.render import ground_truth
 from mewl_gen.scenes.image_truth import ImageTruth
 from mewl_gen.scenes.universe import HAND_TUPLE, UNIVERSE
@@ -167,12 +166,12 @@ def write_release(out, ep):
     write_record(folder)  # last, as every writer does
 
 
-def test_mewl_text_writes_the_baselines_inputs(tmp_path, capsys):
+def test_mewl_text_writes_the_baselines_inputs(tmp_path, mewl):
     eps = [sample_item(t, 0, s, i) for t in ("pragmatic", "relation", "color") for s in ("train", "val") for i in (0, 1)]
     for ep in eps:
         write_release(tmp_path, ep)
     (tmp_path / "train" / "color" / ".1.tmp").mkdir()  # a staging folder is not an episode
-    assert main(["text", str(tmp_path)]) == 0
+    assert mewl("text", tmp_path)[0] == 0
     for ep in eps:
         lines = (tmp_path / ep.split / f"{ep.task}.text.jsonl").read_text().splitlines()
         row = json.loads(lines[ep.index])
@@ -187,7 +186,7 @@ def test_mewl_text_writes_the_baselines_inputs(tmp_path, capsys):
             assert all("And a finger is pointing to the" in c["caption"] for c in row["contexts"])
 
 
-def test_mewl_text_leaves_out_damaged_episodes_and_says_so(tmp_path, capsys):
+def test_mewl_text_leaves_out_damaged_episodes_and_says_so(tmp_path, mewl):
     eps = [sample_item("color", 0, "train", i) for i in range(4)]
     for ep in eps:
         write_release(tmp_path, ep)
@@ -196,14 +195,14 @@ def test_mewl_text_leaves_out_damaged_episodes_and_says_so(tmp_path, capsys):
     caption.write_bytes(caption.read_bytes().replace(b"a", b"e", 1))  # same size, other bytes
     (folder / "3" / "info.json").unlink()
     shutil.copytree(folder / "0", folder / "000")  # not a name mewl writes: not episode 0 again
-    assert main(["text", str(tmp_path)]) == 1
-    err = capsys.readouterr().err
+    code, _, err = mewl("text", tmp_path)
+    assert code == 1
     assert err.count("\n") == 1 and "left out 2 damaged or incomplete episode(s): train/color/2: question.json: sha256" in err
     rows = [json.loads(line) for line in (tmp_path / "train" / "color.text.jsonl").read_text().splitlines()]
     assert [r["index"] for r in rows] == [0, 1]
 
 
-def test_mewl_text_on_a_read_only_dataset_is_one_line(tmp_path, capsys):
+def test_mewl_text_on_a_read_only_dataset_is_one_line(tmp_path, mewl):
     fs = tmp_path / "fs"
     fs.mkdir()
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(fs)], capture_output=True, text=True)
@@ -212,26 +211,26 @@ def test_mewl_text_on_a_read_only_dataset_is_one_line(tmp_path, capsys):
     try:
         write_release(fs, sample_item("color", 0, "train", 0))
         subprocess.run(["mount", "-o", "remount,ro", str(fs)], check=True)
-        assert main(["text", str(fs)]) == 2
-        err = capsys.readouterr().err
+        code, _, err = mewl("text", fs)
+        assert code == 2
         assert err.count("\n") == 1 and "cannot write to" in err and "Read-only file system" in err, err
     finally:
         subprocess.run(["umount", str(fs)], capture_output=True)
 
 
-def test_mewl_text_refuses_a_folder_without_episodes(tmp_path, capsys):
-    assert main(["text", str(tmp_path)]) == 2
-    assert "is not a dataset of this tool" in capsys.readouterr().err
-    assert main(["sample", "--task", "malevic-pos", "--n", "2", "--out", str(tmp_path), "--workers", "1"]) == 0
-    capsys.readouterr()
-    assert main(["text", str(tmp_path)]) == 2  # a dataset, and no item of a benchmark with text inputs
-    err = capsys.readouterr().err
+def test_mewl_text_refuses_a_folder_without_episodes(tmp_path, mewl):
+    code, _, err = mewl("text", tmp_path)
+    assert code == 2 and "is not a dataset of this tool" in err
+    assert mewl("sample", "--task", "malevic-pos", "--n", 2, "--out", tmp_path, "--workers", 1)[0] == 0
+    code, _, err = mewl("text", tmp_path)
+    assert code == 2  # a dataset, and no item of a benchmark with text inputs
     assert err.count("\n") == 1 and "no <split>/<task> folders of items with text inputs (mewl)" in err
 
 
-def test_release_preset_plans_the_papers_sizes(tmp_path, capsys):
-    assert main(["render", "--preset", "mewl-release", "--out", str(tmp_path / "data"), "--dry-run"]) == 0
-    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+def test_release_preset_plans_the_papers_sizes(tmp_path, mewl):
+    code, out, _ = mewl("render", "--preset", "mewl-release", "--out", tmp_path / "data", "--dry-run")
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()[1:]]
     sizes = {"train": 3000, "val": 600, "test": 600}
     per_task = {(split, task): int(n) for split, task, n, _, _ in rows if task != "(all)"}
     assert per_task == {(s, t): n for s, n in sizes.items() for t in TASKS}
@@ -240,24 +239,25 @@ def test_release_preset_plans_the_papers_sizes(tmp_path, capsys):
     assert not (tmp_path / "data").exists()  # a dry run writes nothing
 
 
-def test_release_preset_sets_task_n_and_split_itself(tmp_path, capsys):
-    assert main(["render", "--preset", "mewl-release", "--n", "3", "--out", str(tmp_path)]) == 2
-    assert "sets --n itself" in capsys.readouterr().err
-    assert main(["render", "--out", str(tmp_path)]) == 2
-    assert "--task and --n required" in capsys.readouterr().err
+def test_release_preset_sets_task_n_and_split_itself(tmp_path, mewl):
+    code, _, err = mewl("render", "--preset", "mewl-release", "--n", 3, "--out", tmp_path)
+    assert code == 2 and "sets --n itself" in err
+    code, _, err = mewl("render", "--out", tmp_path)
+    assert code == 2 and "--task and --n required" in err
 
 
 @pytest.mark.parametrize("kind", ["episode", "info", "image"])
-def test_schema_of_every_release_file(kind, capsys):
-    assert main(["schema", "--kind", kind]) == 0
-    schema = json.loads(capsys.readouterr().out)
+def test_schema_of_every_release_file(kind, mewl):
+    code, out, _ = mewl("schema", "--kind", kind)
+    assert code == 0
+    schema = json.loads(out)
     assert "properties" in schema and schema["additionalProperties"] is False
 
 
-def test_slurm_preset_is_one_command_with_one_array_per_split(tmp_path, capsys):
+def test_slurm_preset_is_one_command_with_one_array_per_split(tmp_path, mewl):
     script = tmp_path / "render.sbatch"
-    assert main(["slurm", "--preset", "mewl-release", "--array", "4", "--out", str(tmp_path / "data"),
-                 "--script", str(script)]) == 0
+    code, _, err = mewl("slurm", "--preset", "mewl-release", "--array", 4, "--out", tmp_path / "data", "--script", script)
+    assert code == 0, err
     assert not (tmp_path / "data").exists()  # without --submit nothing goes into OUT
     scripts = sorted(tmp_path.glob("render-*.sbatch"))
     runs = {s.stem.split("-")[1]: next(line for line in s.read_text().splitlines() if " render " in line) for s in scripts}

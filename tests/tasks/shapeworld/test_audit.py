@@ -35,9 +35,10 @@ def _rows(text: str) -> dict[tuple[str, str], list[str]]:
     return {(r[0], r[1]): dict(zip(head, r)) for r in rows[1:]}
 
 
-def test_the_audit_passes_sampled_items_and_prints_a_row_per_split_and_task(sampled, capsys):
-    assert main(["audit", "shapeworld", str(sampled), "--markdown"]) == 0
-    rows = _rows(capsys.readouterr().out)
+def test_the_audit_passes_sampled_items_and_prints_a_row_per_split_and_task(sampled, mewl):
+    code, printed, err = mewl("audit", "shapeworld", sampled, "--markdown")
+    assert code == 0
+    rows = _rows(printed)
     assert len(rows) == 8
     for (split, task), row in rows.items():
         assert row["evaluator"] == row["near miss"] == "1.000" and 0.25 < float(row["agree share"]) < 0.75, row
@@ -49,7 +50,7 @@ def test_the_audit_passes_sampled_items_and_prints_a_row_per_split_and_task(samp
     assert float(rows["train", "shapeworld-relational"]["with 'the'"]) > 0.1
 
 
-def test_flipped_labels_fail_the_audit(sampled, tmp_path, capsys):
+def test_flipped_labels_fail_the_audit(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     flipped = 0
     for path in sorted((out / "train/shapeworld-quantification").glob("*/item.json"))[:8]:
@@ -58,12 +59,13 @@ def test_flipped_labels_fail_the_audit(sampled, tmp_path, capsys):
             item["agreement"], flipped = False, flipped + 1
             path.write_text(json.dumps(item))
             write_record(path.parent)  # as a faulty generator would publish it
-    assert main(["audit", "shapeworld", str(out), "--markdown"]) == 1
-    verdict = _rows(capsys.readouterr().out)["train", "shapeworld-quantification"]["verdict"]
+    code, printed, err = mewl("audit", "shapeworld", out, "--markdown")
+    assert code == 1
+    verdict = _rows(printed)["train", "shapeworld-quantification"]["verdict"]
     assert "file-only evaluator disagrees" in verdict
 
 
-def test_labels_paired_by_index_and_unbalanced_fail(sampled, tmp_path, capsys):
+def test_labels_paired_by_index_and_unbalanced_fail(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     # as the old generator: one agreeing item per index pair (captions and scenes left, so only the labels speak)
     paths = sorted((out / "train/shapeworld-existential").glob("*/item.json"), key=lambda p: int(p.parent.name))
@@ -78,14 +80,15 @@ def test_labels_paired_by_index_and_unbalanced_fail(sampled, tmp_path, capsys):
         item["agreement"] = True
         path.write_text(json.dumps(item))
         write_record(path.parent)
-    assert main(["audit", "shapeworld", str(out), "--markdown"]) == 1
-    rows = _rows(capsys.readouterr().out)
+    code, printed, err = mewl("audit", "shapeworld", out, "--markdown")
+    assert code == 1
+    rows = _rows(printed)
     assert "index pairs above its floor" in rows["train", "shapeworld-existential"]["verdict"]
     assert rows["train", "shapeworld-existential"]["index pairs"].startswith("100.0 ")
     assert "agreement not half" in rows["train", "shapeworld-logical"]["verdict"]
 
 
-def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sampled, tmp_path, capsys):
+def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     # a test item among the train items: its caption or scene shows a held-out relation
     shutil.rmtree(out / "train/shapeworld-relational/5")
@@ -93,21 +96,23 @@ def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sam
     # a train item among the test items: no held-out combination
     shutil.rmtree(out / "test/shapeworld-existential/2")
     shutil.copytree(sampled / "train/shapeworld-existential/2", out / "test/shapeworld-existential/2")
-    assert main(["audit", "shapeworld", str(out), "--markdown"]) == 1
-    rows = _rows(capsys.readouterr().out)
+    code, printed, err = mewl("audit", "shapeworld", out, "--markdown")
+    assert code == 1
+    rows = _rows(printed)
     assert "1 train items with a held-out combination" in rows["train", "shapeworld-relational"]["verdict"]
     assert "1 test items without a held-out combination" in rows["test", "shapeworld-existential"]["verdict"]
 
 
-def test_a_folder_without_shapeworld_items_is_one_line(tmp_path, capsys):
-    assert main(["audit", "shapeworld", str(tmp_path)]) == 2
-    assert "is not a dataset of this tool" in capsys.readouterr().err
+def test_a_folder_without_shapeworld_items_is_one_line(tmp_path, mewl):
+    code, printed, err = mewl("audit", "shapeworld", tmp_path)
+    assert code == 2
+    assert "is not a dataset of this tool" in err
 
 
-def test_a_damaged_item_is_one_line_naming_it(sampled, tmp_path, capsys):
+def test_a_damaged_item_is_one_line_naming_it(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     damaged = out / "train/shapeworld-logical/7/item.json"
     damaged.write_text('{"task": "shapeworld-logical", "capt')  # cut short, as by a full disk
-    assert main(["audit", "shapeworld", str(out), "--markdown"]) == 2
-    err = capsys.readouterr().err
+    code, printed, err = mewl("audit", "shapeworld", out, "--markdown")
+    assert code == 2
     assert err.count("\n") == 1 and "train/shapeworld-logical/7: item.json is" in err and "holds 1 damaged" in err
