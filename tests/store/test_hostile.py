@@ -248,3 +248,13 @@ def test_a_truth_without_a_box_is_one_line_in_inspect(rendered):
     (w.item(0) / "image.json").write_text(json.dumps(truth))
     rerecord(w.item(0))
     assert "bbox" in one_line(mewl("inspect", w.item(0) / "image.json"))
+
+
+def test_an_item_whose_files_agree_with_its_record_yet_are_mistyped_is_left_out_of_text(sampled):
+    w = sampled
+    info = json.loads((w.item(0) / "info.json").read_text())
+    info["question"] = 5
+    (w.item(0) / "info.json").write_text(json.dumps(info))
+    rerecord(w.item(0))
+    line = one_line(mewl("text", w.out), code=1)
+    assert "train/shape/0" in line and "left out" in line

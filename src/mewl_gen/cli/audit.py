@@ -49,6 +49,9 @@ def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdow
     `read` gains how many items of each split and task were audited."""
     names = [t.name for t in bench.tasks]
     found = reader.sound_items(out, names, what=f"{bench.name} items")
+    for items in found.values():
+        for stored in items:
+            _sane_images(out, stored)  # a solver that reads pixels never decodes a bomb
     train: dict[str, list] = {}
     if train_dir is not None:
         for (_, task), items in sorted(reader.sound_items(train_dir, names, what=f"{bench.name} items").items()):
@@ -119,14 +122,20 @@ def images(out: Path) -> list[tuple[tuple[str, str, int], Path, Path]]:
     found = []
     for items in reader.sound_items(out, what="rendered items").values():
         for stored in items:
-            pngs = [stored.folder / name for name, kind in door.entries(out, stored.folder)
-                    if kind == "file" and name.endswith(".png") and not is_pass_file(name)]
-            for png in pngs:
-                _sane_image(stored, png.name)
-            found += [((stored.split, stored.task, stored.index), png, png.with_suffix(".json")) for png in pngs]
+            found += [((stored.split, stored.task, stored.index), png, png.with_suffix(".json"))
+                      for png in _sane_images(out, stored)]
     if not found:
         raise UserError(f"no rendered objects found under {out} (expected OUT/<split>/<task>/<i>/*.json with PNGs)")
     return found
+
+
+def _sane_images(out: Path, stored) -> list[Path]:
+    """An item's rendered images (no pass files), each header checked before any reader decodes it."""
+    pngs = [stored.folder / name for name, kind in door.entries(out, stored.folder)
+            if kind == "file" and name.endswith(".png") and not is_pass_file(name)]
+    for png in pngs:
+        _sane_image(stored, png.name)
+    return pngs
 
 
 def _sane_image(stored, name: str) -> None:

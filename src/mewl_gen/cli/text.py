@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.store import door, reader
 from mewl_gen.store.files import write_atomic, writing
 from mewl_gen.tasks import catalog
@@ -24,16 +24,23 @@ def cmd_text(args) -> int:
     if not found.items:
         raise UserError(f"{out} holds no <split>/<task> folders of items with text inputs "
                         f"({', '.join(b.name for b in catalog.BENCHMARKS if b.text is not None)})")
+    damaged = list(found.damaged)
     with writing(out):
         for (split, task), items in sorted(found.items.items()):
-            lines = [json.dumps(writers[task](stored)) + "\n" for stored in items]
+            lines = []
+            for stored in items:
+                try:
+                    lines.append(json.dumps(writers[task](stored)) + "\n")
+                except (KeyError, TypeError, ValueError, IndexError) as err:  # files that agree with their record, yet no item's
+                    damaged.append(f"{stored.key}: its files do not read as a {task} item's "
+                                   f"({type(err).__name__}: {shown(err, 120)})")
             path = out / split / f"{task}.text.jsonl"
             door.guard(out, path)
             write_atomic(path, "".join(lines))
             print(f"{path}: {len(lines)} {catalog.noun([task])}(s)")
-    if found.damaged:
-        print(f"mewl text: left out {reader.damaged_line(found.damaged, catalog.noun(writers))}", file=sys.stderr)
-    return 1 if found.damaged else 0
+    if damaged:
+        print(f"mewl text: left out {reader.damaged_line(damaged, catalog.noun(writers))}", file=sys.stderr)
+    return 1 if damaged else 0
 
 
 def register(sub) -> None:

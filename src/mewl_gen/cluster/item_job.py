@@ -77,7 +77,8 @@ def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callabl
     if holder is not None:
         return Outcome(task, index, False, 0, 0, held_by=holder)
     try:
-        if bookkeeping.is_damaged(s.out, s.split, task, index) and full_problem(layout.item_dir(s.out, s.split, task, index)) is None:
+        folder = layout.item_dir(s.out, s.split, task, index)
+        if bookkeeping.is_damaged(s.out, s.split, task, index) and full_problem(folder, root=s.out) is None:
             bookkeeping.clear_damage(s.out, s.split, task, index)  # restored by hand since verify
         if layout.is_complete(s.out, s.split, task, index) and not bookkeeping.is_damaged(s.out, s.split, task, index):
             return Outcome(task, index, True, 0, 0, by_other=True)

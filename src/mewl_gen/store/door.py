@@ -51,8 +51,8 @@ def parts_under(root: Path, path: Path) -> tuple[str, ...]:
     top, full = os.path.normpath(root), os.path.normpath(path)
     if full == top:
         return ()
-    prefix = top if top.endswith("/") else top + "/"
-    if not full.startswith(prefix):
+    prefix = "" if top == "." else top if top.endswith("/") else top + "/"
+    if not full.startswith(prefix) or (not prefix and full.startswith("/")):
         raise Refused(path, f"is not inside {shown(str(root))}")
     parts = tuple(full[len(prefix):].split("/"))
     if ".." in parts:

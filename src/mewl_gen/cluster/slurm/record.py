@@ -24,10 +24,10 @@ class Array(BaseModel):
     """A line of submissions.jsonl for an array `mewl slurm --submit` submitted, as the door reads it."""
     model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
     array_job: JobId
-    shards: list[Annotated[int, Field(ge=0, le=1_000_000)]] = Field(min_length=1, max_length=100_000)
+    shards: list[Annotated[int, Field(ge=0, le=1_000_000)]] = Field(min_length=1, max_length=10_000)
     of: int = Field(ge=1, le=1_000_000)
     split: Text | None = None
-    tasks: list[Text] | None = Field(None, max_length=1000)
+    tasks: list[Text] | None = Field(None, max_length=100)
     n: int | None = Field(None, ge=0, le=MAX_ITEMS)
     logs: Text | None = None
     submitted: Text | None = None

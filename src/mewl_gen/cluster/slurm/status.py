@@ -48,12 +48,13 @@ def _array(record: dict, found: dict[int | None, TaskState], check: dict | None,
     if not found:
         lines.append("  SLURM no longer knows it (it ended; this cluster keeps no accounting to ask)")
     width = len(str(max(shards)))
+    counted = _counts(record, rows)
     hopeless: dict[str, list[int]] = {}
     verdicts: dict[TaskState, str | None] = {}  # a pending range shares one state: asked once
     for shard in shards:
         state = found.get(shard)
         text = state.describe() if state else "not known to SLURM"
-        lines.append(f"  shard {shard:<{width}} {text:<44} {_counts(record, shard, rows)}".rstrip())
+        lines.append(f"  shard {shard:<{width}} {text:<44} {counted.get(shard, '')}".rstrip())
         if state and state.failed:
             lines.append("    " + _log_end(_log_folder(record, out) / f"{job}_{shard}.out"))
         if state is not None and state not in verdicts:
@@ -100,22 +101,27 @@ def _check(record: dict, out: Path) -> str:
     return f"completion job {job}: {text}; report in {log}"
 
 
-def _counts(record: dict, shard: int, rows: list[TaskStatus]) -> str:
-    """'1/2 episodes complete, 1 failed' for the items of one shard (records that say which)."""
+def _counts(record: dict, rows: list[TaskStatus]) -> dict[int, str]:
+    """Per shard, '1/2 episodes complete, 1 failed' for its items (records that say which). Counted from the
+    rows' lists once, whatever N the record says: a record's numbers never size a loop past its lists."""
     split, tasks, n, k = record.get("split"), record.get("tasks"), record.get("n"), record["of"]
     if not (split and tasks and n):
-        return ""
+        return {}
     by_task = {r.task: r for r in rows if r.split == split}
-    counts = {"complete": 0, "failed": 0, "missing": 0, "running": 0}
-    for task in tasks:
+    kinds = ("complete", "failed", "missing", "running")
+    tally = {shard: dict.fromkeys(kinds, 0) for shard in record["shards"]}
+    for task in dict.fromkeys(tasks):
         row = by_task.get(task)
-        known = range(row.n) if row else range(0)
-        failed, running = (set(row.failed), set(row.in_progress)) if row else (set(), set())
-        missing = set(row.missing + row.damaged) if row else set()
-        for i in range(shard, n, k):
-            kind = ("missing" if i not in known or i in missing else "failed" if i in failed
-                    else "running" if i in running else "complete")
-            counts[kind] += 1
-    total = sum(counts.values())
-    rest = "".join(f", {v} {k}" for k, v in counts.items() if v and k != "complete")
-    return f"{counts['complete']}/{total} {catalog.noun(tasks)}s complete{rest}"
+        planned = min(n, row.n) if row else 0
+        for shard, counts in tally.items():
+            counts["complete"] += len(range(shard, planned, k))
+            counts["missing"] += len(range(shard, n, k)) - len(range(shard, planned, k))
+        for kind, indices in (("missing", row.missing + row.damaged), ("failed", row.failed),
+                              ("running", row.in_progress)) if row else ():
+            for i in indices:
+                if i < n and i % k in tally:
+                    tally[i % k][kind] += 1
+                    tally[i % k]["complete"] -= 1
+    noun = catalog.noun(tasks)
+    return {shard: f"{c['complete']}/{sum(c.values())} {noun}s complete"
+            + "".join(f", {v} {kind}" for kind, v in c.items() if v and kind != "complete") for shard, c in tally.items()}
