@@ -5,6 +5,7 @@ a damaged item is named and left out; an existing DIR is never overwritten; ever
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ from PIL import Image
 
 from mewl_gen.cli.main import main
 from mewl_gen.results import gallery, gallery_html
-from mewl_gen.results.gallery import place
+from mewl_gen.store.record import RECORD, write_record
 from mewl_gen.tasks.gallery import Block, Shown
 from tests.conftest import rendered_all
 
@@ -122,13 +123,27 @@ def test_an_episode_screenshot_is_not_blank(site, tmp_path):
     assert pixels.shape == (900, 1240) and pixels.std() > 20, pixels.std()
 
 
+def _linked(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
 def many(tmp_path: Path, n: int, task: str = "malevic-pos") -> Path:
-    """A dataset of one task whose item 0 is repeated as items 0..n-1 (hard links where they can be)."""
+    """A dataset of one task whose item 0 is repeated as items 0..n-1 (hard links where they can be), each
+    copy's record saying its own index (a folder must hold the item of its own number)."""
     source, out = rendered_all(), tmp_path / "many"
     (out / "train").mkdir(parents=True)
     shutil.copy(source / "mewl-dataset.json", out)
     for i in range(n):
-        shutil.copytree(source / "train" / task / "0", out / "train" / task / str(i), copy_function=place)
+        folder = out / "train" / task / str(i)
+        shutil.copytree(source / "train" / task / "0", folder, copy_function=_linked)
+        item = json.loads((folder / "item.json").read_text())
+        for name in ("item.json", RECORD):
+            (folder / name).unlink()  # a hard link to the source's: never written through
+        (folder / "item.json").write_text(json.dumps({**item, "index": i}, indent=2) + "\n")
+        write_record(folder)
     return out
 
 
