@@ -11,6 +11,7 @@ text escaped (errors.shown); a reader of items turns it into the item's damage.
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import stat
@@ -80,8 +81,9 @@ def link_refused(at: Path) -> Refused:
 
 
 def opener(root: Path):
-    """A StoredItem's opener of its files through this door: path -> (descriptor, size)."""
-    return lambda path: open_file(root, path, "image")
+    """A StoredItem's opener of its files through this door: path -> (descriptor, size). A partial, not a
+    closure, so that an item travels to the exports' worker processes."""
+    return functools.partial(open_file, root, kind="image")
 
 
 def open_dir(root: Path, folder: Path) -> int:

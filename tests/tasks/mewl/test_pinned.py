@@ -1,7 +1,8 @@
 """MEWL's data does not move: `mewl sample` of every MEWL task hashes as
-recorded for mewl-gen 0.2.0 (issue 31 changed MEWL's names, words and
-pragmatic episodes; first recorded at main 9de600e, the last commit that
-knew only MEWL). A change that alters a single byte of a
+recorded for mewl-gen 0.3.0 (every file records the generator's version,
+and coined words are checked against inflected forms and the system's
+dictionaries too; 0.2.0 changed MEWL's names, words and pragmatic episodes;
+first recorded at main 9de600e, the last commit that knew only MEWL). A change that alters a single byte of a
 MEWL episode, seed or file name fails here; if it is meant, it is a new
 generator version and these digests are re-recorded in the same commit."""
 from __future__ import annotations
@@ -13,15 +14,15 @@ from mewl_gen.cli.main import main
 
 # sha256 over (relative path, sha256 of the file) of train/<task>/**, 40 episodes, seed 7.
 PINNED = {
-    "bootstrap": "2e2042211c123d87334a001a30611b0c878b6810969e292c1e5bbf67698eecd6",
-    "color": "e2f78634bf6cd0a23666ff820001f56b3f6593cacca90bcd79e0be2d0437268d",
-    "composite": "37e6e8885c7975c44111a998d61e3bb7b4d0acb1dedc42b630359b9e0d6578ed",
-    "material": "a74a9d13afe1c49270834acfaf30d3c68ca2695ff23442375f6702732bbacbb8",
-    "number": "af1cd0603eda50f866ca8e25c7ef0471644b50ffc6562c0b6f39872e00c6df48",
-    "object": "304e727b5ad7b3bc329911b5e890d462f985c72c8ced4b07ab7ac0e428adf384",
-    "pragmatic": "c9d64c78eed68f1266c0d081ff872ce1d0b6a79666bfaa73f1591de2404aca28",
-    "relation": "a3b1510810b72123a6a5386917d7fb9540e3149f7713c547a327d0002437889d",
-    "shape": "d68343b6235d4ecb3f8e8fa85797aa08e8ae8410bb31da24d3e4679b4113fd9b",
+    "bootstrap": "0f797675d6f8fe2583aa1bca420b653b91208c858456748ec23bf450679eee5e",
+    "color": "7d3853f70834408cda42e218c111e81b9371a63ee68f91ae4be69f7678bd0ea8",
+    "composite": "973534f6f61a9ba42b807df8c81774f25b8ee3281fa9ed03d2a8e898d9e0d4bc",
+    "material": "908607071873e1518d09657a5cb4a111e44ec5bf07baed6d3997c2a3c42b58b4",
+    "number": "ad6958b72389dac6f7c472158470077432c89141c7381f58f6559d60cd25af29",
+    "object": "1fef9e55da6a32dbe32ede5fe2d8219bcb2898e7e4b63016b7394c76a7fb4c95",
+    "pragmatic": "e78019d8db130aa5767103c75ec137ec3af0b9177b6b9bc023f8ba123315b9d2",
+    "relation": "4f840593aca9406eb4de3b6eca56190f4624136250a5160f8b7ed0b3e491a2e9",
+    "shape": "cf54717c423a96905f5d6762940d853f4b19ebbb88e2ef6eef4e80597fbe57ea",
 }
 
 

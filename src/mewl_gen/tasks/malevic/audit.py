@@ -115,7 +115,7 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
              "redrawn": sum(r[8] for r in rows) / n}
     train = [r[9] for r in measured(_measure, run.train, run.workers)] if run.train else None
     found_probes = probes([r[9] for r in rows], train, TASK_RULES[task.removeprefix("malevic-")])
-    found.update({name: p.cell() for name, p in found_probes.items()})
+    found.update({name: found_probes[name].cell() if name in found_probes else "-" for name in PROBES})
     failures = []
     if found["oracle"] < 1:
         failures.append("oracle misses")
