@@ -77,8 +77,12 @@ def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, me
 
 def test_a_train_episode_in_test_is_a_repeat(small, tmp_path, mewl):
     subset(small, tmp_path, ["number"])
-    for index in range(3):
-        shutil.copytree(tmp_path / "train" / "number" / str(index), tmp_path / "test" / "number" / str(index))
+    for index in range(3):  # the same episodes, under test: their records say test (a folder must agree with its item)
+        copy = tmp_path / "test" / "number" / str(index)
+        shutil.copytree(tmp_path / "train" / "number" / str(index), copy)
+        record = copy / "episode.json"
+        record.write_text(record.read_text().replace('"split": "train"', '"split": "test"', 1))
+        write_record(copy)
     code, out, _ = mewl("audit", tmp_path, "--workers", 1, "--no-card")
     assert code == 1
     lines = [line for line in out.splitlines() if line.startswith("test ")]

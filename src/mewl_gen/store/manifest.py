@@ -112,6 +112,7 @@ class Manifest(BaseModel):
     split_scheme: str | None = Field(None, max_length=64)
     passes: list[str] | None = Field(None, max_length=64)
     config: dict[str, Any] | None = Field(None, max_length=256)
+    bench: str | None = Field(None, max_length=1000)  # a store `make bench ONLY=scale` made: what it reuses
 
 
 VERSION = re.compile(r"^mewl-gen (\d+)\.(\d+)\.(\d+)$")

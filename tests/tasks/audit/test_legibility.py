@@ -32,7 +32,7 @@ def _write(out, looks=COLOR_RGB, hand=True, small=True):
     """A dataset of painted images, each item with its record of checksums, as the reader expects."""
     rng = np.random.default_rng(0)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "mewl-dataset.json").write_text(json.dumps({"generator": "painted by the test", "seed": 0}))
+    (out / "mewl-dataset.json").write_text(json.dumps({"generator": "painted by the test", "seed": 0, "kind": "rendered"}))
     for episode in range(EPISODES):
         folder = out / "train" / "color" / str(episode)
         folder.mkdir(parents=True)
