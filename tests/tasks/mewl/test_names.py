@@ -39,18 +39,16 @@ def test_the_identity_probe_catches_a_planted_leak():
     assert probes("shape", planted, None)["identity learned"].leaks
 
 
-# shape's learned names-only probe reads about 3 points over its floor: 36.4 % over 2,800 episodes (seeds 0-3, 700
-# each) with 0.2.0's words and 36.7 % with 0.3.0's, where seed 0 crosses the 99.9 % band (39.6 %). A known leak to
-# find and remove, not yet understood: kept visible here rather than hidden by another seed.
-SHAPE_NAMES_LEAK = pytest.mark.xfail(reason="shape's learned names-only probe is about 3 points over 1/3 (open)",
-                                     strict=False)
-
-
+# The learned probes are fitted on another seed's episodes and scored on these, as the audit fits on
+# train and scores val and test: a shortcut must carry over to items the model never saw. Scored by
+# two-fold cross-validation within one seed's 700 episodes instead, shape's learned names-only probe
+# scattered from 30.7 to 39.6 % over six seeds (0, 1, 10-13), wider than the binomial interval, and seed 0
+# crossed it; fitted on seeds 0-1 and scored on 10-13 (2,800 episodes) it read 33.2 %, and two-fold over the
+# six seeds pooled (4,200) 33.8-34.2 %: no leak, a fold's chance pattern learned and met again in the other.
 @pytest.mark.slow
-@pytest.mark.parametrize("task", [pytest.param(t, marks=SHAPE_NAMES_LEAK) if t == "shape" else t
-                                  for t in (*BASIC, "relation")])
+@pytest.mark.parametrize("task", (*BASIC, "relation"))
 def test_names_and_identity_fields_are_at_their_floors(task):
-    found = probes(task, list(episodes(task)), None)
+    found = probes(task, list(episodes(task)), list(episodes(task, seed=1)))
     assert set(found) == ({"names-only", "names-only learned"} if task in names.FALLBACK else set()) | {"identity learned"}
     assert not leaking(found), {name: p.cell() for name, p in found.items()}
 
