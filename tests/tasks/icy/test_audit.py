@@ -1,16 +1,23 @@
 """`mewl audit icy OUT` on small sampled datasets: it passes what the sampler writes, and fails a planted
-leak (the answer's place given by the index) and a planted repeat (a train item in test)."""
+leak (the answer's place given by the index) and a planted repeat (a train item in test). The rule-aware
+solver (the sampler's rules replayed under every answer) admits each item's own answer and stays at its
+floor, and catches a planted rule that reads the answer."""
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+from typing import get_args
 
 import pytest
 
 from mewl_gen.cli.main import main
 from mewl_gen.store.record import write_record
+from mewl_gen.tasks.audit import Probe
+from mewl_gen.tasks.audit.rules import consistent, rule_column
 from mewl_gen.tasks.catalog import sample_item
-from mewl_gen.tasks.icy.audit import names_probe
+from mewl_gen.tasks.icy.audit import admits, answers, names_probe
+from mewl_gen.tasks.icy.language import Grammar, LanguageSpec
 
 from ..shapeworld.test_audit import _copy, _rows
 
@@ -35,6 +42,7 @@ def test_the_audit_passes_sampled_items(sampled, mewl):
         learned = split == "train"  # 20 test items are too few to learn from
         assert (row["text-only"] != "-") == learned and (row["identity fields"] != "-") == learned, row
         assert (row["names-only"] != "-") == (task == "icy-episodes" and learned), row  # 20: under MIN_ITEMS
+        assert row["rule-aware"] != "-", row
     assert rows["train", "icy-episodes"]["text-only"].endswith("/ 20.0")
 
 
@@ -78,3 +86,73 @@ def test_a_panel_named_after_the_answer_is_flagged(records):
     planted = [dict(r, context_panels=[dict(r["context_panels"][0], name=r["answer"]), *r["context_panels"][1:]])
                for r in records]
     assert names_probe(planted).leaks
+
+
+def replayed(records: list[dict], rule=admits, truth: str = "answer") -> tuple[Probe, list[str]]:
+    """The rule-aware column on records: the answers their replayed rules admit, a guess among them."""
+    kept = [consistent(r, answers(r), rule) for r in records]
+    return rule_column([r[truth] for r in records], kept, [r["index"] for r in records], 1 / len(answers(records[0])))
+
+
+def split_rule(item: dict, answer: str) -> bool:
+    """A rule that reads the answer: the item's split is the side of a key holding its answer, so only
+    answers whose key falls on the side its own answer gave are consistent with where it was found."""
+    def side(a: str) -> int:
+        return hashlib.sha256(json.dumps([item["index"], a]).encode()).digest()[0] % 2
+
+    return admits(item, answer) and side(answer) == side(item["answer"])
+
+
+def test_the_rule_aware_solver_admits_every_choice_and_stays_at_one_fifth(records):
+    assert all(consistent(r, r["choices"], admits) == tuple(r["choices"]) for r in records)
+    probe, failures = replayed(records)
+    assert failures == [] and probe.n == len(records), probe.cell()
+
+
+def test_the_rule_aware_solver_catches_a_planted_rule_that_reads_the_answer(records):
+    probe, failures = replayed(records, split_rule)
+    assert failures == ["rule-aware solver above its floor"], probe.cell()
+
+
+def test_an_item_its_rules_would_not_release_is_reported(records):
+    """A train item shown as test: its query is no held-out pair, so no answer is admitted, its own included."""
+    moved = [dict(r, split="test") for r in records[:3]]
+    assert replayed(moved)[1] == ["the rules replayed reject 3 items under their own answer"]
+
+
+def test_icy_naming_admits_every_message_of_its_split():
+    records = [json.loads(sample_item("icy-naming", 8128, split, i).model_dump_json())
+               for split in ("train", "test") for i in range(40)]
+    for split in ("train", "test"):
+        probe, failures = replayed([r for r in records if r["split"] == split], truth="message")
+        assert failures == [] and not probe.leaks, probe.cell()
+
+
+OTHER_GRAMMARS = [g for g in get_args(Grammar) if g not in ("concat", "shufdet")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("grammar", OTHER_GRAMMARS)
+def test_the_rule_aware_solver_admits_every_choice_under_every_grammar(grammar):
+    spec = LanguageSpec(grammar=grammar)
+    records = [json.loads(sample_item("icy-episodes", 8128, split, i, config=spec).model_dump_json())
+               for split in ("train", "test") for i in range(100)]
+    assert all(consistent(r, r["choices"], admits) == tuple(r["choices"]) for r in records), grammar
+
+
+# SHUFDET's context must derive the answer's message (sample.teaches) and may leave a distractor's
+# underived: a solver that knows the rule, with the language's table and the context's messages but no
+# query image, keeps the choices the context derives, and scores about 24-26 % over 1,500 items per split
+# (the sampler would have to derive every choice alike). A known leak, open.
+SHUFDET_LEAK = pytest.mark.xfail(reason="SHUFDET: the context derives the answer, not always a distractor (open)",
+                                 strict=True)
+
+
+@pytest.mark.slow
+@SHUFDET_LEAK
+def test_under_shufdet_the_rule_aware_solver_stays_at_one_fifth():
+    spec = LanguageSpec(grammar="shufdet")
+    records = [json.loads(sample_item("icy-episodes", 777, "train", i, config=spec).model_dump_json())
+               for i in range(1500)]
+    probe, failures = replayed(records)
+    assert failures == [], probe.cell()

@@ -16,9 +16,14 @@ family:
   `names only` (the test images' names in the order shown), `count-only`
   and `histogram-only` (nearest mean over the six and six: the number of
   objects, or the color histogram: of the PNG's pixels, 4 levels per
-  channel, where rendered, else the scene's area of each color x material).
-Exit 1 when a problem is unsound, the file solver misses, or a probe's
-99.9 % interval lies above its floor. Count-only and histogram-only are
+  channel, where rendered, else the scene's area of each color x material);
+- rule-aware (tasks.audit.rules): the sampler's rules that read no scene
+  (one test image of each side, the concept one of the family's, freeform's
+  two programs of the split's share) replayed with test_a and with test_b as
+  the positive, a guess among those they admit, against 1/2.
+Exit 1 when a problem is unsound, the file solver misses, a probe's
+99.9 % interval lies above its floor, or the replayed rules reject a
+problem's own answer. Count-only and histogram-only are
 judged on basic and free-form, whose concepts say nothing of counts, colors
 or materials (basic's near misses change shapes only); abstract's concepts
 are about them (all objects share a material, exactly three objects, the
@@ -38,15 +43,36 @@ from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import COLORS, MATERIALS
 
 from ..audit import Audit, AuditRun, Findings, Probe, leaking, measured
+from ..audit.rules import consistent, rule_column
 from ..stored import StoredItem
 from . import probes, solver
+from .concepts import Concept
+from .freeform import near_miss_program
+from .validate import concept_of_family, program_of_split
 
 PROBES = ("examples withheld", "identity fields", "names only", "count-only", "histogram-only")
-COLUMNS = ("n", "sound", "file solver", *PROBES, "histogram of")
+COLUMNS = ("n", "sound", "file solver", *PROBES, "rule-aware", "histogram of")
 CONCEPT_EVIDENCE = ("count-only", "histogram-only")  # a deprived solver only where the concepts are not about it
 ABOUT_COUNTS_AND_COLORS = ("bongard-abstract",)
 NAMES = solver.NAMES
 LEVELS = 4  # histogram levels per color channel
+ANSWERS = ((True, False), (False, True))  # test_positive: test_a, or test_b, the positive one
+
+
+def admits(item: dict, test_positive: tuple[bool, bool]) -> bool:
+    """The sampler's rules on a problem's released fields (its task, split, concept and near misses, never
+    a scene) with `test_positive` as its answer: one test image of each side; the concept one of the
+    family's (concept_of_family); in freeform both programs, the concept's and the one its near misses
+    name, of the split's share of figures. The rules that read scenes (positives redrawn until the
+    concept holds and one edit breaks it, near misses, the fairness proof) read the images the task is
+    about, and read the test scenes by their roles, before the coin that puts the positive at test_a or
+    test_b: they admit either answer, and so does the coin."""
+    c = Concept.model_validate(item["concept"])
+    ok = sorted(test_positive) == [False, True] and concept_of_family(item["task"], item["split"], c)
+    if item["task"] != "bongard-freeform":
+        return ok
+    other = near_miss_program(item["near_misses"][-1])
+    return ok and other is not None and program_of_split(other, item["split"])
 
 
 def _specs(item: dict) -> dict[str, SceneSpec]:
@@ -117,7 +143,7 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
                      probes.nearer_positive(counts, truth), probes.nearer_positive(histograms, truth),
                      "pixels" if rendered is not None else "specs",
                      {n: probes.geometry(points(images[n])) for n in NAMES}, {n: identity(s) for n, s in specs.items()},
-                     labels(item), bool(truth[0])))
+                     labels(item), bool(truth[0]), consistent(item, ANSWERS, admits)))
     return rows
 
 
@@ -155,9 +181,13 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
         failures.append(f"the file solver misses {n - hits[1]}")
     failures += leaking({name: p for name, p in found_probes.items()
                          if name not in CONCEPT_EVIDENCE or task not in ABOUT_COUNTS_AND_COLORS})
+    aware, replayed = rule_column([(r[8], not r[8]) for r in rows], [r[9] for r in rows], [s.index for s in items], 0.5)
+    found["rule-aware"] = aware.cell()
+    failures += replayed
     return Findings(found, failures)
 
 
-AUDIT = Audit(COLUMNS, findings, key, notes="every probe reads 'accuracy % [95 % interval] / floor'; "
+AUDIT = Audit(COLUMNS, findings, key, notes="every probe reads 'accuracy % [95 % interval] / floor'; rule-aware: "
+              "the sampler's rules that read no scene replayed with either test image as the positive; "
               "count-only and histogram-only are not judged on bongard-abstract, whose concepts are about counts, "
               "colors and materials (there they read the concept); repeats: none allowed in test")

@@ -80,8 +80,17 @@ def programs(rng: np.random.Generator, split: str) -> tuple[tuple[int, ...], tup
     return arrangements.canonical(a), arrangements.canonical(b)
 
 
+NEAR_MISS = "the program {}: one turn of the concept's program changed"
+
+
 def near_miss(concept: tuple[int, ...], other: tuple[int, ...]) -> str:
-    return f"the program {arrangements.encode(other)}: one turn of the concept's program changed"
+    return NEAR_MISS.format(arrangements.encode(other))
+
+
+def near_miss_program(text: str) -> str | None:
+    """The negatives' program a near miss names (near_miss), None for another text."""
+    head, _, tail = NEAR_MISS.partition("{}")
+    return text[len(head):len(text) - len(tail)] if text.startswith(head) and text.endswith(tail) else None
 
 
 def _things(rng: np.random.Generator, n: int) -> list[tuple[str, str, str, str]]:

@@ -4,25 +4,32 @@ from __future__ import annotations
 from ..validation import require
 from . import arrangements
 from .concept_library import unfair
-from .concepts import FREEFORM_TEMPLATES, holds
+from .concepts import FREEFORM_TEMPLATES, Concept, holds
 from .freeform import usable
 from .item import BongardItem, apart, axis, objects_range, panel, problem_concepts
 
 
-def _concept_of_family(item: BongardItem) -> bool:
-    c = item.concept
-    if item.task != "bongard-freeform":
-        return c in problem_concepts(item.task).get(c.kind, ())
-    turns = arrangements.decode(c.args[0]) if c.kind == "program" and len(c.args) == 1 else None
-    return turns is not None and arrangements.encode(arrangements.canonical(turns)) == c.args[0] and all(
-        t in arrangements.TURNS for t in turns) and usable(turns, item.split)
+def program_of_split(program: str, split: str) -> bool:
+    """A canonical program of allowed turns that freeform would draw in the split (freeform.usable)."""
+    turns = arrangements.decode(program)
+    return (arrangements.encode(arrangements.canonical(turns)) == program
+            and all(t in arrangements.TURNS for t in turns) and usable(turns, split))
+
+
+def concept_of_family(task: str, split: str, c: Concept) -> bool:
+    """The rule that picks a problem's concept: one of the family's (item.problem_concepts), or for
+    freeform a program of the split's share of figures."""
+    if task != "bongard-freeform":
+        return c in problem_concepts(task).get(c.kind, ())
+    return c.kind == "program" and len(c.args) == 1 and program_of_split(c.args[0], split)
 
 
 def validate(item: BongardItem) -> None:
     """Every label recomputed by the interpreter, and the fairness proof run again."""
     where = f"{item.task} item {item.index}"
     c = item.concept
-    require(_concept_of_family(item), f"{where}: '{c.kind}' {c.args} is not a concept of this family and split")
+    require(concept_of_family(item.task, item.split, c),
+            f"{where}: '{c.kind}' {c.args} is not a concept of this family and split")
     require(item.description == c.words() and item.complexity == c.complexity, f"{where}: description or "
                                                                                 "complexity is not the concept's")
     require(sorted(item.test_positive) == [False, True], f"{where}: test_positive is not one positive, one negative")

@@ -25,16 +25,25 @@ it. Per split and task:
   on purpose: the language is the dataset's, so a model fitted on other
   items' queries and answers learns its words (icy-naming's task), which is
   no shortcut through the names.
+- rule-aware (tasks.audit.rules, `admits`): the sampler's rules replayed
+  under every answer (icy-episodes: the five choices; icy-naming: every
+  message of the objects the split shows) with the language's table and the
+  context panels' messages, never an image: the query's pair of the split's
+  share, the choices' objects fair (five colors, the query's material and
+  size, all of the split's share), the context teaching them alike; a guess
+  among the answers they admit, against 1 over the answers.
 - repeats: the share of items whose key (`stored_key`: the objects shown and
   the messages, up to camera, lights, positions and seeds) is another split's
   item's; 0 in test, which holds by construction (a test query or naming
   object is of a held-out pair, which no other split shows).
 
-Exit 1 when the oracle misses an item or a probe is above its floor.
+Exit 1 when the oracle misses an item, a probe is above its floor or the replayed rules reject an
+item's own answer.
 """
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from collections import Counter
 
@@ -45,11 +54,14 @@ from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import TUPLE_ORDER
 
 from ..audit import Audit, AuditRun, Findings, Probe, identity, leaking, learned, measured
+from ..audit.rules import consistent, rule_column
 from ..stored import StoredItem
 from . import solver
-from .language import LanguageSpec, language_json
+from .item import TEST_SPLIT, shown_in
+from .language import LanguageSpec, language, language_json
+from .validate import readings, shown_fairly
 
-COLUMNS = ("n", "oracle", "held-out share", "text-only", "names-only", "identity fields")
+COLUMNS = ("n", "oracle", "held-out share", "text-only", "names-only", "identity fields", "rule-aware")
 NAMING, QUESTION, IMAGE = "icy-naming", "question", "image"
 BLOCKS = 4  # words per message: one per attribute
 MIN_LEARNED = 100  # fewer items than this: no learned probe (half of them would be noise)
@@ -75,6 +87,44 @@ def _language(root_seed: int, spec: str) -> dict:
 def language_of(item: dict) -> dict:
     """The whole language of an item, rebuilt from its root seed and spec (as the manifest holds it)."""
     return _language(item["root_seed"], json.dumps(item["language"], sort_keys=True))
+
+
+@functools.lru_cache(maxsize=8)
+def _named(root_seed: int, spec: LanguageSpec) -> dict[str, tuple]:
+    """message -> the objects the language names by it (more than one only under PROJ)."""
+    found: dict[str, list] = {}
+    for o, m in language(root_seed, spec).messages.items():
+        found.setdefault(m, []).append(o)
+    return {m: tuple(objects) for m, objects in found.items()}
+
+
+def answers(item: dict) -> tuple[str, ...]:
+    """What an item's answer could be: icy-episodes' five choices; icy-naming's every message of the objects
+    its split shows."""
+    if item["task"] != NAMING:
+        return tuple(item["choices"])
+    lang = language(item["root_seed"], LanguageSpec.model_validate(item["language"]))
+    return tuple(sorted({lang.messages[o] for o in shown_in(item["split"], lang)}))
+
+
+def admits(item: dict, answer: str) -> bool:
+    """The sampler's rules on an item's released fields (split, held_out, the language's table as the
+    manifest holds it, the context panels' messages and the choices; never an image) with `answer` as
+    its answer: it names an object of the split's share (held out in test only, as held_out says); in
+    icy-episodes, read through the table, the choices are fair (five colors, the query's material and
+    size, every one of the split's share) and the context shows them as the sampler's layouts and
+    `teaches` keep them (each choice's color once, no choice's pair, every shape alike, CONCAT's and
+    SHUFDET's answer derived), validate.shown_fairly. The answer's slot, a coin drawn last, reads nothing."""
+    spec = LanguageSpec.model_validate(item["language"])
+    lang, named = language(item["root_seed"], spec), _named(item["root_seed"], spec)
+    test = item["split"] == TEST_SPLIT
+    queries = [o for o in named.get(answer, ()) if lang.held_out(o) == test == item["held_out"]]
+    if item["task"] == NAMING:
+        return bool(queries)
+    shown = [[o for o in named.get(p["utterance"], ()) if not lang.held_out(o)] for p in item["context_panels"]]
+    contexts = [list(c) for c in itertools.product(*shown)]
+    return any(shown_fairly(context, lang, objects, item["split"]) for query in queries
+               for objects in readings(item["choices"], answer, lang, query) for context in contexts)
 
 
 def _shown(scene: dict) -> list[str]:
@@ -111,7 +161,9 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
                    solver.TEST_SPLIT) for o in language["objects"])
         if item["task"] == NAMING:
             problems = solver.check_naming(item, truth(stored, IMAGE, item["scene"], item["message"]), language)
-            rows.append((problems, item["held_out"], item["message"], [], identity(item, [item["scene"]]), 1 / pool))
+            options = answers(item)
+            rows.append((problems, item["held_out"], item["message"], [], identity(item, [item["scene"]]), 1 / pool,
+                         consistent(item, options, admits), item["message"], len(options)))
             continue
         truths = {p["name"]: truth(stored, p["name"], p["scene"], p["name"]) for p in item["context_panels"]}
         truths[QUESTION] = truth(stored, QUESTION, item["query"])
@@ -120,7 +172,8 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
             problems.append("the panels do not teach the answer's words")
         scenes = [p["scene"] for p in item["context_panels"]] + [item["query"]]
         rows.append((problems, item["held_out"], item["choices"].index(item["answer"]),
-                     text_features(item, language["word_length"]), identity(item, scenes), 1 / len(item["choices"])))
+                     text_features(item, language["word_length"]), identity(item, scenes), 1 / len(item["choices"]),
+                     consistent(item, answers(item), admits), item["answer"], len(item["choices"])))
     return rows
 
 
@@ -202,9 +255,14 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     found.update({name: probes[name].cell() if name in probes and probes[name].n else "-"
                   for name in ("text-only", "names-only", "identity fields")})
     failures += leaking(probes)
+    aware, replayed = rule_column([r[7] for r in rows], [r[6] for r in rows], [s.index for s in items], 1 / rows[0][8])
+    found["rule-aware"] = aware.cell()
+    failures += replayed
     return Findings(found, failures)
 
 
-AUDIT = Audit(COLUMNS, findings, stored_key, notes="floors: text-only, names-only and identity fields at 1 over the answers a guess "
-              "chooses from (icy-naming: the objects the split shows; icy-episodes: the five choices); repeats at 0 "
-              "in test (train and val may share items)")
+AUDIT = Audit(COLUMNS, findings, stored_key, notes=(
+    "floors: text-only, names-only and identity fields at 1 over the answers a guess chooses from (icy-naming: "
+    "the objects the split shows; icy-episodes: the five choices); rule-aware: the sampler's rules replayed under "
+    "every answer (the five choices; icy-naming: the split's messages) with the language's table, never an image, "
+    "a guess among those they admit, at 1 over the answers; repeats at 0 in test (train and val may share items)"))

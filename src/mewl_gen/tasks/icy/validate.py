@@ -3,6 +3,7 @@ derived from its context."""
 from __future__ import annotations
 
 import itertools
+from typing import Sequence
 
 from mewl_gen.scenes.universe import UNIVERSE, ObjectTuple, describe
 
@@ -26,12 +27,12 @@ def _pair(o: ObjectTuple) -> tuple[str, str]:
     return (o[0], o[1])
 
 
-def readings(ep: IcyEpisode, lang: Language, query: ObjectTuple) -> list[list[ObjectTuple]]:
-    """The object lists the choices can name, the query first, each distractor
+def readings(choices: Sequence[str], answer: str, lang: Language, query: ObjectTuple) -> list[list[ObjectTuple]]:
+    """The object lists the choices can name, the query (named by `answer`) first, each distractor
     of the query's material and size in another color (more than one only
     where PROJ gives two objects one message)."""
     named = [[o for o in UNIVERSE if lang.messages[o] == c and o[2:] == query[2:] and o[1] != query[1]]
-             for c in ep.choices if c != ep.answer]
+             for c in choices if c != answer]
     return [[query, *combo] for combo in itertools.product(*named)]
 
 
@@ -55,6 +56,6 @@ def validate_episode(ep: IcyEpisode) -> None:
         require(p.name == p.utterance == lang.messages[o], f"panel {p.name!r} does not utter {describe(o)}'s message")
     require(ep.answer == lang.messages[query], f"the answer is not the message of {describe(query)}")
     require(ep.held_out == lang.held_out(query) == (ep.split == TEST_SPLIT), f"query's pair in the wrong split {ep.split!r}")
-    require(any(shown_fairly(context, lang, objects, ep.split) for objects in readings(ep, lang, query)),
+    require(any(shown_fairly(context, lang, objects, ep.split) for objects in readings(ep.choices, ep.answer, lang, query)),
             "choices and context break the rules: five colors, each shown once, no choice's or held-out pair "
             "shown, the query's words taught")

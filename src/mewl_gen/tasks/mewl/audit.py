@@ -11,20 +11,23 @@ only, identity fields) are tasks.audit.Probe cells, each against its floor.
 """
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
 
 from ..audit import BALANCE_P, Audit, AuditRun, Findings, Probe, above_chance, leaking, uniform_p, wilson
+from ..audit.rules import consistent, rule_column
 from ..benchmark import UsageError
 from ..stored import StoredItem
 from .item import Episode
+from .sample import relation
 from .solver import SOLVERS, TaskSolvers, deprived, learned, names
 
 # The baselines, by their column titles; an exact solver's column is the bare deprivation.
 BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
 PROBES = ("names-only", "names-only learned", "identity learned")
-COLUMNS = ("n", "oracle", *BASELINES, *PROBES, "chance", "position p", "balance p")
+COLUMNS = ("n", "oracle", *BASELINES, *PROBES, "rule-aware", "chance", "position p", "balance p")
 NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / floor'; query-only, no-hand, "
          "no-context-language, no-query (the context and the choices, no query image): exact deprived solvers; "
          "learned: a model on hand-made features; a floor is the task's text-only analytic chance, or the "
@@ -32,6 +35,10 @@ NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / 
          "names-only: the panels' names (never a context image), the query and the choices, decoding '#k' as "
          "a universe index (exact) and a model on the names' numbers (learned), at the task's chance; identity "
          "learned: a model on index, retry, seeds, camera and lights, choices by position only, at 1/5; "
+         "rule-aware: the samplers' rules that read no image (the answer one of the uttered words in shape, "
+         "color and material, an unheard phrase of the context's syntax in composite, the lone truth of a "
+         "balanced cycle set under some layout and lexicon in relation; the other tasks' rules admit every "
+         "choice) replayed under each choice, a guess among those they admit, at the task's chance; "
          "repeats: episodes whose content (panels' utterances and objects, query, choices, answer) is another "
          "split's, none allowed in test; the verdict fails a cell whose 99.9 % interval lies above its floor")
 
@@ -65,6 +72,9 @@ def rates(task: str, episodes: list[Episode], train: list[Episode] | None) -> di
         found[f"{title} learned"] = None if learned_hits is None else _rate(learned_hits)
         found["bars"][title] = found["bars"][f"{title} learned"] = guesser.floor
     found["probes"] = probes(task, episodes, train)
+    kept = [consistent(ep.model_dump(mode="json"), ep.choices, admits) for ep in episodes]
+    found["rule-aware"], found["rules replayed"] = rule_column([ep.answer for ep in episodes], kept,
+                                                               [ep.index for ep in episodes], solvers.chance)
     found["position p"] = uniform_p([ep.answer_index for ep in episodes], tuple(range(5)))
     balance: dict[str, tuple[list, tuple]] = {}
     for ep, answered in zip(episodes, oracle_hits):
@@ -97,6 +107,67 @@ def probes(task: str, episodes: list[Episode], train: list[Episode] | None) -> d
     return found
 
 
+def _uttered(said: list[str], choices: tuple[str, ...], answer: str) -> bool:
+    """shape, color, material: the answer is one of the three words the context utters; the two other
+    choices are fresh words, never uttered (basic.sample)."""
+    return answer in said
+
+
+def _unheard_phrase(said: list[str], choices: tuple[str, ...], answer: str) -> bool:
+    """composite: the answer is an unseen cell of the grid, a phrase never uttered whose first word is
+    one the context says first and whose second one it says second (composite.sample)."""
+    words = answer.split()
+    return (answer not in said and len(words) == 2 and words[0] in {u.split()[0] for u in said}
+            and words[1] in {u.split()[-1] for u in said})
+
+
+@functools.lru_cache(maxsize=4096)
+def balanced_answers(choices: tuple[str, ...]) -> frozenset[str]:
+    """relation: the statements the sampler could have made the answer of these five, with neither the
+    query's layout nor the lexicon known: under some mixed layout of the three named objects (the 24 of
+    relation.layouts) and some map of the three words to directions, the five are a balanced cycle set
+    (relation.balanced_choices: four live statements given the layout and given the lexicon, the
+    answer's lexicons times layouts 2) whose lone true statement it is."""
+    tokens = [c.split() for c in choices]
+    phrases = sorted({" ".join(t[:2]) for t in tokens} | {" ".join(t[3:]) for t in tokens})
+    if len(phrases) != relation.OBJECTS_PER_PANEL or any(len(t) != 5 for t in tokens):
+        return frozenset()
+    said = [(phrases.index(" ".join(t[:2])), t[2], phrases.index(" ".join(t[3:]))) for t in tokens]
+    maps = relation.lexicons(sorted({t[2] for t in tokens}))
+    table = [[relation.lone_truth(layout, said, m) for m in maps] for layout in relation.layouts()]
+    kept = set()
+    for row in table:
+        for j, answer in enumerate(row):
+            column = [r[j] for r in table]
+            if (answer is not None and len(set(row) - {None}) == 4 and len(set(column) - {None}) == 4
+                    and row.count(answer) * column.count(answer) == 2):
+                kept.add(choices[answer])
+    return frozenset(kept)
+
+
+def _balanced(said: list[str], choices: tuple[str, ...], answer: str) -> bool:
+    return answer in balanced_answers(choices)
+
+
+# The rules that read an answer without an image, per task; a task not listed has none (object,
+# number, pragmatic, bootstrap: every choice is an uttered word, or words of an unheard subset or pair,
+# alike).
+ANSWER_RULES = {"shape": _uttered, "color": _uttered, "material": _uttered, "composite": _unheard_phrase,
+                "relation": _balanced}
+
+
+def admits(ep: dict, answer: str) -> bool:
+    """The samplers' rules on an episode's released fields (the utterances and the choices, never an
+    image, the lexicon or the query) with `answer` as its answer: ANSWER_RULES. Every other rule admits
+    every choice: the answer's slot is a coin drawn last, coined words are redrawn alike whichever
+    becomes the answer, and the redraws of the query (basic, number, pragmatic), the context (object,
+    bootstrap) and the contrasting values (composite) read what the images show, not which choice is
+    true; identifiability holds for any slot."""
+    rule = ANSWER_RULES.get(ep["task"])
+    said = [p["utterance"] for p in ep["context_panels"]]
+    return answer in ep["choices"] and (rule is None or rule(said, tuple(ep["choices"]), answer))
+
+
 def failures(found: dict) -> list[str]:
     out = []
     hits, n = found["oracle"]
@@ -106,6 +177,7 @@ def failures(found: dict) -> list[str]:
         if found.get(name) and above_chance(*found[name], found["bars"][name]):
             out.append(f"{name} above chance")
     out += leaking(found.get("probes", {}))
+    out += found.get("rules replayed", [])
     if found["position p"] < BALANCE_P:
         out.append("answer position unbalanced")
     if found["balance p"] < BALANCE_P:
@@ -147,6 +219,7 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     cells = {"n": str(len(episodes)), "oracle": _accuracy(found["oracle"], None)}
     cells |= {name: _accuracy(found.get(name), found["bars"].get(name)) for name in BASELINES}
     cells |= {name: found["probes"][name].cell() if name in found["probes"] else "-" for name in PROBES}
+    cells["rule-aware"] = found["rule-aware"].cell()
     cells |= {"chance": f"{100 * chance:.1f}", "position p": f"{found['position p']:.3f}",
               "balance p": f"{found['balance p']:.3f} ({found['balance worst']})"}
     return Findings(cells, failures(found))
