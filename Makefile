@@ -62,7 +62,8 @@ $(STAMP): pyproject.toml
 test: setup
 	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 
-# A quick check: every test that needs neither Blender, SLURM nor a browser, nor is a long statistical sweep.
+# A quick check (under a minute on 2 cores): every test that needs neither Blender, SLURM nor a browser and takes
+# well under a second or two; statistical sweeps, audits and whole-dataset runs of the command are `slow` (make test).
 FAST := not render and not slurm and not browser and not slow
 test-fast: setup
 	$(VENV)/bin/python -m pytest -n 2 --dist loadfile -m "$(FAST)" $(PYTEST_ARGS)

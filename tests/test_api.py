@@ -30,6 +30,7 @@ def test_importing_mewl_gen_loads_none_of_its_rooms():
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_python_dash_m_mewl_gen_is_the_command():
     done = subprocess.run([sys.executable, "-m", "mewl_gen", "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith(mewl_gen.version()), done.stderr

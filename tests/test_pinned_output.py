@@ -90,6 +90,7 @@ def render_all(root: Path) -> dict[str, str]:
     return digests(out)
 
 
+@pytest.mark.slow
 def test_sampled_items_of_every_task_are_byte_identical(tmp_path):
     assert sample_all(tmp_path) == SAMPLED
 

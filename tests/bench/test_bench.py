@@ -54,6 +54,7 @@ def _bench(*argv, cwd=None) -> subprocess.CompletedProcess:
                           timeout=300, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_gpu_part_on_the_cpu_says_not_measured_and_why(tmp_path):
     r = _bench("--only", "gpu", "--device", "cpu", "--out", tmp_path / "out")
     assert r.returncode == 0, r.stderr
@@ -61,6 +62,7 @@ def test_gpu_part_on_the_cpu_says_not_measured_and_why(tmp_path):
     assert json.loads((tmp_path / "out" / "bench.json").read_text())["gpu"] == {"measured": False, "reason": "--device cpu"}
 
 
+@pytest.mark.slow
 def test_nonsense_parts_devices_and_qualities_are_one_line_before_anything_is_written(tmp_path):
     for argv, words in ((("--only", "gpu,render,speed"), "unknown part(s) speed"),
                         (("--device", "titan"), "invalid choice: 'titan'"),

@@ -47,6 +47,7 @@ def test_every_command_it_runs_is_one_mewl_accepts(tmp_path):
             compile(argv[1], name, "exec")
 
 
+@pytest.mark.slow
 def test_commands_run_on_two_tiny_sizes_and_the_report_holds_ratios_floor_and_release(tmp_path, pool):
     names = ["status", "text", "export webdataset", "gallery"]  # one child each: a few seconds apiece
     report = scale.run(tmp_path, (9, 18), pool=pool, only=names)

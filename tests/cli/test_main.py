@@ -22,6 +22,7 @@ def test_version_names_the_generator_and_its_blender():
     assert GENERATOR_VERSION == f"mewl-gen {metadata.version('mewl-gen')}"
 
 
+@pytest.mark.slow
 def test_python_dash_m_cluster_is_mewl():
     done = subprocess.run([sys.executable, "-m", "mewl_gen", "schema"], capture_output=True, text=True)
     assert done.returncode == 0 and '"title": "Episode"' in done.stdout

@@ -133,6 +133,7 @@ def test_inspect_names_the_path_the_user_gave(data, tmp_path):
     assert refused(r, "not rendered") and r.stdout == "" and not (tmp_path / "o.png").exists()
 
 
+@pytest.mark.slow
 def test_a_damaged_plan_is_named_by_status_and_rewritten_by_the_next_run(tmp_path):
     out = tmp_path / "data"
     assert mewl("sample", "--task", "shape", "--n", 2, "--out", out, "--workers", 1).returncode == 0

@@ -52,6 +52,7 @@ def test_the_set_up_commands_are_make_targets():
             assert command[1] in targets, line
 
 
+@pytest.mark.slow
 def test_the_documentation_site_builds_strict(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -89,6 +90,7 @@ def test_every_mewl_command_line_of_the_docs_parses(doc):
             pytest.fail(f"{doc.name}: `mewl {line}` does not parse")
 
 
+@pytest.mark.slow
 def test_the_answer_lines_of_the_eval_docs_are_answers():
     text = (ROOT / "docs" / "eval.md").read_text()
     lines = [json.loads(line) for block in blocks(text, "json") for line in block.splitlines()

@@ -17,6 +17,7 @@ def tree_digest(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_sample_writes_mewl_layout_and_is_byte_identical_twice(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     for out in (a, b):
@@ -35,6 +36,7 @@ def test_sample_writes_mewl_layout_and_is_byte_identical_twice(tmp_path):
     assert sorted(p.name for p in (a / "train/shape").glob("*")) == ["0", "1", "2"]
 
 
+@pytest.mark.slow
 def test_splits_and_seeds_give_different_episodes(tmp_path):
     mewl("sample", "--task", "color", "--n", 2, "--out", tmp_path / "x", "--split", "train")
     mewl("sample", "--task", "color", "--n", 2, "--out", tmp_path / "x", "--split", "test")
@@ -61,6 +63,7 @@ def test_bad_options_are_one_line_and_write_nothing(tmp_path, args, message):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_folder_of_another_dataset_is_refused_untouched(tmp_path):
     out = tmp_path / "out"
     assert mewl("sample", "--task", "shape", "--n", 2, "--out", out, "--seed", 1).returncode == 0
@@ -76,6 +79,7 @@ def test_a_folder_of_another_dataset_is_refused_untouched(tmp_path):
     assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
 
 
+@pytest.mark.slow
 def test_validate_accepts_good_and_rejects_broken_specs(tmp_path):
     out = tmp_path / "out"
     mewl("sample", "--task", "shape", "--n", 1, "--out", out)
@@ -102,6 +106,7 @@ def test_schema_is_json_schema_of_episodes():
     assert schema["title"] == "Episode" and "SceneSpec" in schema["$defs"]
 
 
+@pytest.mark.slow
 def test_samplers_started_at_once_on_a_new_folder_with_other_seeds_do_not_mix(tmp_path):
     """The first to create the manifest owns OUT; the others are refused in
     one line and no episode of another seed lands in it."""
@@ -142,6 +147,7 @@ def test_claiming_a_new_folder_is_exclusive_under_threads(tmp_path):
 
 
 @pytest.mark.parametrize("text", ["[1]", "{nope", '{"seed": 1}', "null"])
+@pytest.mark.slow
 def test_a_damaged_manifest_is_one_line_everywhere(tmp_path, text):
     out = tmp_path / "out"
     assert mewl("sample", "--task", "shape", "--n", 1, "--out", out).returncode == 0
@@ -161,6 +167,7 @@ def test_a_damaged_manifest_is_one_line_everywhere(tmp_path, text):
     (("render", "quality"), "ultra", "render.quality: Input should be 'draft'"),
     (("render", "seed"), "7", "render.seed"),
 ])
+@pytest.mark.slow
 def test_validate_takes_no_value_of_the_wrong_type(tmp_path, where, value, message):
     out = tmp_path / "out"
     assert mewl("sample", "--task", "shape", "--n", 1, "--out", out).returncode == 0

@@ -89,6 +89,7 @@ def test_silent_writers_elsewhere_count_as_missing_and_heard_ones_as_running(tmp
     assert "count as missing by " in plan.stdout and not (out / "slurm").exists()
 
 
+@pytest.mark.slow
 def test_a_waiting_writer_says_when_it_takes_over_and_does(tmp_path):
     out = tmp_path / "specs"
     node = {**writers.identity(), "host": "node7", "writer": "node7-4242-ab"}

@@ -48,18 +48,22 @@ def run_blocks(card: str, folders: dict[str, Path], monkeypatch, tmp_path) -> in
     return len(found)
 
 
+@pytest.mark.slow
+@pytest.mark.render  # reads the session's render
 def test_the_dataset_cards_code_runs_in_a_folder_of_several_benchmarks(several, monkeypatch, tmp_path):
     out, _ = several
     assert len(benchmarks_of(out)) > 1
     assert run_blocks((out / "README.md").read_text(), {"OUT": out}, monkeypatch, tmp_path) >= 2
 
 
+@pytest.mark.render  # reads the session's render
 def test_the_export_cards_code_runs(several, monkeypatch, tmp_path):
     """Its own blocks read the export (DIR); those of the rendered dataset's card under it read OUT."""
     out, hf = several
     assert run_blocks((hf / "README.md").read_text(), {"DIR": hf, "OUT": out}, monkeypatch, tmp_path) >= 3
 
 
+@pytest.mark.render  # reads the session's render
 def test_the_webdataset_cards_code_runs(several, monkeypatch, tmp_path):
     out, hf = several
     assert run_blocks((hf.parent / "wds" / "README.md").read_text(), {"DIR": hf.parent / "wds", "OUT": out},
@@ -67,6 +71,7 @@ def test_the_webdataset_cards_code_runs(several, monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("card", ["OUT/README.md", "DIR/README.md", "webdataset DIR/README.md"])
+@pytest.mark.render  # reads the session's render
 def test_every_card_carries_a_licence_a_citation_per_paper_and_the_features(several, card):
     out, hf = several
     folder = out if card.startswith("OUT") else hf if card.startswith("DIR") else hf.parent / "wds"
@@ -81,6 +86,8 @@ def test_every_card_carries_a_licence_a_citation_per_paper_and_the_features(seve
         assert text.startswith("---\nlicense: cc-by-4.0\n")
 
 
+@pytest.mark.slow
+@pytest.mark.render  # reads the session's render
 def test_croissant_metadata_is_valid_and_loads_every_record(several):
     import datasets
     import mlcroissant

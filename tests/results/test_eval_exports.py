@@ -63,6 +63,8 @@ def score(out: Path, lines: list[dict], path: Path, capsys) -> tuple[int, dict]:
 
 
 @pytest.mark.parametrize("wrong, accuracy", [(False, 1.0), (True, 0.0)])
+@pytest.mark.slow
+@pytest.mark.render  # reads the session's render
 def test_the_exports_labels_fed_back_score_one_in_every_form(exported, tmp_path, capsys, wrong, accuracy):
     out, rows = exported
     names = sorted({name for task, task_rows in rows.items() for name in forms(task, task_rows[0], wrong)})
@@ -76,12 +78,14 @@ def test_the_exports_labels_fed_back_score_one_in_every_form(exported, tmp_path,
         assert all(r["accuracy"] == accuracy for r in found["tasks"]), (name, found["tasks"])
 
 
+@pytest.mark.render  # reads the session's render
 def test_every_task_of_every_benchmark_is_answered(exported):
     _, rows = exported
     assert set(rows) == {t.name for t in catalog.tasks().values() if t.export is not None}
     assert {catalog.task(t).benchmark for t in rows} == set(catalog.benchmarks())
 
 
+@pytest.mark.render  # reads the session's render
 def test_the_example_lines_are_valid_right_answers(exported, tmp_path, capsys):
     out, rows = exported
     capsys.readouterr()
@@ -92,6 +96,7 @@ def test_the_example_lines_are_valid_right_answers(exported, tmp_path, capsys):
     assert all(r["correct"] == 1 for r in found["tasks"])
 
 
+@pytest.mark.render  # reads the session's render
 def test_a_damaged_image_is_named_not_scored_and_counted_apart(exported, tmp_path, capsys):
     source, rows = exported
     out = tmp_path / "data"

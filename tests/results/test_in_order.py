@@ -22,6 +22,7 @@ def fails_at_seven(n: int) -> int:
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.slow
 def test_rows_come_in_the_items_order(workers):
     assert list(in_order(list(range(60)), slow_for_small, workers)) == [n * n for n in range(60)]
 

@@ -51,6 +51,7 @@ def write(path: Path, lines: list) -> Path:
 
 
 @pytest.mark.parametrize("wrong, accuracy", [(False, 1.0), (True, 0.0)])
+@pytest.mark.slow
 def test_the_oracle_scores_one_and_all_wrong_answers_zero(sampled, tmp_path, mewl, wrong, accuracy):
     path = write(tmp_path / "p.jsonl", predictions(sampled, wrong))
     code, out, _ = mewl("eval", sampled, path, "--format", "json")
@@ -63,6 +64,7 @@ def test_the_oracle_scores_one_and_all_wrong_answers_zero(sampled, tmp_path, mew
     assert found["problems"] == []
 
 
+@pytest.mark.slow
 def test_every_problem_is_one_line_and_never_silently_counted(sampled, tmp_path, mewl):
     lines = [p for p in predictions(sampled) if p["task"] == "shape" and p["split"] == "train"]
     lines[0] = {**lines[0], "answer": "zzz"}  # not one of the choices: wrong
@@ -86,6 +88,7 @@ def test_every_problem_is_one_line_and_never_silently_counted(sampled, tmp_path,
         assert words in joined, words
 
 
+@pytest.mark.slow
 def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, mewl):
     lines = predictions(sampled)
     rng = np.random.default_rng(0)
@@ -105,6 +108,7 @@ def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, mewl):
     assert image.shape[1] > 400 and image.std() > 10  # drawn, not blank
 
 
+@pytest.mark.slow
 def test_every_papers_row_is_in_every_format_under_its_own_table(sampled, tmp_path, capsys):
     """MALeViC's Tables 1 and 2 name the same models: each table keeps its own rows, in every format."""
     path = write(tmp_path / "p.jsonl", predictions(sampled))
@@ -131,6 +135,7 @@ def test_every_papers_row_is_in_every_format_under_its_own_table(sampled, tmp_pa
             assert f"{100 * accuracy:.1f}" in line, (fmt, who, task, line)
 
 
+@pytest.mark.slow
 def test_the_plot_is_for_a_paper_and_never_overwrites_or_writes_inside_out(sampled, tmp_path, capsys):
     path = write(tmp_path / "p.jsonl", predictions(sampled))
     for name in ("acc.png", "acc.pdf", "acc.svg"):
@@ -157,6 +162,7 @@ def test_the_plot_is_for_a_paper_and_never_overwrites_or_writes_inside_out(sampl
     (["eval", "DATA", "OTHER"], "is for an item of"),
     (["eval", "DATA", "EMPTY", "--format", "xml"], "invalid choice: 'xml'"),
 ])
+@pytest.mark.slow
 def test_mistakes_are_one_line(sampled, tmp_path, mewl, argv, message):
     empty = write(tmp_path / "empty.jsonl", [])
     other = write(tmp_path / "other.jsonl", [{"split": "val", "task": "shape", "index": 0, "answer": "x"}])
@@ -165,6 +171,7 @@ def test_mistakes_are_one_line(sampled, tmp_path, mewl, argv, message):
     assert code == 2 and err.count("\n") == 1 and message in err, err
 
 
+@pytest.mark.slow
 def test_a_bongard_answer_is_two_truth_values_or_two_sides():
     item = catalog.sample_item("bongard-basic", 11, "test", 0)
     right = item.solution()

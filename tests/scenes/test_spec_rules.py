@@ -90,6 +90,7 @@ def test_an_overlap_inside_an_episode_names_the_panel(tmp_path, mewl, episode):
 
 
 @pytest.mark.parametrize("task", TASKS)
+@pytest.mark.slow
 def test_sampled_episodes_pass_every_rule_with_their_json_unchanged(task):
     for index in range(12):
         ep = sample_item(task, 3, "train", index)

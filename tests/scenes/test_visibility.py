@@ -28,6 +28,7 @@ def _scenes(seed: int):
 
 
 @pytest.mark.parametrize("first", range(0, 64, 16))
+@pytest.mark.slow
 def test_the_estimate_equals_the_pinned_one_on_every_scene(first):
     need = visibility.MIN_VISIBLE_PIXELS * visibility.ESTIMATE_MARGIN
     verdicts = []

@@ -7,6 +7,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +45,7 @@ def dataset(root: Path) -> Path:
 
 @FUZZ
 @given(contents)
+@pytest.mark.slow
 def test_the_manifest_reader(data):
     with tempfile.TemporaryDirectory() as tmp:
         out = dataset(Path(tmp))
@@ -57,6 +59,7 @@ def test_the_manifest_reader(data):
 
 @FUZZ
 @given(contents)
+@pytest.mark.slow
 def test_the_plan_reader(data):
     with tempfile.TemporaryDirectory() as tmp:
         out = dataset(Path(tmp))
@@ -72,6 +75,7 @@ def test_the_plan_reader(data):
 
 @FUZZ
 @given(contents, contents)
+@pytest.mark.slow
 def test_the_record_and_an_items_files(record, episode):
     with tempfile.TemporaryDirectory() as tmp:
         out = dataset(Path(tmp))
@@ -91,6 +95,7 @@ def test_the_record_and_an_items_files(record, episode):
 
 @FUZZ
 @given(contents)
+@pytest.mark.slow
 def test_the_audit_note_and_the_slurm_record(data):
     with tempfile.TemporaryDirectory() as tmp:
         out = dataset(Path(tmp))
@@ -103,6 +108,7 @@ def test_the_audit_note_and_the_slurm_record(data):
 
 @FUZZ
 @given(st.lists(contents, max_size=5))
+@pytest.mark.slow
 def test_the_predictions_reader(lines):
     for line in lines:
         p = predictions.parse_line(line)

@@ -75,6 +75,7 @@ def sampled(tmp_path, sampled_source) -> World:
     return World(tmp_path, sampled_source)
 
 
+@pytest.mark.slow
 def test_a_linked_damage_folder_makes_verify_stop_before_deleting_anything_outside(sampled):
     w = sampled
     w.link(w.out / ".mewl" / "damaged" / "train" / w.task, w.outside)
@@ -88,6 +89,7 @@ def test_a_linked_damage_folder_makes_verify_stop_before_deleting_anything_outsi
 
 
 @pytest.mark.parametrize("command", ["verify", "status", "audit"])
+@pytest.mark.slow
 def test_a_linked_bookkeeping_folder_is_neither_read_nor_written(sampled, command):
     w = sampled
     w.link(w.out / ".mewl", w.outside)
@@ -97,6 +99,7 @@ def test_a_linked_bookkeeping_folder_is_neither_read_nor_written(sampled, comman
     w.untouched()
 
 
+@pytest.mark.slow
 def test_a_linked_split_folder_stops_index_and_verify(rendered):
     w = rendered
     (w.outside / "train").mkdir()
@@ -107,6 +110,7 @@ def test_a_linked_split_folder_stops_index_and_verify(rendered):
     w.untouched()
 
 
+@pytest.mark.slow
 def test_a_linked_item_folder_is_damaged_never_read_exported_or_linked(rendered):
     w = rendered
     import shutil
@@ -124,6 +128,7 @@ def test_a_linked_item_folder_is_damaged_never_read_exported_or_linked(rendered)
     w.untouched()
 
 
+@pytest.mark.slow
 def test_a_linked_card_never_carries_a_file_from_elsewhere_into_an_export(rendered):
     w = rendered
     w.link(w.out / "README.md", w.outside / "secret.txt")
@@ -137,6 +142,7 @@ def test_a_linked_card_never_carries_a_file_from_elsewhere_into_an_export(render
 
 @pytest.mark.parametrize("what", ["record", "plan", "manifest", "truth"])
 @pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.slow
 def test_a_fifo_or_a_device_in_a_files_place_is_refused_without_waiting_or_swelling(rendered, what, kind):
     w = rendered
     at = {"record": w.item(0) / "_checksums.json", "plan": w.out / ".mewl/plan/train" / f"{w.task}.json",
@@ -156,6 +162,7 @@ def test_a_fifo_or_a_device_in_a_files_place_is_refused_without_waiting_or_swell
     w.untouched()
 
 
+@pytest.mark.slow
 def test_a_plan_asking_a_billion_items_is_damaged_not_a_hang(sampled):
     w = sampled
     (w.out / ".mewl/plan/train" / f"{w.task}.json").write_text(json.dumps({"split": "train", "task": w.task, "n": 10**9}))
@@ -163,6 +170,7 @@ def test_a_plan_asking_a_billion_items_is_damaged_not_a_hang(sampled):
         assert "damaged" in one_line(mewl(command, w.out))
 
 
+@pytest.mark.slow
 def test_a_manifest_of_200_mb_is_refused_at_once(rendered):
     w = rendered
     os.truncate(w.out / MANIFEST, 200 << 20)
@@ -171,6 +179,7 @@ def test_a_manifest_of_200_mb_is_refused_at_once(rendered):
 
 
 @pytest.mark.parametrize("where", ["manifest", "plan", "record"])
+@pytest.mark.slow
 def test_deeply_nested_json_is_one_line(sampled, where):
     w = sampled
     deep = "[" * 100_000 + "]" * 100_000
@@ -184,6 +193,7 @@ def test_deeply_nested_json_is_one_line(sampled, where):
         one_line(r)
 
 
+@pytest.mark.slow
 def test_a_mistyped_manifest_names_its_field(sampled):
     w = sampled
     manifest = json.loads((w.out / MANIFEST).read_text())
@@ -191,6 +201,7 @@ def test_a_mistyped_manifest_names_its_field(sampled):
     assert "passes" in one_line(mewl("status", w.out))
 
 
+@pytest.mark.slow
 def test_a_manifest_of_a_newer_generator_or_with_unknown_fields_says_who_wrote_it(sampled):
     w = sampled
     manifest = json.loads((w.out / MANIFEST).read_text())
@@ -201,6 +212,7 @@ def test_a_manifest_of_a_newer_generator_or_with_unknown_fields_says_who_wrote_i
     assert "colour_space" in line and manifest["generator"] in line
 
 
+@pytest.mark.slow
 def test_an_item_damaged_at_the_same_size_stops_index_in_one_line(rendered):
     w = rendered
     path = w.item(0) / "item.json"
@@ -209,6 +221,7 @@ def test_an_item_damaged_at_the_same_size_stops_index_in_one_line(rendered):
     assert "item.json" in one_line(mewl("index", w.out))
 
 
+@pytest.mark.slow
 def test_a_copy_under_another_number_is_no_item(rendered):
     w = rendered
     import shutil
@@ -218,6 +231,7 @@ def test_a_copy_under_another_number_is_no_item(rendered):
     assert not (w.root / "wds").exists()
 
 
+@pytest.mark.slow
 def test_an_image_claiming_12000_pixels_a_side_is_damaged_before_it_is_decoded(rendered):
     w = rendered
     png_claiming(w.item(0) / "image.png", 12000, 12000)
@@ -228,6 +242,7 @@ def test_an_image_claiming_12000_pixels_a_side_is_damaged_before_it_is_decoded(r
     assert r.returncode == 0 and "damaged" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_mask_claiming_50000_pixels_a_side_is_not_drawn(rendered):
     w = rendered
     truth = json.loads((w.item(0) / "image.json").read_text())
@@ -241,6 +256,7 @@ def test_a_mask_claiming_50000_pixels_a_side_is_not_drawn(rendered):
     assert r.returncode == 2 and "size" in one_line(r)
 
 
+@pytest.mark.slow
 def test_a_truth_without_a_box_is_one_line_in_inspect(rendered):
     w = rendered
     truth = json.loads((w.item(0) / "image.json").read_text())
@@ -250,6 +266,7 @@ def test_a_truth_without_a_box_is_one_line_in_inspect(rendered):
     assert "bbox" in one_line(mewl("inspect", w.item(0) / "image.json"))
 
 
+@pytest.mark.slow
 def test_an_item_whose_files_agree_with_its_record_yet_are_mistyped_is_left_out_of_text(sampled):
     w = sampled
     info = json.loads((w.item(0) / "info.json").read_text())

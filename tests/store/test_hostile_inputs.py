@@ -20,6 +20,7 @@ def rendered(tmp_path_factory) -> Path:
     return rendered_dataset(tmp_path_factory.mktemp("inputs"))
 
 
+@pytest.mark.slow
 def test_hostile_predictions_are_counted_and_quoted_escaped_and_cut(rendered, tmp_path):
     path = tmp_path / "predictions.jsonl"
     lines = [json.dumps({"split": "train", "task": RENDERED_TASK, "index": 0, "answer": True}),
@@ -36,6 +37,7 @@ def test_hostile_predictions_are_counted_and_quoted_escaped_and_cut(rendered, tm
     assert "lines that are not a prediction" in r.stderr and "\\x1b" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_deep_or_huge_predictions_file_is_one_line(rendered, tmp_path):
     path = tmp_path / "predictions.jsonl"
     path.write_text("[" * 100_000 + "\n")

@@ -64,6 +64,7 @@ def damage(out: Path) -> dict[int, str]:
             3: "notes.txt is not in", 4: f"no readable {RECORD}"}
 
 
+@pytest.mark.slow
 def test_verify_names_each_damaged_episode_and_a_rerun_restores_every_byte(reference, tmp_path):
     out = tmp_path / "specs"
     shutil.copytree(reference, out)
@@ -217,6 +218,7 @@ def test_a_read_only_or_unwritable_out_is_refused_in_one_line(tmp_path, small_fs
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Read-only file system" in r.stderr, r.stderr
 
 
+@pytest.mark.slow
 def test_output_on_a_full_disk_is_one_line_and_exit_2(reference, small_fs):
     """stdout or stderr kept in a file on a full disk (a job's log): the command
     says so in one line where stderr can still be written, and exits 2."""

@@ -189,6 +189,7 @@ def test_the_catalog_line_is_where_the_test_adds_it():
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_a_benchmark_is_its_folder_and_one_catalog_line(tmp_path):
     copy = tmp_path / "checkout"
     for name in git(REPO, "ls-files", "-z").split("\0"):

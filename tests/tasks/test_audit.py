@@ -5,6 +5,7 @@ baseline does find a shortcut when one is planted."""
 from __future__ import annotations
 
 import math
+import re
 import shutil
 
 import numpy as np
@@ -36,6 +37,16 @@ def rows_of(printed: str) -> dict[str, str]:
     return {line.split()[1]: line for line in printed.splitlines() if len(line.split()) > 1 and line.split()[1] in TASKS}
 
 
+def cells_of(printed: str, task: str) -> dict[str, str]:
+    """A task's row as {column: cell}, cut at the header's column starts (cells hold spaces)."""
+    lines = printed.splitlines()
+    header = lines[0]
+    starts = [m.start() for m in re.finditer(r"(?<!\S)\S", header) if m.start() == 0 or header[m.start() - 2:m.start()] == "  "]
+    names = [header[a:b].strip() for a, b in zip(starts, [*starts[1:], None])]
+    line = rows_of(printed)[task]
+    return {name: line[a:b].strip() for name, a, b in zip(names, starts, [*starts[1:], None])}
+
+
 def subset(small, out, tasks):
     """A dataset of some of small's task folders (the manifest with them)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -45,6 +56,7 @@ def subset(small, out, tasks):
     return out
 
 
+@pytest.mark.slow
 def test_audit_prints_one_row_per_task_with_the_oracle_at_100(small, mewl):
     code, out, _ = mewl("audit", small, "--workers", 1)
     assert code == 0
@@ -54,6 +66,7 @@ def test_audit_prints_one_row_per_task_with_the_oracle_at_100(small, mewl):
         assert line.split()[2:4] == ["30", "100.0"], f"{task}: {line}"
 
 
+@pytest.mark.slow
 def test_audit_passes_tasks_without_shortcuts_and_prints_markdown(small, tmp_path, mewl):
     subset(small, tmp_path, OWN)
     code, out, _ = mewl("audit", "mewl", tmp_path, "--workers", 1, "--markdown")
@@ -64,6 +77,7 @@ def test_audit_passes_tasks_without_shortcuts_and_prints_markdown(small, tmp_pat
     assert len(body) == len(OWN) and all(line.endswith("| ok |") for line in body)
 
 
+@pytest.mark.slow
 def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, mewl):
     subset(small, tmp_path, ["number"])
     path = tmp_path / "train" / "number" / "7" / "episode.json"
@@ -75,6 +89,7 @@ def test_a_wrong_answer_fails_the_oracle_and_the_exit_status(small, tmp_path, me
     assert code == 1 and "oracle missed 1" in rows_of(out)["number"]
 
 
+@pytest.mark.slow
 def test_a_train_episode_in_test_is_a_repeat(small, tmp_path, mewl):
     subset(small, tmp_path, ["number"])
     for index in range(3):  # the same episodes, under test: their records say test (a folder must agree with its item)
@@ -89,6 +104,7 @@ def test_a_train_episode_in_test_is_a_repeat(small, tmp_path, mewl):
     assert len(lines) == 1 and "3 test items repeat an item of another split" in lines[0]
 
 
+@pytest.mark.slow
 def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, mewl):
     subset(small, tmp_path, ["number"])
     path = tmp_path / "train" / "number" / "4" / "episode.json"
@@ -99,11 +115,28 @@ def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, mewl):
     assert err.count("\n") == 1 and "holds 1 damaged or incomplete item(s): train/number/4: episode.json: sha256" in err
 
 
+@pytest.mark.slow
 def test_a_learned_baseline_may_train_on_another_dataset(small, tmp_path, mewl):
-    assert mewl("sample", "--task", "color", "--n", 30, "--out", tmp_path, "--seed", 6, "--workers", 1)[0] == 0
+    assert mewl("sample", "--task", "color", "--n", learned.MIN_TRAIN, "--out", tmp_path, "--seed", 6,
+                "--workers", 1)[0] == 0
     subset(small, tmp_path / "other", ["color"])
     code, out, _ = mewl("audit", tmp_path / "other", "--train", tmp_path, "--workers", 1)
     assert code == 0 and "color" in rows_of(out)
+    cells = cells_of(out, "color")
+    assert cells["query-only learned"] != "-" and cells["names-only learned"] != "-", "fitted on the other dataset"
+
+
+@pytest.mark.slow
+def test_too_few_episodes_to_learn_from_leave_the_learned_cells_empty(small, tmp_path, mewl):
+    """Thirty episodes are too few to fit on (learned.MIN_TRAIN): the cells say so rather than report noise,
+    and --train with as few is one line."""
+    subset(small, tmp_path / "other", ["color"])
+    code, out, _ = mewl("audit", tmp_path / "other", "--workers", 1, "--no-card")
+    assert code == 0 and "query-only learned" in out
+    cells = cells_of(out, "color")
+    assert cells["query-only learned"] == "-" and cells["oracle"].startswith("100.0")
+    code, _, err = mewl("audit", tmp_path / "other", "--train", small, "--workers", 1)
+    assert code == 2 and f"the learned baselines need {learned.MIN_TRAIN}" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -122,6 +155,7 @@ def test_an_empty_folder_is_a_user_error(tmp_path, mewl):
     assert code == 2 and "is not a dataset of this tool" in err
 
 
+@pytest.mark.slow
 def test_the_audit_goes_into_the_card_which_says_when_the_items_changed_since(tmp_path, mewl):
     out = tmp_path / "data"
     assert mewl("sample", "--task", "number", "--n", 30, "--out", out, "--seed", 7, "--workers", 1)[0] == 0
@@ -162,6 +196,7 @@ def test_query_only_exact_solvers_are_at_chance(task):
     assert abs(rate - chance) <= noise
 
 
+@pytest.mark.slow
 def test_deprived_solvers_see_nothing_of_what_they_are_denied():
     composite, pragmatic, bootstrap = (episodes(t, 5)[0] for t in ("composite", "pragmatic", "bootstrap"))
     seen = deprived.view(composite, deprived.QUERY_ONLY)
@@ -240,6 +275,7 @@ def test_the_learned_baseline_finds_a_planted_shortcut():
     assert learned.hits("shape", deprived.QUERY_ONLY, train, test).mean() > 0.95
 
 
+@pytest.mark.slow
 def test_each_baseline_is_judged_against_its_own_chance():
     """Pragmatic without the query's hand is at 1/2 by construction, the basic
     tasks' query-only at 1/5: the verdict holds each baseline to its own bar."""

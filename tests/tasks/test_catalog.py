@@ -60,6 +60,7 @@ def test_a_wrong_task_or_scheme_is_one_line_before_any_work(tmp_path, command, a
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_scheme_is_pinned_in_the_manifest_and_another_is_refused(tmp_path):
     out = tmp_path / "d"
     r = mewl("sample", "--task", "malevic-pos", "--n", 4, "--out", out, "--split", "test", "--split-scheme", "malevic-unseen")
@@ -76,6 +77,7 @@ def test_a_scheme_is_pinned_in_the_manifest_and_another_is_refused(tmp_path):
     assert (out / "test" / "malevic-pos.jsonl").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_sample_writes_the_index_and_a_resume_rebuilds_it_whole(tmp_path):
     out = tmp_path / "d"
     assert mewl("sample", "--task", "malevic-sup1", "--n", 3, "--out", out).returncode == 0
@@ -91,6 +93,7 @@ def test_sample_writes_the_index_and_a_resume_rebuilds_it_whole(tmp_path):
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
+@pytest.mark.slow
 def test_a_distribution_is_pinned_by_content_and_another_is_refused(tmp_path):
     out = tmp_path / "d"
     relations = DOCS / "shapeworld-heldout-relations.json"
@@ -105,6 +108,7 @@ def test_a_distribution_is_pinned_by_content_and_another_is_refused(tmp_path):
         assert r.returncode == 2 and "config of shapeworld=" in r.stderr and r.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_the_language_goes_whole_into_the_manifest_and_slurm_passes_options_on(tmp_path):
     out = tmp_path / "d"
     assert mewl("sample", "--task", "icy-naming", "--n", 2, "--out", out, "--grammar", "perm:vocab_size=5").returncode == 0
@@ -118,6 +122,7 @@ def test_the_language_goes_whole_into_the_manifest_and_slurm_passes_options_on(t
     assert f"--distribution {DOCS / 'shapeworld-heldout-relations.json'}" in r.stdout  # absolute, for the nodes
 
 
+@pytest.mark.slow
 def test_a_dataset_grows_by_other_benchmarks_and_each_config_binds_only_its_own(tmp_path):
     """`--task all` then more MEWL episodes; MEWL then ICY; a config new to
     OUT is added to the manifest, a pinned one still refuses another."""
@@ -144,6 +149,7 @@ def test_a_dataset_grows_by_other_benchmarks_and_each_config_binds_only_its_own(
     assert r.returncode == 2 and "config of icy=" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_config_is_not_added_where_items_were_made_without_it(tmp_path):
     out = tmp_path / "d"
     assert mewl("sample", "--task", "shapeworld-existential", "--n", 2, "--out", out).returncode == 0

@@ -42,6 +42,7 @@ def existential_keys() -> dict[str, list[str]]:
     return keys
 
 
+@pytest.mark.slow
 def test_existential_test_items_never_have_a_key_of_another_split_of_any_seed(existential_keys):
     train, val, test = existential_keys["train"], existential_keys["val"], existential_keys["test"]
     assert all(on_test_side(k) for k in test) and not any(on_test_side(k) for k in train + val)
@@ -51,6 +52,7 @@ def test_existential_test_items_never_have_a_key_of_another_split_of_any_seed(ex
 
 
 @pytest.mark.parametrize("task", ["shapeworld-relational", "shapeworld-quantification", "shapeworld-logical"])
+@pytest.mark.slow
 def test_every_task_draws_keys_of_its_split_side(task):
     for split in ("train", "test"):
         assert all(allowed(_key(draw_item(TASKS[task], 7, split, i)), split) for i in range(60))
@@ -91,6 +93,7 @@ def test_the_probe_counts_a_planted_repeat_and_fails_only_a_test_split(tmp_path)
 
 @pytest.mark.parametrize("task, key", [("shape", mewl_key), ("malevic-pos", malevic_key),
                                        ("bongard-basic", bongard_key)])
+@pytest.mark.slow
 def test_each_benchmarks_key_finds_a_train_item_seen_again_and_nothing_else(tmp_path, task, key):
     """Every benchmark's key: a train item re-viewed (other camera, lights and seeds) is a repeat, another
     item of the same task is not."""

@@ -93,6 +93,7 @@ def test_same_seed_same_bytes_and_splits_never_overlap(task):
     assert {ep.answer for ep in episodes(task, 100)} != {ep.answer for ep in episodes(task, 100, "test")}
 
 
+@pytest.mark.slow
 def test_every_task_draws_items_its_validator_accepts_and_its_file_only_solver_answers(tmp_path, mewl):
     """Every registered task of every benchmark: `mewl sample` draws its items (each validated as it is
     drawn), each of the task's model and image count, and the task's solver, reading only the released
@@ -110,6 +111,7 @@ def test_every_task_draws_items_its_validator_accepts_and_its_file_only_solver_a
             assert task.solver.solve(stored) == item.solution(), stored.key
 
 
+@pytest.mark.slow
 def test_specs_and_tasks_import_without_bpy():
     code = ("import sys, mewl_gen.scenes, mewl_gen.tasks.catalog, mewl_gen.store.reader, mewl_gen.cluster.planning; "
             "assert 'bpy' not in sys.modules, 'bpy loaded'")

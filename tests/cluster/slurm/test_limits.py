@@ -94,6 +94,7 @@ def test_tasks_append_their_logs_say_a_requeue_and_start_in_the_checkout():
     assert "whatever became of its tasks" in check and "set -e" not in check  # the report is written in any case
 
 
+@pytest.mark.slow
 def test_status_says_when_slurm_cannot_be_asked(tmp_path):
     out = tmp_path / "data"
     mewl("sample", "--task", "shape", "--n", "1", "--out", out)

@@ -29,6 +29,7 @@ def one_line(capsys, code: int, says: str) -> None:
     (["--task", "nonesuch"], "unknown task 'nonesuch'"),
     (["--texts", "/nonexistent/texts"], "--texts /nonexistent/texts is not a folder"),
 ])
+@pytest.mark.slow
 def test_a_bad_option_is_one_line(sampled, tmp_path, capsys, args, says):
     one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir"), *args]), says)
     assert not (tmp_path / "dir").exists() and not build.key_path(tmp_path / "dir").exists()

@@ -11,10 +11,11 @@ import re
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from mewl_gen.results.study.plan import CATCH_QUESTION, Source, make
 from mewl_gen.tasks import catalog
-from tests.conftest import EPISODES_PER_TASK, episodes
+from tests.conftest import EPISODES_PER_TASK, FEW, episodes
 
 # Items per task, as other tests sample them in the same session (shared, not sampled again): MEWL's
 # EPISODES_PER_TASK, Bongard's 16 problems (tests/tasks/bongard/test_sample.py).
@@ -27,8 +28,9 @@ KEY_WORDS = ("answer", "correct", "label", "solution", "test_positive", "agreeme
 
 
 def items(task: str, n: int) -> tuple:
-    """The first n of the task's sampled items (sampled once per session, TASKS[task] of them)."""
-    return episodes(task, TASKS[task])[:n]
+    """The first n of the task's sampled items: the first chunks of the session's sample of TASKS[task]
+    (sampled once per session and shared), so a quick check samples no more than it reads."""
+    return episodes(task, min(TASKS[task], max(n, FEW)))[:n]
 
 
 def sources(task: str, n: int) -> list[Source]:
@@ -40,6 +42,7 @@ def public(plan) -> list[dict]:
     return [t for b in plan.blocks for trials in (*b["tasks"], b["catch"]) for t in trials]
 
 
+@pytest.mark.slow
 def test_each_button_answers_as_the_item_reads_it_and_exactly_one_is_right():
     plan = make([s for t, n in TASKS.items() for s in sources(t, 20)], [], 2, np.random.default_rng(1))
     shown = {(t, i.index): i for t in TASKS for i in items(t, 20)}
@@ -55,6 +58,7 @@ def test_each_button_answers_as_the_item_reads_it_and_exactly_one_is_right():
         assert right == [key["correct"]]
 
 
+@pytest.mark.slow
 def test_the_experiment_names_no_item_and_no_answer():
     plan = make([s for t, n in TASKS.items() for s in sources(t, 10)], [], 2, np.random.default_rng(2))
     text = json.dumps([{k: v for k, v in b.items() if k != "practice"} for b in plan.blocks])
@@ -70,6 +74,7 @@ def test_the_experiment_names_no_item_and_no_answer():
     assert len(set(tokens)) == len(tokens)
 
 
+@pytest.mark.slow
 def test_the_right_button_s_place_is_drawn():
     """A solver that picks the button at a fixed place in the experiment's list stays at chance."""
     for task, n in TASKS.items():
@@ -83,12 +88,14 @@ def test_the_right_button_s_place_is_drawn():
         assert all(abs(places[k] - expected) < spread for k in range(width)), (task, places)
 
 
+@pytest.mark.slow
 def test_bongard_s_test_image_to_place_is_drawn_by_the_study_not_the_item():
     plan = make(sources("bongard-basic", 16) * 4, [], 0, np.random.default_rng(4))  # each problem shown 4 times
     left = Counter(plan.key[t["id"]]["correct"] for t in public(plan))
     assert 16 < left["left"] < 48, left  # the shown test is the positive about half the time, drawn per trial
 
 
+@pytest.mark.slow
 def test_the_same_seed_makes_the_same_study_and_another_seed_another():
     items = sources("malevic-pos", 10)
     a, b, c = (make(items, [], 1, np.random.default_rng(s)) for s in (5, 5, 6))

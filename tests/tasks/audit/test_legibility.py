@@ -68,6 +68,7 @@ def test_objects_are_read_from_masks_and_split_by_episode(tmp_path):
     assert red.mean() > green.mean() + 0.3
 
 
+@pytest.mark.slow
 def test_distinct_looks_meet_every_target(tmp_path, mewl):
     code, printed, err = mewl("audit", "legibility", _write(tmp_path))
     assert code == 0  # what users type
@@ -76,6 +77,7 @@ def test_distinct_looks_meet_every_target(tmp_path, mewl):
     assert "| true \\ predicted | rubber | metal | glass |" in text
 
 
+@pytest.mark.slow
 def test_two_colours_that_look_alike_fail_the_audit(tmp_path, capsys):
     looks = {**COLOR_RGB, "brown": COLOR_RGB["red"]}  # brown painted as red
     assert legibility.main(images(_write(tmp_path, looks=looks))) == 1

@@ -5,6 +5,7 @@ the old construction (a regular figure against one perturbed) and passes the new
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from mewl_gen.scenes.image_truth import geometric_truth
 from mewl_gen.tasks.audit import Probe
@@ -39,6 +40,7 @@ def test_a_figure_has_one_key_however_it_is_drawn():
     assert arrangements.canonical(turns) == arrangements.canonical(arrangements.reverse(turns))
 
 
+@pytest.mark.slow
 def test_the_two_programs_of_a_problem_are_drawn_alike():
     """Which program is the concept is a coin: a figure's shape says nothing of its side."""
     rng = np.random.default_rng(7)
@@ -58,6 +60,7 @@ def test_test_figures_are_held_out_of_every_other_split():
                 assert arrangements.held_out(turns, freeform.HELD_OUT) == held, (split, turns)
 
 
+@pytest.mark.slow
 def test_freeform_negatives_are_another_program_of_the_same_size():
     for item in problems("bongard-freeform"):
         program = item.concept.args[0]
@@ -86,6 +89,7 @@ def _geometry(item, move=None):
     return out, side
 
 
+@pytest.mark.slow
 def test_examples_withheld_finds_the_old_construction_and_passes_the_new():
     """The old freeform negative was a regular figure with one action perturbed; here one object moved off
     the figure by 0.7 steps stands for it: a classifier that never sees the problem's examples finds it."""

@@ -160,6 +160,7 @@ def test_basic_negatives_change_shapes_only():
 
 
 @pytest.mark.parametrize("task", FAMILIES)
+@pytest.mark.slow
 def test_the_validator_rejects_a_swapped_side(task):
     item = episodes(task, 1)[0]
     catalog.task(task).validate(item)
@@ -196,6 +197,7 @@ def sampled(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_audit_passes_sampled_problems(sampled, mewl):
     code, printed, err = mewl("audit", "bongard", sampled, "--markdown")
     assert code == 0
@@ -204,6 +206,7 @@ def test_the_audit_passes_sampled_problems(sampled, mewl):
                                    for line in lines)
 
 
+@pytest.mark.slow
 def test_the_audit_fails_a_problem_with_a_side_swapped(sampled, tmp_path, mewl):
     out = tmp_path / "data"
     shutil.copytree(sampled, out)

@@ -31,6 +31,7 @@ def sampled(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_audit_passes_sampled_items(sampled, mewl):
     code, printed, err = mewl("audit", "icy", sampled, "--markdown", "--workers", "1")
     assert code == 0
@@ -46,6 +47,7 @@ def test_the_audit_passes_sampled_items(sampled, mewl):
     assert rows["train", "icy-episodes"]["text-only"].endswith("/ 20.0")
 
 
+@pytest.mark.slow
 def test_an_answer_placed_by_the_index_fails_the_identity_probe(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     for path in sorted((out / "train/icy-episodes").glob("*/item.json")):
@@ -61,6 +63,7 @@ def test_an_answer_placed_by_the_index_fails_the_identity_probe(sampled, tmp_pat
     assert "identity fields above its floor" in row["verdict"], row
 
 
+@pytest.mark.slow
 def test_a_train_item_in_test_is_a_repeat(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     shutil.rmtree(out / "test/icy-episodes/3")
@@ -77,11 +80,13 @@ def records():
     return [json.loads(sample_item("icy-episodes", 8128, "train", i).model_dump_json()) for i in range(200)]
 
 
+@pytest.mark.slow
 def test_names_only_is_at_its_floor(records):
     found = names_probe(records)
     assert found.n == len(records) and not found.leaks, found.cell()
 
 
+@pytest.mark.slow
 def test_a_panel_named_after_the_answer_is_flagged(records):
     planted = [dict(r, context_panels=[dict(r["context_panels"][0], name=r["answer"]), *r["context_panels"][1:]])
                for r in records]
@@ -103,12 +108,14 @@ def split_rule(item: dict, answer: str) -> bool:
     return admits(item, answer) and side(answer) == side(item["answer"])
 
 
+@pytest.mark.slow
 def test_the_rule_aware_solver_admits_every_choice_and_stays_at_one_fifth(records):
     assert all(consistent(r, r["choices"], admits) == tuple(r["choices"]) for r in records)
     probe, failures = replayed(records)
     assert failures == [] and probe.n == len(records), probe.cell()
 
 
+@pytest.mark.slow
 def test_the_rule_aware_solver_catches_a_planted_rule_that_reads_the_answer(records):
     probe, failures = replayed(records, split_rule)
     assert failures == ["rule-aware solver above its floor"], probe.cell()

@@ -86,6 +86,7 @@ def test_eng_words_are_three_letter_abbreviations_of_every_value():
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: f"{s.grammar}-{s.symbols}")
+@pytest.mark.slow
 def test_a_language_is_a_bijection_where_the_paper_says_so_and_is_rebuilt_alike(spec):
     for seed in SEEDS:
         lang = language(seed, spec)
@@ -116,6 +117,7 @@ def test_topsim_of_concat_is_far_above_hol_on_every_seed():
         assert topsim(*concat[:2]) > 0.8 and abs(topsim(*hol[:2])) < 0.1
 
 
+@pytest.mark.slow
 def test_concat_and_perm_score_high_and_the_transformed_grammars_low():
     mean = {g: {k: np.mean([metrics_of(language_json(s, LanguageSpec(grammar=g)))[k] for s in SEEDS])
                 for k in ("topsim", "posdis", "hce")} for g in ("concat", "perm", "rot", "proj", "shufdet", "hol")}
@@ -153,6 +155,7 @@ def truth_of(item, name: str) -> dict:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.slow
 def test_held_out_pairs_are_named_only_in_the_test_split(seed):
     lang = language(seed, LanguageSpec())
     assert len(lang.holdout) == len({c for _, c in lang.holdout}) == len(COLORS)  # one per color
@@ -171,6 +174,7 @@ def test_held_out_pairs_are_named_only_in_the_test_split(seed):
 
 
 @pytest.mark.parametrize("grammar", grammars.GRAMMARS)
+@pytest.mark.slow
 def test_an_episodes_query_pair_is_unseen_and_its_answer_its_message(grammar):
     spec = LanguageSpec(grammar=grammar)
     lang = language(0, spec)
@@ -183,6 +187,7 @@ def test_an_episodes_query_pair_is_unseen_and_its_answer_its_message(grammar):
         assert [p.name for p in ep.context_panels] == [lang.messages[o] for o in shown]
 
 
+@pytest.mark.slow
 def test_counting_the_contexts_words_favours_no_choice():
     """A text-only guesser: the choice with the most words standing where some
     panel's message has them. Every choice's color is shown once, its material,
@@ -260,6 +265,7 @@ def test_an_episode_panel_named_like_another_file_is_refused(name, what):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.slow
 def test_panels_show_every_shape_equally_often_so_no_choice_has_more_shape_words(seed):
     """Panels never show a held-out pair; in test that once favoured the answer's shape (the other
     held-out colors' panels avoid their held-out shapes): counting the panels of each choice's shape

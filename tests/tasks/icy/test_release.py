@@ -17,6 +17,7 @@ from tests.tasks.icy.test_episodes import SPECS, items, truth_of
 # -- the file-only checker ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: f"{s.grammar}-{s.symbols}")
+@pytest.mark.slow
 def test_the_checker_rebuilds_every_message_from_the_written_language(spec):
     written = json.loads(json.dumps(language_json(2, spec)))
     assert checker.check_language(written) == []

@@ -23,6 +23,7 @@ def seen(task: str) -> list[Seen]:
 
 
 @pytest.mark.parametrize("task", THRESHOLD_TASKS)
+@pytest.mark.slow
 def test_every_target_has_an_object_a_level_below_and_above_and_the_neighbour_rule_never_fires(task):
     for s in seen(task):
         assert s.around(-1) > 0 and s.around(1) > 0 and s.gap(True) == s.gap(False) == 1
@@ -30,6 +31,7 @@ def test_every_target_has_an_object_a_level_below_and_above_and_the_neighbour_ru
 
 
 @pytest.mark.parametrize("task", THRESHOLD_TASKS)
+@pytest.mark.slow
 def test_the_neighbours_counts_have_one_law_for_true_and_false_items(task):
     """Per adjective, the counts one level below, at and above the target: a chi-square test of their
     law against the label finds nothing (levels drawn alike are exchangeable)."""
@@ -44,6 +46,7 @@ def test_the_neighbours_counts_have_one_law_for_true_and_false_items(task):
 
 
 @pytest.mark.parametrize("task", THRESHOLD_TASKS)
+@pytest.mark.slow
 def test_every_probe_stays_at_its_floor(task):
     found = probes(seen(task), rules=TASK_RULES[task.removeprefix("malevic-")])
     assert {"neighbour rule", "neighbours", "sizes without k", "target-relative"} <= set(found)
@@ -52,6 +55,7 @@ def test_every_probe_stays_at_its_floor(task):
 
 
 @pytest.mark.parametrize("task", THRESHOLD_TASKS)
+@pytest.mark.slow
 def test_the_floor_without_k_is_what_sampled_items_give_a_bayes_table(task):
     """The exact floor against the in-sample Bayes table over (n, m, min, max, target level) of 2,000
     statements (in-sample, so a little above the floor by chance, never far)."""

@@ -57,6 +57,7 @@ def seen(drawn) -> list[Seen]:
 
 
 @pytest.mark.parametrize("task", TASKS)
+@pytest.mark.slow
 def test_the_sampler_passes_every_probe(task):
     found = probes(seen(statements(task)))
     for name, probe in found.items():
@@ -92,6 +93,7 @@ def old_style(task: str, n: int, seed: int) -> list[Seen]:
     ("malevic-pos1", {"target size only", "pair partner"}),
     ("malevic-setpos-hard", {"target size only", "pair partner"}),
 ])
+@pytest.mark.slow
 def test_the_probes_flag_items_drawn_the_old_way(task, leaks):
     found = probes(old_style(task, 1600, 7))
     flagged = {name for name, probe in found.items() if probe.leaks}
@@ -99,6 +101,7 @@ def test_the_probes_flag_items_drawn_the_old_way(task, leaks):
     assert leaks <= flagged and not flagged & {"index parity", "retried"}
 
 
+@pytest.mark.slow
 def test_learned_probes_fit_on_the_train_items_where_given():
     """`mewl audit --train DIR`: fitted on one dataset, scored on every item of the other."""
     fit, score = old_style("malevic-pos1", 600, 8), old_style("malevic-pos1", 600, 9)

@@ -85,6 +85,7 @@ def test_a_checker_reading_only_the_files_recomputes_every_label(task):
 
 
 @pytest.mark.parametrize("task", TASKS)
+@pytest.mark.slow
 def test_labels_are_each_indexs_own_coin_and_classes_are_balanced(task):
     drawn = statements(task)
     labels = [d[1] for d in drawn]
@@ -100,6 +101,7 @@ def test_labels_are_each_indexs_own_coin_and_classes_are_balanced(task):
 
 
 @pytest.mark.parametrize("task", TASKS)
+@pytest.mark.slow
 def test_text_alone_stays_at_chance(task):
     drawn = statements(task)
     hits = sum(solver.text_only_guess(text) == label for text, label, *_ in drawn)
@@ -107,6 +109,7 @@ def test_text_alone_stays_at_chance(task):
 
 
 @pytest.mark.parametrize("task", TASKS)
+@pytest.mark.slow
 def test_each_task_keeps_the_papers_rules(task):
     rules = TASK_RULES[task.removeprefix("malevic-")]
     for text, label, adjective, st, *_ in statements(task):
@@ -150,6 +153,7 @@ def kept_k_mean(task: str) -> float:
     return float(np.mean(means))
 
 
+@pytest.mark.slow
 def test_k_is_drawn_per_scene_around_the_papers_value():
     """k is the paper's N(0.29, 0.066), kept where some reference range fits the pair: its mean is the
     exact mean of that law (about 0.32), not 0.29, and its spread the paper's."""
@@ -223,6 +227,7 @@ def test_a_rendered_item_is_solved_from_its_files_alone(tmp_path):
         assert o["visible_pixels"] >= 0.7 * area, (o["description"], o["visible_pixels"], area)
 
 
+@pytest.mark.slow
 def test_the_audit_reports_each_split_apart_and_refuses_a_damaged_item(tmp_path, mewl):
     """`mewl audit malevic`: one row per split and task (train and test are never pooled), and an item
     whose file was changed after it was published is refused in one line, never audited."""

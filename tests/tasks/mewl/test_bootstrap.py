@@ -56,6 +56,7 @@ def test_distinct_pairs_every_word_and_some_word_said_once():
         assert 1 in said.values(), "relations would carry no information"
 
 
+@pytest.mark.slow
 def test_relation_words_are_needed():
     """The relations pin the assignment: with every relation word replaced by
     its opposite, the true assignment no longer fits, and identity alone
@@ -125,6 +126,7 @@ def test_exactly_one_choice_true():
         assert truths.count(True) == 1 and ep.choices[truths.index(True)] == ep.answer
 
 
+@pytest.mark.slow
 def test_validator_rejects_a_swapped_lexicon():
     ep = eps(FEW)[0]
     w = list(ep.lexicon)

@@ -124,6 +124,7 @@ def spatial_scenes(n):
             yield from ((ep, name, scene) for name, scene in scenes(ep))
 
 
+@pytest.mark.slow
 def test_spatial_captions_state_the_true_order():
     """Front to back and left to right, read off the caption, agree with the
     positions along the camera's ground directions."""
@@ -144,6 +145,7 @@ def test_spatial_captions_state_the_true_order():
         assert along[left]["right"] < along[centre]["right"] < along[right]["right"]
 
 
+@pytest.mark.slow
 def test_mewl_captioner_orders_every_spatial_scene():
     """MEWL's captioner orders objects with CLEVR's 0.2 rule and writes "None"
     where that leaves the order undecided; it must decide every scene."""
@@ -166,6 +168,7 @@ def write_release(out, ep):
     write_record(folder)  # last, as every writer does
 
 
+@pytest.mark.slow
 def test_mewl_text_writes_the_baselines_inputs(tmp_path, mewl):
     eps = [sample_item(t, 0, s, i) for t in ("pragmatic", "relation", "color") for s in ("train", "val") for i in (0, 1)]
     for ep in eps:
@@ -227,6 +230,7 @@ def test_mewl_text_refuses_a_folder_without_episodes(tmp_path, mewl):
     assert err.count("\n") == 1 and "no <split>/<task> folders of items with text inputs (mewl)" in err
 
 
+@pytest.mark.slow
 def test_release_preset_plans_the_papers_sizes(tmp_path, mewl):
     code, out, _ = mewl("render", "--preset", "mewl-release", "--out", tmp_path / "data", "--dry-run")
     assert code == 0
@@ -254,6 +258,7 @@ def test_schema_of_every_release_file(kind, mewl):
     assert "properties" in schema and schema["additionalProperties"] is False
 
 
+@pytest.mark.slow
 def test_slurm_preset_is_one_command_with_one_array_per_split(tmp_path, mewl):
     script = tmp_path / "render.sbatch"
     code, _, err = mewl("slurm", "--preset", "mewl-release", "--array", 4, "--out", tmp_path / "data", "--script", script)

@@ -26,6 +26,7 @@ def universe_named(ep: Episode) -> Episode:
 
 
 @pytest.mark.parametrize("task", BASIC)
+@pytest.mark.slow
 def test_the_names_only_probe_catches_universe_index_names(task):
     found = probes(task, [universe_named(ep) for ep in episodes(task, 200)], None)
     assert found["names-only"].hits == 200, "the old names decode every word"
@@ -33,6 +34,7 @@ def test_the_names_only_probe_catches_universe_index_names(task):
     assert leaking(found)[:2] == ["names-only above its floor", "names-only learned above its floor"]
 
 
+@pytest.mark.slow
 def test_the_identity_probe_catches_a_planted_leak():
     """The retry count made to tell the answer's position: a model on the identity fields must find it."""
     planted = [ep.model_copy(update={"retry": ep.answer_index}) for ep in episodes("shape", 200)]

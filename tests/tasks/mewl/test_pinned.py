@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from mewl_gen.cli.main import main
 
 # sha256 over (relative path, sha256 of the file) of train/<task>/**, 40 episodes, seed 7.
@@ -35,6 +37,7 @@ def digest(root: Path, folder: Path) -> str:
     return h.hexdigest()
 
 
+@pytest.mark.slow
 def test_mewl_sample_output_is_byte_identical_to_the_pinned_digests(tmp_path):
     out = tmp_path / "d"
     assert main(["sample", "--task", "mewl", "--n", "40", "--out", str(out), "--seed", "7", "--workers", "2"]) == 0

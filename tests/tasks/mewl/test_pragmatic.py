@@ -69,6 +69,7 @@ def test_the_hand_points_at_the_target():
             assert hand_geometry.points_at(scene.hand, scene.objects)
 
 
+@pytest.mark.slow
 def test_validator_rejects_a_wrong_meaning():
     ep = eps(FEW)[0]
     w = list(ep.lexicon)
@@ -78,6 +79,7 @@ def test_validator_rejects_a_wrong_meaning():
         catalog.task("pragmatic").validate(ep.model_copy(update={"lexicon": lexicon}))
 
 
+@pytest.mark.slow
 def test_validator_rejects_a_hand_pointing_elsewhere():
     ep = eps(FEW)[0]
     scene = ep.query
@@ -87,6 +89,7 @@ def test_validator_rejects_a_hand_pointing_elsewhere():
         catalog.task("pragmatic").validate(ep.model_copy(update={"query": moved}))
 
 
+@pytest.mark.slow
 def test_validator_rejects_an_ambiguous_panel():
     """A panel whose pointed object stands out by two values."""
     ep = next(e for e in eps(FEW) if attribute_of(e.lexicon[e.context_panels[0].utterance]) != "color")
@@ -158,6 +161,7 @@ def test_the_pointed_object_is_not_nearest_the_camera_more_than_any_other():
     assert within_chance(hits, len(scenes), 1 / 3)
 
 
+@pytest.mark.slow
 def test_every_object_of_a_scene_could_have_been_pointed_at():
     for ep in eps(FEW):
         for _, scene in _scenes(ep):

@@ -122,6 +122,7 @@ def _live_sets() -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_no_five_statements_about_three_objects_leave_five_candidates():
     """The floor any design meets: at most four statements can be the only
     true one under some lexicon, so the query alone always rules one out (and
@@ -174,6 +175,7 @@ def _break(ep, **update):
     return ep.model_copy(update=update)
 
 
+@pytest.mark.slow
 def test_validator_rejects_a_swapped_lexicon():
     ep = eps(FEW)[0]
     words = list(ep.lexicon)

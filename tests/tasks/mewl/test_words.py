@@ -37,6 +37,7 @@ def test_english_words_and_file_names_are_never_coined(word):
     assert not coinable(word)
 
 
+@pytest.mark.slow
 def test_the_shipped_list_is_every_english_word_a_coinage_could_hit_loaded_once():
     """ENGLISH_FILE is the word lists' words that split into our syllables (`python -m mewl_gen.tasks.mewl.sample.words`
     writes it); every coined word splits so, so checking it against the file is checking it against the
@@ -64,6 +65,7 @@ def test_every_base_word_brings_its_regular_forms():
 
 @pytest.mark.skipif(not all(p.is_file() for p in SYSTEM_LISTS), reason="the system's word lists are not installed "
                     "(apt-get install wamerican wbritish wamerican-large wbritish-large wamerican-huge wbritish-huge)")
+@pytest.mark.slow
 def test_the_pinned_system_list_is_the_system_dictionaries_words_a_coinage_could_hit():
     """SYSTEM_FILE: the words of Debian's wamerican/wbritish lists (SCOWL up to size 70) and their
     inflections that split into our syllables, written when the lists are installed, read at run time."""
@@ -89,6 +91,7 @@ def test_coining_is_bounded_and_says_why():
     assert issubclass(CoinageError, OutOfDraws), "the item is redrawn from a derived seed, then reported"
 
 
+@pytest.mark.slow
 def test_a_sampler_out_of_draws_is_redrawn_a_bounded_number_of_times_then_reported():
     from mewl_gen.tasks.benchmark import MAX_RETRIES, ItemError, Solver, Task, draw_item
 
@@ -132,6 +135,7 @@ def large_english() -> frozenset[str]:
 
 
 @pytest.mark.parametrize("seed", [11, 4242, 90210])
+@pytest.mark.slow
 def test_no_word_coined_by_any_task_is_in_a_large_english_list(seed):
     """Every MEWL task on seeds the other tests do not use: wordfreq's large list has the inflected and
     modern forms that Webster's and GCIDE lack (ICY coins no word: its messages are the paper's symbols)."""

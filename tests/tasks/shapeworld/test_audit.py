@@ -35,6 +35,7 @@ def _rows(text: str) -> dict[tuple[str, str], list[str]]:
     return {(r[0], r[1]): dict(zip(head, r)) for r in rows[1:]}
 
 
+@pytest.mark.slow
 def test_the_audit_passes_sampled_items_and_prints_a_row_per_split_and_task(sampled, mewl):
     code, printed, err = mewl("audit", "shapeworld", sampled, "--markdown")
     assert code == 0
@@ -50,6 +51,7 @@ def test_the_audit_passes_sampled_items_and_prints_a_row_per_split_and_task(samp
     assert float(rows["train", "shapeworld-relational"]["with 'the'"]) > 0.1
 
 
+@pytest.mark.slow
 def test_flipped_labels_fail_the_audit(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     flipped = 0
@@ -65,6 +67,7 @@ def test_flipped_labels_fail_the_audit(sampled, tmp_path, mewl):
     assert "file-only evaluator disagrees" in verdict
 
 
+@pytest.mark.slow
 def test_labels_paired_by_index_and_unbalanced_fail(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     # as the old generator: one agreeing item per index pair (captions and scenes left, so only the labels speak)
@@ -88,6 +91,7 @@ def test_labels_paired_by_index_and_unbalanced_fail(sampled, tmp_path, mewl):
     assert "agreement not half" in rows["train", "shapeworld-logical"]["verdict"]
 
 
+@pytest.mark.slow
 def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     # a test item among the train items: its caption or scene shows a held-out relation
@@ -109,6 +113,7 @@ def test_a_folder_without_shapeworld_items_is_one_line(tmp_path, mewl):
     assert "is not a dataset of this tool" in err
 
 
+@pytest.mark.slow
 def test_a_damaged_item_is_one_line_naming_it(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     damaged = out / "train/shapeworld-logical/7/item.json"

@@ -31,6 +31,7 @@ def replayed(seed: int) -> tuple[list, list, list]:
             [r["index"] for r in records])
 
 
+@pytest.mark.slow
 def test_the_rule_aware_solver_flags_the_old_split_rule_planted_back(monkeypatch):
     monkeypatch.setattr(repeats, "admits", old_admits)  # the sampler and the replay both read it
     labels, kept, indices = replayed(31)
@@ -40,6 +41,7 @@ def test_the_rule_aware_solver_flags_the_old_split_rule_planted_back(monkeypatch
     assert 0.35 < decided < 0.65, "one bit of the hash under each answer: half the items decided"
 
 
+@pytest.mark.slow
 def test_the_new_split_rule_admits_both_answers_and_leaves_the_solver_at_one_half():
     labels, kept, indices = replayed(31)
     assert all(k == (True, False) for k in kept), "no rule the solver can replay reads the agreement"

@@ -170,6 +170,7 @@ def image_json_of(objects, camera=None) -> dict:
                                     for rel in DIRECTIONS}}
 
 
+@pytest.mark.slow
 def test_image_json_relationships_are_the_renderers():
     item = episodes("shapeworld-relational", FEW)[0]
     assert image_json(item)["clevr_relationships"] == relationships(item.scene.camera, item.scene.objects)
@@ -221,6 +222,7 @@ def test_definite_descriptions_are_said_and_always_refer(task):
         assert presupposed(it.logical_form, world) and presupposed(it.near_miss.logical_form, world), it.caption
 
 
+@pytest.mark.slow
 def test_the_validator_rejects_a_definite_description_without_one_referent():
     item = next(it for it in episodes("shapeworld-relational", FEW) if it.logical_form.subject_determiner == "a"
                 and len(World.of(it.scene).which(it.logical_form.subject)) > 1)
@@ -232,6 +234,7 @@ def test_the_validator_rejects_a_definite_description_without_one_referent():
         catalog.task(item.task).validate(broken)
 
 
+@pytest.mark.slow
 def test_the_validator_rejects_a_flipped_label_and_a_far_miss():
     item = episodes("shapeworld-quantification", FEW)[0]
     validate = catalog.task(item.task).validate
@@ -268,6 +271,7 @@ def test_held_out_combinations_are_found_in_captions_and_scenes():
 
 @pytest.mark.parametrize("path", HELD_OUT_FILES)
 @pytest.mark.parametrize("task", TASKS)
+@pytest.mark.slow
 def test_held_out_combinations_only_and_always_in_test(task, path):
     dist = load_distribution(path)
     for split in ("train", "val", TEST_SPLIT):

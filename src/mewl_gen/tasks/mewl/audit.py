@@ -30,7 +30,8 @@ PROBES = ("names-only", "names-only learned", "identity learned")
 COLUMNS = ("n", "oracle", *BASELINES, *PROBES, "rule-aware", "chance", "position p", "balance p")
 NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / floor'; query-only, no-hand, "
          "no-context-language, no-query (the context and the choices, no query image): exact deprived solvers; "
-         "learned: a model on hand-made features; a floor is the task's text-only analytic chance, or the "
+         f"learned: a model on hand-made features, fitted on at least {learned.MIN_TRAIN} episodes (fewer: '-'); "
+         "a floor is the task's text-only analytic chance, or the "
          "deprivation's own where its construction sets one; "
          "names-only: the panels' names (never a context image), the query and the choices, decoding '#k' as "
          "a universe index (exact) and a model on the names' numbers (learned), at the task's chance; identity "
