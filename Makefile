@@ -14,8 +14,10 @@ QUALITY ?= default
 # Extra passes beside each image, a comma list of depth, normal, albedo, instance (docs/passes.md); none by default.
 PASSES ?=
 PYTEST_ARGS ?=
-# Test processes: one per core; each test file stays in one process (the SLURM tests share one cluster).
-TEST_JOBS ?= auto
+# Test processes: one more than the cores, since many tests wait on Blender, SLURM or a browser (on 2 cores
+# the suite used two thirds of the CPU with one per core); each test file stays in one process (the SLURM
+# tests of a file share one cluster).
+TEST_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 QUICK ?=
 ONLY ?=
 DRY_RUN ?=

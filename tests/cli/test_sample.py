@@ -63,6 +63,23 @@ def test_bad_options_are_one_line_and_write_nothing(tmp_path, args, message):
     assert not out.exists()
 
 
+def test_out_is_named_as_every_command_names_it_or_as_an_option(tmp_path, mewl):
+    """render, sample and slurm take OUT where every other command does (positional), or as --out OUT."""
+    assert mewl("sample", tmp_path / "a", "--task", "color", "--n", 1)[0] == 0
+    assert mewl("sample", "--task", "color", "--n", 1, "--out", tmp_path / "b")[0] == 0
+    assert mewl("sample", tmp_path / "c", "--task", "color", "--n", 1, "--out", tmp_path / "c")[0] == 0
+    same = [(tmp_path / d / "train/color/0/episode.json").read_bytes() for d in "abc"]
+    assert same[0] == same[1] == same[2]
+    for argv, message in (([], "name the dataset folder: OUT, or --out OUT"),
+                          ([tmp_path / "d", "--out", tmp_path / "e"], "two dataset folders")):
+        code, _, err = mewl("sample", "--task", "color", "--n", 1, *argv)
+        assert code == 2 and message in err and err.count("\n") == 1
+        assert not (tmp_path / "d").exists() and not (tmp_path / "e").exists()
+    for command in ("render", "slurm"):
+        code, _, err = mewl(command, "--task", "color", "--n", 1, *([] if command == "render" else ["--array", 1]))
+        assert code == 2 and "name the dataset folder" in err and err.count("\n") == 1
+
+
 @pytest.mark.slow
 def test_a_folder_of_another_dataset_is_refused_untouched(tmp_path):
     out = tmp_path / "out"

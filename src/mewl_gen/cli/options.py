@@ -5,7 +5,7 @@ import argparse
 import os
 from pathlib import Path
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import PASSES, parse
 from mewl_gen.render.worker import DEVICES
 from mewl_gen.scenes.quality import QUALITIES
@@ -42,7 +42,9 @@ def add_dataset_arguments(parser, preset: bool, out_help: str = "dataset folder"
     parser.add_argument("--task", default=None, required=not preset,
                         help="a task, a benchmark (all its tasks), all, or a comma list; `mewl tasks` lists them")
     parser.add_argument("--n", default=None, required=not preset, help="items (episodes) per task")
-    parser.add_argument("--out", required=True, type=output, help=out_help)
+    # OUT as every other command takes it (positional), or as --out OUT: the same folder, named once.
+    parser.add_argument("out_folder", nargs="?", default=None, type=output, metavar="OUT", help=f"{out_help} (or --out OUT)")
+    parser.add_argument("--out", default=None, type=output, metavar="OUT", help="the same, as an option")
     parser.add_argument("--split", default=None if preset else "train", help="default train")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--split-scheme", default=None, metavar="SCHEME",
@@ -50,6 +52,16 @@ def add_dataset_arguments(parser, preset: bool, out_help: str = "dataset folder"
     for bench in catalog.BENCHMARKS:
         if bench.config is not None:
             parser.add_argument(bench.config.option, dest=bench.config.dest, default=None, help=bench.config.help)
+
+
+def dataset_folder(args) -> Path:
+    """The dataset folder of render, sample and slurm, named as OUT or as --out OUT (both only if the same)."""
+    given = [p for p in (args.out_folder, args.out) if p is not None]
+    if not given:
+        raise UserError("name the dataset folder: OUT, or --out OUT")
+    if len(given) == 2 and given[0] != given[1]:
+        raise UserError(f"two dataset folders, {shown(given[0], 120)} and --out {shown(given[1], 120)}; name one")
+    return given[0]
 
 
 def configs(args, names: list[str]) -> tuple[tuple[tuple[str, object], ...], list[str]]:

@@ -15,6 +15,7 @@ from . import options, presets
 
 
 def cmd_render(args) -> int:
+    args.out = options.dataset_folder(args)
     runs = presets.expand(args)  # one per split: a preset renders several
     if args.dry_run:
         print(presets.plan_report([row for run in runs for row in _plan_rows(run)]))

@@ -12,6 +12,7 @@ from . import options
 
 
 def cmd_sample(args) -> int:
+    args.out = options.dataset_folder(args)
     tasks = options.task_list(args.task)
     n = options.item_count(args.n)
     split, seed = options.split(args.split), options.seed(args.seed)

@@ -69,6 +69,7 @@ def register(subparsers) -> None:
 
 
 def cmd_slurm(args) -> int:
+    args.out = options.dataset_folder(args)
     reqs = [request(run) for run in presets.expand(args)]  # one array per split
     if args.script is not None:  # every script checked before any is written
         for req in reqs:
