@@ -3,6 +3,7 @@ import, and a dataset opened, read and scored through it."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,22 @@ def test_a_damaged_item_is_left_out_and_named(sampled, tmp_path):
 def test_a_folder_that_is_no_dataset_is_one_error(tmp_path):
     with pytest.raises(UserError, match="is not a folder"):
         mewl_gen.open_dataset(tmp_path / "nothing")
+
+
+@pytest.mark.render  # reads the session's render
+def test_the_api_pages_code_runs_as_written_on_a_rendered_dataset(tmp_path, monkeypatch, capsys):
+    """docs/api.md's blocks, in order and in one namespace, in a folder holding `data` (the session's render
+    of every task) and `predictions.jsonl` (one valid line per task, as `mewl eval data --example` prints)."""
+    from tests.blocks import blocks
+    from tests.conftest import rendered_all
+
+    shutil.copytree(rendered_all(), tmp_path / "data")
+    assert main(["eval", str(tmp_path / "data"), "--example"]) == 0
+    (tmp_path / "predictions.jsonl").write_text(capsys.readouterr().out)
+    monkeypatch.chdir(tmp_path)
+    found, namespace = blocks((ROOT / "docs" / "api.md").read_text(), "python"), {}
+    assert len(found) == 3
+    for code in found:
+        exec(compile(code, "docs/api.md", "exec"), namespace)
+    assert namespace["item"].task == "pragmatic" and namespace["png"] is not None
+    assert namespace["scores"] and all(s.accuracy == 1.0 for s in namespace["scores"])
