@@ -1,15 +1,21 @@
 """Bongard's rules are public: the audit's rule-aware solver replays those that read no scene with test_a
 and with test_b as the positive. On sampled problems it admits every problem's own answer and stays at
 1/2; a rule that read the answer (planted: the split side of a key that holds it, as ShapeWorld's 0.2.0
-had) lifts it above."""
+had) lifts it above. The near misses the record names are the context negatives' only: matched against
+the test scenes' objects they say nothing of which test image is negative; the negative test's own edit
+(planted) would."""
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 
+import numpy as np
 import pytest
 
+from mewl_gen.scenes.universe import SHAPES
 from mewl_gen.tasks import catalog
+from mewl_gen.tasks.audit import Probe
 from mewl_gen.tasks.audit.rules import consistent, rule_column
 from mewl_gen.tasks.bongard.audit import ANSWERS, admits
 from tests.conftest import episodes
@@ -62,3 +68,74 @@ def test_a_problem_its_rules_would_not_release_is_reported(task):
     assert kept == [()]
     _, failures = rule_column([tuple(record["test_positive"])], kept, [0], 0.5)
     assert failures == ["the rules replayed reject 1 items under their own answer"]
+
+
+# -- near misses ---------------------------------------------------------------------------------------
+
+ATTRIBUTE_FAMILIES = FAMILIES[:2]  # freeform's near misses name the negatives' program: the task's key
+NEAR_MISS_PROBLEMS = 100  # per family
+ORDERS = 20  # random orders of a test scene's objects, for the matcher's floor
+CHANGED = re.compile(r"object (\d+): (\w+) \w+ -> (\w+)")
+SWAPPED = re.compile(r"objects (\d+) and (\d+): (\w+)s swapped")
+
+
+def could_leave(edit: str, objects: list[dict]) -> bool:
+    """Whether a scene's objects could be what a near miss left: the object it changed has the value it
+    gave, or the two it swapped differ in that attribute."""
+    if m := CHANGED.fullmatch(edit):
+        i, attribute, value = int(m[1]), m[2], m[3]
+        return i < len(objects) and objects[i][attribute] == value
+    if m := SWAPPED.fullmatch(edit):
+        i, j, attribute = int(m[1]), int(m[2]), m[3]
+        return j < len(objects) and objects[i][attribute] != objects[j][attribute]
+    return False
+
+
+def matched(record: dict, scenes: list[list[dict]]) -> float:
+    """Whether the matcher finds the positive test image: the one that the record's last near miss (where
+    the negative test's edit once stood) could not have left, the other one could (1 or 0; else 1/2)."""
+    fits = [could_leave(record["near_misses"][-1], objects) for objects in scenes]
+    if fits[0] == fits[1]:
+        return 0.5
+    return float(fits[1] == record["test_positive"][0])
+
+
+def near_miss_probe(records: list[dict]) -> Probe:
+    """The matcher on each record's test scenes (a tie broken by a coin of the index), against its floor:
+    its mean score with each test scene's objects in random orders. The value an edit gives shows in a
+    negative more often wherever it stands (that is the concept: "cube -> sphere" where every positive
+    is all cubes), and the random orders keep that; they lose only the place the edit names, which is
+    what would single out the image it made."""
+    hits, floor = 0, 0.0
+    for r in records:
+        rng = np.random.default_rng([7, r["index"]])
+        scenes = [s["objects"] for s in r["tests"]]
+        score = matched(r, scenes)
+        hits += int(score if score != 0.5 else rng.integers(2))
+        floor += np.mean([matched(r, [[o[k] for k in rng.permutation(len(o))] for o in scenes])
+                          for _ in range(ORDERS)])
+    return Probe(hits, len(records), floor / len(records))
+
+
+def with_the_tests_edit(record: dict) -> dict:
+    """The record as it would read if it named the negative test's edit too (as one did): one of its
+    objects given the shape the negative test shows it with."""
+    objects = record["tests"][record["test_positive"].index(False)]["objects"]
+    i = int(np.random.default_rng([8, record["index"]]).integers(len(objects)))
+    shape = objects[i]["shape"]
+    edit = f"object {i}: shape {next(s for s in SHAPES if s != shape)} -> {shape}"
+    return dict(record, near_misses=[*record["near_misses"], edit])
+
+
+@pytest.mark.slow
+def test_near_misses_do_not_say_which_test_image_is_negative():
+    records = [item.model_dump(mode="json") for task in ATTRIBUTE_FAMILIES
+               for item in episodes(task, NEAR_MISS_PROBLEMS)]
+    for r in records:  # one edit per context negative, each one that could have left it: none is a test's
+        assert len(r["near_misses"]) == len(r["negatives"])
+        assert all(could_leave(e, n["objects"]) for e, n in zip(r["near_misses"], r["negatives"])
+                   if CHANGED.fullmatch(e) or SWAPPED.fullmatch(e))  # not "objects placed so the concept fails"
+    probe = near_miss_probe(records)
+    assert not probe.leaks, probe.cell()
+    planted = near_miss_probe([with_the_tests_edit(r) for r in records])
+    assert planted.leaks, planted.cell()

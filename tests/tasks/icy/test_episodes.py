@@ -222,13 +222,18 @@ def test_a_derivation_from_any_context_is_never_wrong(grammar):
 
 @pytest.mark.parametrize("grammar", DERIVE)
 def test_concat_and_shufdet_answers_follow_from_the_context_alone(grammar):
+    """The answer, and every distractor alike: a context that derived the answer's message alone would
+    tell a solver who knows the rule which choice it derives."""
     spec = LanguageSpec(grammar=grammar)
-    for ep in items("icy-episodes", "test", 30, spec):
-        context = [(p.scene.objects[0].properties, p.utterance) for p in ep.context_panels]
-        query = ep.query.objects[0].properties
-        assert DERIVE[grammar](context, query, 4) == ep.answer
-        # Without the panels that show the query's color, its word cannot be learned.
-        assert DERIVE[grammar]([c for c in context if c[0][1] != query[1]], query, 4) is None
+    for split in ("train", "test"):
+        for ep in items("icy-episodes", split, 30, spec):
+            context = [(p.scene.objects[0].properties, p.utterance) for p in ep.context_panels]
+            query = ep.query.objects[0].properties
+            assert DERIVE[grammar](context, query, 4) == ep.answer
+            named = {m: o for o, m in language(ep.root_seed, spec).messages.items()}
+            assert [DERIVE[grammar](context, named[c], 4) for c in ep.choices] == list(ep.choices)
+            # Without the panels that show the query's color, its word cannot be learned.
+            assert DERIVE[grammar]([c for c in context if c[0][1] != query[1]], query, 4) is None
 
 
 def test_hol_answers_cannot_be_derived_from_the_context():

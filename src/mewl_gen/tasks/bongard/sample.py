@@ -15,7 +15,9 @@
    then the library proof (concept_library.unfair); a problem that
    fails it is drawn again, a bounded number of times.
 5. The test scenes: a coin of the item's generator says whether test_a or
-   test_b is the positive one.
+   test_b is the positive one. The record says which edit made each context
+   negative, not the negative test's: the test scene that edit could have
+   left (object i of shape Y) would be the negative one.
 bongard-freeform draws its two programs and its scenes in freeform.py.
 """
 from __future__ import annotations
@@ -190,7 +192,9 @@ def sample(rng: np.random.Generator, d: Draw) -> BongardItem:
                                          else _concept_problem(rng, d.task))
     positive_first = bool(rng.integers(2))  # which test scene, test_a or test_b, is the positive one
     tests = (pos_specs[-1], neg_specs[-1]) if positive_first else (neg_specs[-1], pos_specs[-1])
+    # The context negatives' edits only: the negative test's names the object it changed, and of the two
+    # test scenes only that one surely shows the value it gave there.
     return BongardItem(task=d.task, split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry,
                        concept=c, description=c.words(), complexity=c.complexity, positives=tuple(pos_specs[:-1]),
                        negatives=tuple(neg_specs[:-1]), tests=tests, test_positive=(positive_first, not positive_first),
-                       near_misses=misses)
+                       near_misses=misses[:-1])

@@ -12,10 +12,11 @@ each of a random shape (in test: of its color's held-out shape). Each choice's c
 (with another shape), a sixth panel shows none of their colors, and no panel
 shows a choice's color-shape pair: counting words in the context favours no
 choice. The panels also show the query's material, size and every choice's
-shape. For CONCAT and SHUFDET the context forces the answer, and the
-validator derives it (derive.py); for the other grammars a learner needs the
-grammar's hidden parameters, and for HOL no context can give the answer at
-all (each message is random).
+shape. For CONCAT and SHUFDET the context forces every choice's message,
+the answer's as each distractor's (so knowing the rule tells no choice
+apart), and the validator derives them (derive.py); for the other grammars
+a learner needs the grammar's hidden parameters, and for HOL no context can
+give the answer at all (each message is random).
 
 Splits as icy-naming: in "test" the query and every choice are held-out pairs;
 elsewhere no scene and no choice is one. Context panels never show a held-out pair.
@@ -102,7 +103,9 @@ def teaches(context: list[ObjectTuple], lang: Language, choices: list[ObjectTupl
     query's material and size and every shape equally often (so every
     choice's shape, and none more than another: panels never show a held-out
     pair, which in test would otherwise favour the answer's shape); for
-    CONCAT and SHUFDET the answer (choices[0]'s message) is forced."""
+    CONCAT and SHUFDET every choice's message is forced, the answer's
+    (choices[0]) as each distractor's: a rule that derived the answer's
+    alone would tell a solver who knows it which choice the context derives."""
     query, said = choices[0], [lang.messages[o] for o in context]
     if len(set(context)) < N_PANELS or len(set(said)) < N_PANELS or set(said) & set(TAKEN):
         return False
@@ -111,7 +114,8 @@ def teaches(context: list[ObjectTuple], lang: Language, choices: list[ObjectTupl
     if not {query[2], query[3], *(c[0] for c in choices)} <= {v for o in context for v in o}:
         return False
     derive = DERIVATIONS.get(lang.spec.grammar)
-    return derive is None or derive(list(zip(context, said)), query, lang.spec.c_w) == lang.messages[query]
+    shown = list(zip(context, said))
+    return derive is None or all(derive(shown, c, lang.spec.c_w) == lang.messages[c] for c in choices)
 
 
 def sample_episode(rng: np.random.Generator, d: Draw) -> IcyEpisode:
@@ -122,7 +126,7 @@ def sample_episode(rng: np.random.Generator, d: Draw) -> IcyEpisode:
     objects = redraw(lambda: draw_choices(rng, query, lang, d.split),
                      lambda c: fair(c, lang, d.split) and bool(layouts(lang, c)), "five fair choices")
     context = redraw(lambda: draw_context(rng, lang, objects), lambda c: teaches(c, lang, objects),
-                     "context that teaches the query's words")
+                     "context that teaches every choice's words")
     choices, answer = choices_with_answer(rng, lang.messages[query], [lang.messages[o] for o in objects[1:]])
     panels = tuple(Panel(name=lang.messages[o], utterance=lang.messages[o], scene=place_scene(draw_seed(rng), [o]))
                    for o in context)
