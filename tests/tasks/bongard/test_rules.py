@@ -139,3 +139,17 @@ def test_near_misses_do_not_say_which_test_image_is_negative():
     assert not probe.leaks, probe.cell()
     planted = near_miss_probe([with_the_tests_edit(r) for r in records])
     assert planted.leaks, planted.cell()
+
+
+def test_a_record_of_an_older_version_with_the_test_s_near_miss_is_still_read():
+    """mewl-gen 0.3.0 wrote a seventh near miss, the negative test's: its datasets stay readable; this
+    version writes six, and no more than seven is a problem."""
+    from tests.conftest import FEW, episodes
+
+    item = episodes("bongard-basic", FEW)[0]
+    assert len(item.near_misses) == 6
+    old = item.model_dump(mode="json") | {"near_misses": [*item.near_misses, "object 0: shape cube -> sphere"],
+                                          "generator": "mewl-gen 0.3.0"}
+    assert len(type(item).model_validate(old).near_misses) == 7
+    with pytest.raises(ValueError):
+        type(item).model_validate(old | {"near_misses": [*old["near_misses"], "one more"]})

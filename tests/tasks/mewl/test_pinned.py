@@ -1,5 +1,5 @@
 """MEWL's data does not move: `mewl sample` of every MEWL task hashes as
-recorded for mewl-gen 0.3.0 (every file records the generator's version,
+recorded for mewl-gen 0.4.0 (every file records the generator's version,
 and coined words are checked against inflected forms and the system's
 dictionaries too; 0.2.0 changed MEWL's names, words and pragmatic episodes;
 first recorded at main 9de600e, the last commit that knew only MEWL). A change that alters a single byte of a
@@ -16,15 +16,15 @@ from mewl_gen.cli.main import main
 
 # sha256 over (relative path, sha256 of the file) of train/<task>/**, 40 episodes, seed 7.
 PINNED = {
-    "bootstrap": "0f797675d6f8fe2583aa1bca420b653b91208c858456748ec23bf450679eee5e",
-    "color": "7d3853f70834408cda42e218c111e81b9371a63ee68f91ae4be69f7678bd0ea8",
-    "composite": "973534f6f61a9ba42b807df8c81774f25b8ee3281fa9ed03d2a8e898d9e0d4bc",
-    "material": "908607071873e1518d09657a5cb4a111e44ec5bf07baed6d3997c2a3c42b58b4",
-    "number": "ad6958b72389dac6f7c472158470077432c89141c7381f58f6559d60cd25af29",
-    "object": "1fef9e55da6a32dbe32ede5fe2d8219bcb2898e7e4b63016b7394c76a7fb4c95",
-    "pragmatic": "e78019d8db130aa5767103c75ec137ec3af0b9177b6b9bc023f8ba123315b9d2",
-    "relation": "4f840593aca9406eb4de3b6eca56190f4624136250a5160f8b7ed0b3e491a2e9",
-    "shape": "cf54717c423a96905f5d6762940d853f4b19ebbb88e2ef6eef4e80597fbe57ea",
+    "bootstrap": "a8ab8b0c62a6f11ec1181f94785453dcf381ce865353430f2ef00ee2a149f2fd",
+    "color": "5f06f40645096a33ae6dc14cff6d02f01b07f03b81159d4ea1ef0f611bcda98e",
+    "composite": "9aad38c386182547715058e00b10e5ea66a74e0c58b8110bbd9be8bdd54718f9",
+    "material": "a99ddee57dfc7a113f94d41cd0789323e79b62cd9235be1229e72dc94c60c4ec",
+    "number": "7a954091d0b95c77a43adb2915435861db2b27801dab465643e692ac467239da",
+    "object": "da1031fb12a70321e956f28267a2967856c37b52dd71a4dc01f93b8dfbfb67cb",
+    "pragmatic": "428e6a4a8636632d99482f9eec60ad4bf2d4ab7d35f0ec868b0685be40112a98",
+    "relation": "615cbe73297d8f2a4ff3a9b96ad3f8c1a8cab1caaa53c3413120b21e0d30f27f",
+    "shape": "749a4917878ebb7e231891dca02270c58937d6b7dc62928ec7d0e633dc82278e",
 }
 
 

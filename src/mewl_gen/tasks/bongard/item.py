@@ -101,9 +101,12 @@ class BongardItem(Item):
     negatives: tuple[SceneSpec, ...] = Field(min_length=CONTEXT, max_length=CONTEXT, description="neg_0..neg_5")
     tests: tuple[SceneSpec, SceneSpec] = Field(description="test_a, test_b: one positive, one negative")
     test_positive: tuple[bool, bool] = Field(description="whether test_a and test_b are positives (one of each)")
-    near_misses: tuple[str, ...] = Field(min_length=CONTEXT, max_length=CONTEXT, description="the one change "
+    # A record of mewl-gen 0.3.0 or before holds a seventh, the negative test's (still read: a dataset already
+    # made stays readable); this version never writes it.
+    near_misses: tuple[str, ...] = Field(min_length=CONTEXT, max_length=CONTEXT + 1, description="the one change "
                                          "that made each context negative from a positive: neg_0..neg_5 (never "
-                                         "the negative test's: matched against the test scenes, it would name it)")
+                                         "the negative test's: matched against the test scenes, it would name it; "
+                                         "records of mewl-gen 0.3.0 and before add it last)")
 
     def scenes(self) -> dict[str, SceneSpec]:
         return dict(zip(POSITIVES + NEGATIVES + TESTS, self.positives + self.negatives + self.tests))
