@@ -18,10 +18,10 @@ from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import Probe
 from mewl_gen.tasks.audit.rules import consistent, rule_column
 from mewl_gen.tasks.bongard.audit import ANSWERS, admits
-from tests.conftest import episodes
+from tests.conftest import CHUNK, episodes
 
 FAMILIES = tuple(t.name for t in catalog.benchmarks()["bongard"].tasks)  # basic, abstract, freeform
-PROBLEMS = 40  # per family: about a second of CPU each
+PROBLEMS = CHUNK  # per family (about a second of CPU each): the first chunk of the session's sample, shared
 
 
 def replayed(rule=admits) -> tuple[list, list, list]:

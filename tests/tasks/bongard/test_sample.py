@@ -28,7 +28,7 @@ from mewl_gen.tasks.bongard.probes import nearer_positive
 from mewl_gen.tasks.bongard.solver import NAMES, answer, check
 from mewl_gen.tasks.validation import InvalidItem
 from tests.chance import assert_at_chance
-from tests.conftest import episodes
+from tests.conftest import CHUNK, episodes
 
 FAMILIES = tuple(t.name for t in catalog.benchmarks()["bongard"].tasks)  # basic, abstract, freeform
 ATTRIBUTE_FAMILIES = FAMILIES[:2]  # where neither count nor color may carry the concept
@@ -119,7 +119,8 @@ def test_a_separator_that_answers_a_test_otherwise_makes_a_problem_unfair():
 # -- sampled problems ----------------------------------------------------------
 
 def problems(task: str):
-    return episodes(task, FIGURES if task == "bongard-freeform" else PROBLEMS)
+    """The first problems of the session's first chunk (sampled once, shared with tests/tasks/bongard/test_rules.py)."""
+    return episodes(task, CHUNK)[:FIGURES if task == "bongard-freeform" else PROBLEMS]
 
 
 @pytest.mark.slow
