@@ -61,8 +61,9 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
+# The slowest tests are listed at the end: where CI's time goes.
 test: setup
-	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile --durations=40 $(PYTEST_ARGS)
 
 # A quick check (under a minute on 2 cores): every test that needs neither Blender, SLURM nor a browser and takes
 # well under a second or two; statistical sweeps, audits and whole-dataset runs of the command are `slow` (make test).
