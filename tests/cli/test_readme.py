@@ -17,7 +17,7 @@ import pytest
 from mewl_gen.cli.main import build_parser
 from mewl_gen.results import answers
 from mewl_gen.tasks import catalog
-from tests.blocks import blocks
+from tests.blocks import blocks, fenced
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -29,7 +29,7 @@ def test_the_five_minute_path_runs_as_written(tmp_path):
     """Every bash and Python block of the five-minute section, in order, in a new folder; the README's
     `.venv/bin/...` is this checkout's."""
     section = README.read_text().split("## From nothing to a score")[1].split("\n## ")[0]
-    steps = re.findall(r"^```(bash|python)\n(.*?)^```", section, re.S | re.M)
+    steps = [(lang, code) for lang, code in fenced(section) if lang in ("bash", "python")]
     assert [lang for lang, _ in steps] == ["bash", "bash", "python", "bash", "bash"]
     (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
     env = {**os.environ, "HF_HOME": str(tmp_path / "hf-home"), "HF_DATASETS_OFFLINE": "1", "MPLBACKEND": "Agg"}
