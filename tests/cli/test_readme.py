@@ -139,3 +139,17 @@ def test_the_dataset_folder_is_out_in_every_command_and_the_gallerys_old_spellin
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "mewl gallery OUT DIR" in err
+
+
+@pytest.mark.slow
+def test_the_icy_pages_metrics_script_prints_the_pages_tables(tmp_path):
+    """docs/icy.md's script, run as written in a folder whose `.venv` is this checkout's, prints the two
+    tables of the page (synthetic symbols, then eng), row for row."""
+    text = (ROOT / "docs" / "icy.md").read_text()
+    (script,) = [code for code in blocks(text, "bash") if "metrics_of" in code]
+    (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = re.compile(r"^\| [A-Z]+ \| .* \|$", re.M)
+    page = rows.findall(text.split("## Metrics")[1].split("\n## ")[0])
+    assert len(page) == 14 and rows.findall(done.stdout) == page
