@@ -153,3 +153,32 @@ def test_the_icy_pages_metrics_script_prints_the_pages_tables(tmp_path):
     rows = re.compile(r"^\| [A-Z]+ \| .* \|$", re.M)
     page = rows.findall(text.split("## Metrics")[1].split("\n## ")[0])
     assert len(page) == 14 and rows.findall(done.stdout) == page
+
+
+@pytest.mark.slow
+def test_the_eval_pages_commands_run_on_a_dataset_of_every_benchmark(tmp_path, capsys):
+    """docs/eval.md's commands, run as written by bash in a folder holding OUT (one sampled item of a task of
+    each benchmark) and predictions.jsonl (`mewl eval OUT --example`); its JSON has the page's keys and the
+    page's paper record among its published rows."""
+    from mewl_gen.cli.main import main
+
+    text = (ROOT / "docs" / "eval.md").read_text()
+    out = tmp_path / "OUT"
+    tasks = "pragmatic,malevic-pos-hard,shapeworld-existential,bongard-basic,icy-episodes"
+    assert main(["sample", "--task", tasks, "--n", "1", "--out", str(out), "--workers", "1"]) == 0
+    capsys.readouterr()
+    assert main(["eval", str(out), "--example"]) == 0
+    (tmp_path / "predictions.jsonl").write_text(capsys.readouterr().out)
+    (commands,) = blocks(text, "bash")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "MPLBACKEND": "Agg"}
+    done = subprocess.run(["bash", "-e", "-c", commands], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "accuracy.pdf").read_bytes().startswith(b"%PDF")
+    assert done.stdout.endswith((tmp_path / "predictions.jsonl").read_text())  # the last command, --example
+
+    assert main(["eval", str(out), str(tmp_path / "predictions.jsonl"), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert list(report) == ["tasks", "overall", "published", "problems"]
+    record = next(json.loads(code) for code in blocks(text, "json") if code.startswith('{"kind": "paper"'))
+    assert record in report["published"]
