@@ -69,14 +69,18 @@ def test_every_subcommand_says_what_it_does():
         assert parser.description and "%%" not in parser.description, name
 
 
+def shell_lines(text: str) -> list[str]:
+    """The lines of the bash blocks; a line continued with a backslash is one."""
+    return [line for block in blocks(text, "bash") for line in block.replace("\\\n", " ").splitlines()]
+
+
 def mewl_lines(text: str) -> list[str]:
     """Each `mewl ...` command line of the bash blocks, its comment and shell plumbing cut off."""
     found = []
-    for block in blocks(text, "bash"):
-        for line in block.splitlines():
-            line = re.split(r"\s(#|&&|\|\||>)\s?", line)[0].strip()
-            if line.startswith(("mewl ", ".venv/bin/mewl ")):
-                found.append(line.split("mewl ", 1)[1])
+    for line in shell_lines(text):
+        line = re.split(r"\s(#|&&|\|\||>)\s?", line)[0].strip()
+        if line.startswith(("mewl ", ".venv/bin/mewl ")):
+            found.append(line.split("mewl ", 1)[1])
     return found
 
 
@@ -100,6 +104,17 @@ def test_the_answer_lines_of_the_eval_docs_are_answers():
         split, task, index = line["key"].split("/")
         item = catalog.sample_item(task, 0, split, int(index))
         answers.judge(catalog.task(task), item, line["answer"])  # raises where the item cannot take it
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: p.name)
+def test_every_make_command_line_of_the_docs_names_a_target_and_the_makefiles_variables(doc):
+    targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M))
+    variables = set(re.findall(r"^([A-Z_0-9]+) \?=", (ROOT / "Makefile").read_text(), re.M))
+    for line in shell_lines(doc.read_text()):
+        if line.startswith("make "):
+            words = shlex.split(line.split("#")[0])
+            assert words[1] in targets, f"{doc.name}: {line}"
+            assert {w.split("=")[0] for w in words[2:]} <= variables, f"{doc.name}: {line}"
 
 
 @pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: p.name)
@@ -182,3 +197,4 @@ def test_the_eval_pages_commands_run_on_a_dataset_of_every_benchmark(tmp_path, c
     assert list(report) == ["tasks", "overall", "published", "problems"]
     record = next(json.loads(code) for code in blocks(text, "json") if code.startswith('{"kind": "paper"'))
     assert record in report["published"]
+
