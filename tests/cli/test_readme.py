@@ -198,3 +198,18 @@ def test_the_eval_pages_commands_run_on_a_dataset_of_every_benchmark(tmp_path, c
     record = next(json.loads(code) for code in blocks(text, "json") if code.startswith('{"kind": "paper"'))
     assert record in report["published"]
 
+
+def test_the_slurm_pages_script_command_prints_what_the_page_shows(tmp_path):
+    """docs/slurm.md's `mewl slurm ... --script render.sbatch` (no --submit: no SLURM needed), run as written
+    with OUT in a scratch folder, prints the lines the page shows under it, writes the script and nothing
+    into OUT."""
+    text = (ROOT / "docs" / "slurm.md").read_text()
+    (block,) = [code for code in blocks(text, "") if "--script render.sbatch" in code]
+    command, *shown = block.splitlines()
+    (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
+    out = tmp_path / "shared-mewl"
+    done = subprocess.run(["bash", "-e", "-c", command.replace("/shared/mewl", str(out))], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == shown
+    assert (tmp_path / "render.sbatch").read_text().startswith("#!/bin/bash\n") and not out.exists()
