@@ -7,6 +7,11 @@ import re
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 
 
+def fenced(markdown: str) -> list[tuple[str, str]]:
+    """Every fenced block as (language, body), in order; the language is "" where the fence names none."""
+    return FENCE.findall(markdown)
+
+
 def blocks(markdown: str, language: str) -> list[str]:
     """Every block fenced as `language` (```python, ```bash ...), in order."""
-    return [body for lang, body in FENCE.findall(markdown) if lang == language]
+    return [body for lang, body in fenced(markdown) if lang == language]

@@ -72,7 +72,7 @@ SAMPLED = {
         "test/icy-naming.jsonl files": "723a5b57628cad276ec82a69aa7f74922f413e24394817be1c9e9352e3b09e79"
     },
     "iid": {
-        "README.md files": "1e794a73f96829cf86b104542c3fe80109c460820189e80bdf16e81b62703f8a",
+        "README.md files": "f68ec1984d4bf92963332fb85675cc99916e00da4cb7905f74fb47ac6d13b190",
         "mewl-dataset.json files": "4694d392727fab1f61d7a7b95f816ad4b1d6129fd37f3860205e3f88e8a8d420",
         "train/bongard-abstract files": "38c8860c8acf6e11a35ff3e8bc0fcd9e41ab57fd23fe71aa9b3cbb0ed09799a0",
         "train/bongard-abstract record": "8b0fae93d68f45c61f979843a761b6bca0e248d25c89983ed55896d4576b23ec",
@@ -179,7 +179,7 @@ SAMPLED = {
 }
 
 RENDERED = {
-    "README.md files": "4f86c6c6886221ce2cdf04090cd157353cb6669caadab0b71fc0eea8372c7619",
+    "README.md files": "3aa6760d02606dd3334421c3378a7b362290ab0f76e2187d9b2591a48e9690e6",
     "mewl-dataset.json files": "0d27cd01de2a247aa5390bbccceff446aef33ab42702a228f1f4057c010e81a8",
     "train/bongard-abstract files": "656ce0534573b274df3352cded208b62e1ea5a0738ebd0d58f335969cee84812",
     "train/bongard-abstract.jsonl files": "603ab922e7338f55c1c5ac4849a3778ef83684c91e2f99f1d1f0075b865f6ec0",

@@ -19,13 +19,14 @@ from pycocotools import mask as mask_utils
 from mewl_gen.assets.materials import GROUND, object_material
 from mewl_gen.cli.main import main
 from mewl_gen.render import Worker
-from mewl_gen.render.passes import PASSES, file_name, files_of, read, read_png16
+from mewl_gen.render.passes import PASSES, file_name, files_of, png16, read, read_png16
 from mewl_gen.scenes.pointing import pointing_hand
 from mewl_gen.scenes.quality import render_settings
 from mewl_gen.scenes.spec import LightSpec, ObjectSpec, SceneSpec
 from mewl_gen.scenes.stage import LIGHTS, base_camera
 from mewl_gen.store.reader import read as read_items
 from mewl_gen.store.record import write_record
+from tests.blocks import blocks
 
 pytestmark = pytest.mark.render
 
@@ -161,6 +162,34 @@ def test_instance_ids_are_the_masks_pixel_for_pixel_and_any_png_reader_opens_the
         stored = np.rint((read(folder / file_name("scene", kind)) + (1 if kind == "normal" else 0))
                          * (65535 / (2 if kind == "normal" else 1))).astype(np.uint16)
         assert np.array_equal(eight, stored >> 8), kind
+
+
+def test_the_reading_code_of_docs_passes_gives_every_stored_value(rendered, tmp_path, monkeypatch):
+    """docs/passes.md's Python blocks, in order and in one namespace, beside the render's pass files named
+    as the page names them. Each value is the file's own: depth the .npy's data bytes, the 16-bit samples
+    those that give the file's bytes when written again (Pillow's instance ids, read apart, are the same)."""
+    _, folder, _ = rendered
+    for kind in PASSES:
+        shutil.copyfile(folder / file_name("scene", kind), tmp_path / file_name("question", kind))
+    monkeypatch.chdir(tmp_path)
+    found, namespace = blocks((ROOT / "docs" / "passes.md").read_text(), "python"), {}
+    assert len(found) == 2
+    for code in found:
+        exec(compile(code, "docs/passes.md", "exec"), namespace)
+
+    depth = namespace["depth"]
+    assert depth.dtype == np.float32 and (folder / "scene.depth.npy").read_bytes().endswith(depth.tobytes())
+    stored = {}
+    for kind in ("normal", "albedo", "instance"):
+        data = (folder / file_name("scene", kind)).read_bytes()
+        stored[kind] = read_png16(data)
+        assert png16(stored[kind]) == data, kind  # the samples the file holds, every bit
+    instance = namespace["instance"]
+    assert instance.dtype == np.uint16 and np.array_equal(instance, stored["instance"]) and instance.max() > 1
+    assert np.array_equal(namespace["stored"], stored["albedo"]) and (stored["albedo"] & 0xFF).any()
+    assert np.array_equal(namespace["albedo"], stored["albedo"] / 65535)
+    assert stored["normal"].any(axis=-1).all()  # every pixel hits a surface (none is 0): n = value / 65535 * 2 - 1
+    assert np.array_equal(namespace["normal"], stored["normal"] / 65535 * 2 - 1)
 
 
 def test_albedo_is_the_diffuse_base_colour_in_linear_light_and_none_on_metal_and_glass(rendered):

@@ -70,6 +70,13 @@ def test_the_webdataset_cards_code_runs(several, monkeypatch, tmp_path):
                       monkeypatch, tmp_path) >= 3
 
 
+def test_a_sampled_datasets_card_code_runs(monkeypatch, tmp_path):
+    """A dataset sampled without images (specs only), of MEWL and another benchmark: each block reads it."""
+    out = tmp_path / "data"
+    assert main(["sample", "--task", "pragmatic,malevic-pos", "--n", "2", "--out", str(out), "--workers", "1"]) == 0
+    assert run_blocks((out / "README.md").read_text(), {"OUT": out}, monkeypatch, tmp_path) == 2
+
+
 @pytest.mark.parametrize("card", ["OUT/README.md", "DIR/README.md", "webdataset DIR/README.md"])
 @pytest.mark.render  # reads the session's render
 def test_every_card_carries_a_licence_a_citation_per_paper_and_the_features(several, card):

@@ -2,11 +2,12 @@
 src/mewl_gen/tasks/toy/ into a copy of this checkout, with its import added to tasks/catalog.py. Git
 shows that nothing else changed; the copy's import contracts and layout checks pass, and `mewl tasks`,
 `sample`, `validate` and `audit` work on the toy there, as processes. A draft render of the toy, in this
-process, checks its pixels. docs/adding-a-benchmark.md quotes these files: every excerpt of the page is
-checked against them.
+process, checks its pixels. The toy's files are the code blocks of docs/adding-a-benchmark.md, read from it:
+the guide's code is what runs.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -25,137 +26,29 @@ from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
 from mewl_gen.store.record import write_record
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import wilson
+from tests.blocks import blocks
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "adding-a-benchmark.md"
 
-# -- the toy benchmark: the files of src/mewl_gen/tasks/toy/ ---------------------------------------------
-
-TOY = {
-    "__init__.py": '''\
-"""Toy: how many objects does the image show? (docs/adding-a-benchmark.md)"""
-from __future__ import annotations
-
-from ..benchmark import Benchmark, Solver, Task, release_card
-from .audit import AUDIT
-from .item import ToyItem
-from .sample import sample
-from .solver import solve
-from .validate import validate
-
-TOY = Benchmark(
-    "toy", "Toy: how many objects does the image show?",
-    (Task("toy-count", "toy", "one image of 1 to 3 objects; the answer is their count", sample, validate, ToyItem,
-          images=1, solver=Solver(solve, chance=1 / 3)),),
-    card=release_card("Each folder holds `image.png`, its ground truth `image.json` and `item.json` (the count)."),
-    audit=AUDIT,
-)
-''',
-    "item.py": '''\
-"""The toy's item: one image and how many objects it shows."""
-from __future__ import annotations
-
-from typing import Literal
-
-from pydantic import Field
-
-from mewl_gen.scenes.spec import SceneSpec
-
-from ..item import Item
+# -- the toy benchmark: the files of src/mewl_gen/tasks/toy/, as the guide gives them -------------------
 
 
-class ToyItem(Item):
-    task: Literal["toy-count"] = "toy-count"
-    scene: SceneSpec
-    count: int = Field(ge=1, le=3, description="how many objects the image shows")
-
-    def scenes(self) -> dict[str, SceneSpec]:
-        return {"image": self.scene}
-
-    def with_scenes(self, scenes: dict[str, SceneSpec]) -> "ToyItem":
-        return self.model_copy(update={"scene": scenes["image"]})
-
-    def solution(self) -> int:
-        return self.count
-
-    def index_entry(self) -> dict:
-        return {"task": self.task, "split": self.split, "index": self.index, "count": self.count}
-''',
-    "sample.py": '''\
-"""The toy's sampler: one to three distinct objects, placed."""
-from __future__ import annotations
-
-import numpy as np
-
-from mewl_gen.scenes.draws import redraw
-from mewl_gen.scenes.placement import place_scene
-from mewl_gen.scenes.universe import UNIVERSE
-
-from ..benchmark import Draw
-from ..seeds import draw_seed
-from .item import ToyItem
+def guide_blocks() -> tuple[dict[str, str], str]:
+    """The toy's files (each Python block of the guide that starts `# tasks/toy/<file>`, whole) and the
+    catalog line (the block that is one `from .toy import` line)."""
+    files, lines = {}, []
+    for code in blocks(DOC.read_text(), "python"):
+        first = code.partition("\n")[0]
+        if first.startswith("# tasks/toy/"):
+            files[first.removeprefix("# tasks/toy/")] = code
+        elif code.startswith("from .toy import") and code.count("\n") == 1:
+            lines.append(code)
+    assert len(lines) == 1, lines
+    return files, lines[0]
 
 
-def sample(rng: np.random.Generator, d: Draw) -> ToyItem:
-    n = int(rng.integers(1, 4))
-    objects = redraw(lambda: [UNIVERSE[int(k)] for k in rng.integers(len(UNIVERSE), size=n)],
-                     lambda objs: len(set(objs)) == n, "distinct objects")  # OutOfDraws: redrawn from a derived seed
-    return ToyItem(split=d.split, index=d.index, root_seed=d.root_seed, retry=d.retry, count=n,
-                   scene=place_scene(draw_seed(rng), objects))
-''',
-    "validate.py": '''\
-"""The toy's validator: every label recomputed from the item alone."""
-from __future__ import annotations
-
-from ..validation import check_scene_geometry, require
-from .item import ToyItem
-
-
-def validate(item: ToyItem) -> None:
-    objects = [o.properties for o in item.scene.objects]
-    require(item.count == len(objects), f"count {item.count}, the scene shows {len(objects)} objects")
-    require(len(set(objects)) == len(objects), "two objects are alike")
-    check_scene_geometry(item.scene, "image")
-''',
-    "solver.py": '''\
-"""The toy's file-only solver: it reads the released files, never the sampler."""
-from __future__ import annotations
-
-from ..stored import StoredItem
-
-
-def solve(stored: StoredItem) -> int:
-    truth = stored.truth("image")  # None for a sampled item: its scene spec says the same
-    return len(truth["objects"] if truth is not None else stored.record()["scene"]["objects"])
-''',
-    "audit.py": '''\
-"""`mewl audit toy OUT`: does the file-only solver count every item right?"""
-from __future__ import annotations
-
-import json
-
-from ..audit import Audit, AuditRun, Findings, wilson
-from ..stored import StoredItem
-from .solver import solve
-
-
-def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
-    hits = sum(solve(s) == s.record()["count"] for s in items)
-    low, _ = wilson(hits, len(items))
-    return Findings({"n": len(items), "solver": hits / len(items), "solver 95% low": low},
-                    [] if hits == len(items) else ["the file-only solver misses items"])
-
-
-def key(stored: StoredItem) -> str:
-    """What an item shows, up to camera, lights, positions and seeds: its objects (a multiset)."""
-    return json.dumps(sorted([o["shape"], o["color"], o["material"], o["size"]]
-                             for o in stored.record()["scene"]["objects"]))
-
-
-AUDIT = Audit(("n", "solver", "solver 95% low"), findings, key)
-''',
-}
-CATALOG_LINE = "from .toy import TOY\n"  # the one line, after the last benchmark's import
+TOY, CATALOG_LINE = guide_blocks()  # the one line goes after the last benchmark's import
 LAST_IMPORT = "from .bongard import BONGARD\n"
 
 
@@ -242,15 +135,6 @@ def test_a_benchmark_is_its_folder_and_one_catalog_line(tmp_path):
         failed.stdout + failed.stderr
 
 
-def test_the_guide_quotes_the_toy_as_written():
-    """Every excerpt of docs/adding-a-benchmark.md marked as a toy file is in that file, line for line."""
-    excerpts = re.findall(r"```python\n# tasks/toy/(\w+\.py)\n(.*?)```", DOC.read_text(), re.DOTALL)
-    assert {name for name, _ in excerpts} == set(TOY)
-    for name, text in excerpts:
-        assert text in TOY[name], f"docs/adding-a-benchmark.md quotes tasks/toy/{name} other than it is"
-    assert f"```python\n{CATALOG_LINE}```" in DOC.read_text()
-
-
 # -- the toy in this process: sampled many times, and rendered -------------------------------------------
 
 
@@ -278,6 +162,22 @@ def in_process(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_the_guide_gives_every_file_of_the_toy_and_the_methods_its_table_asks_for(toy):
+    """The six files of the guide's checklist, and a ToyItem with each method the guide's table of the
+    item model does not mark optional: those Item leaves to a benchmark, every one of them."""
+    from mewl_gen.tasks.item import Item
+    from mewl_gen.tasks.toy.item import ToyItem
+
+    assert set(TOY) == {"__init__.py", "item.py", "sample.py", "validate.py", "solver.py", "audit.py"}
+    rows = re.findall(r"^\| `(\w+)\([^`]*\)` \| (.*) \|$", DOC.read_text(), re.M)
+    assert len(rows) == 7 and all(callable(getattr(Item, name, None)) for name, _ in rows), rows
+    required = sorted(name for name, text in rows if not text.startswith("optional"))
+    left = sorted(name for name, f in vars(Item).items()
+                  if callable(f) and "raise NotImplementedError" in inspect.getsource(f))
+    assert required == left == ["index_entry", "scenes", "solution", "with_scenes"]
+    assert [name for name in required if name not in vars(ToyItem)] == []
 
 
 def test_the_toy_sampler_and_validator_over_many_seeds(toy, monkeypatch):

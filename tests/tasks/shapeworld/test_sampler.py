@@ -4,6 +4,7 @@ the file-only evaluator agreeing), and held-out combinations by split."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +27,7 @@ from mewl_gen.tasks.shapeworld.sample import Thing
 from mewl_gen.tasks.shapeworld.solver import agrees
 from mewl_gen.tasks.shapeworld.validate import one_element_apart
 from mewl_gen.tasks.validation import InvalidItem
+from tests.blocks import blocks
 from tests.chance import assert_at_chance
 from tests.conftest import EPISODES_PER_TASK, FEW, episodes
 
@@ -288,6 +290,16 @@ def test_held_out_combinations_only_and_always_in_test(task, path):
 def test_without_a_distribution_test_is_iid_and_nothing_is_held_out():
     item = sample_item("shapeworld-existential", 3, TEST_SPLIT, 0)
     assert item.distribution is None and item.held_out_used == ()
+
+
+def test_the_pages_example_is_a_distribution_file(tmp_path):
+    """docs/shapeworld.md's example file, as a user would save it: read, and used by a test item."""
+    (example,) = blocks(Path("docs/shapeworld.md").read_text(), "json")
+    path = tmp_path / "held-out.json"
+    path.write_text(example)
+    dist = load_distribution(path)
+    assert [c.kind for c in dist.held_out] == ["attributes", "relation", "quantifier"]
+    assert sample_item("shapeworld-existential", 3, TEST_SPLIT, 0, config=dist).held_out_used
 
 
 @pytest.mark.parametrize("text, message", [

@@ -92,9 +92,10 @@ from PIL import Image
 # MEWL's episodes only: a folder may hold other benchmarks' items too, which have no info.json.
 for episode in sorted(p for p in pathlib.Path("OUT").glob("{split}/*/*") if (p / "info.json").is_file()):
     info = json.loads((episode / "info.json").read_text())
-    panels = [Image.open(episode / f"{{p['name']}}.png") for p in info["context_panels"]]
-    query = Image.open(episode / "question.png")
     answer = info["question"]["choices"].index(info["question"]["answer"])
+    if (episode / "question.png").is_file():  # rendered: a sampled dataset holds the specs only
+        panels = [Image.open(episode / f"{{p['name']}}.png") for p in info["context_panels"]]
+        query = Image.open(episode / "question.png")
 ```'''
 
 # Every task of MEWL, in its order; a module that fails to import is an error, never a skipped task.
