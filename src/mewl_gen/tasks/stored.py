@@ -8,16 +8,14 @@ A sampled item has no images: `truth` and `image` say so with None.
 """
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from mewl_gen.errors import shown
-
-from mewl_gen.errors import UserError
+from mewl_gen import json_depth
+from mewl_gen.errors import UserError, shown
 
 from .item import Item
 
@@ -83,12 +81,12 @@ class StoredItem:
             raise DamagedItem(f"{shown(path)}: cannot be read ({shown(err, 160)})") from None
 
     def json(self, name: str) -> dict:
-        """A JSON file of the item's folder."""
+        """A JSON file of the item's folder, parsed under the depth limit of JSON from elsewhere (json_depth)."""
         path = self.folder / name
         data = self.read_file(name, JSON_LIMIT)
         try:
-            value = json.loads(data)
-        except (ValueError, RecursionError) as err:
+            value = json_depth.loads(data)
+        except ValueError as err:
             raise DamagedItem(f"{shown(path)}: cannot be read as JSON ({shown(err, 120)}); "
                               "`mewl verify OUT` names damaged items") from None
         if not isinstance(value, dict):
