@@ -59,16 +59,22 @@ def fake_render(out: Path, task: str) -> None:
     for folder in sorted(p for p in (out / "train" / task).iterdir() if p.is_dir()):
         item = catalog.read_item(folder)
         for name, spec in item.scenes().items():
-            index = np.zeros((spec.camera.height, spec.camera.width), np.uint8)
-            for i, o in enumerate(spec.objects):
-                u, v, _ = project(spec.camera, [o.center])[0]
-                x, y = int(np.clip(u, 8, spec.camera.width - 8)), int(np.clip(v, 8, spec.camera.height - 8))
-                index[y - 6:y + 6, x - 6:x + 6] = i + 1
-            truth = build(spec, index, image_filename=f"{name}.png", device="CPU", blender_version="test")
+            truth, index = fake_image(spec, name)
             (folder / f"{name}.json").write_text(json.dumps(item.label_image(name, truth), indent=2) + "\n")
             Image.fromarray((index * 40).astype(np.uint8)).convert("RGB").save(folder / f"{name}.png")
         (folder / RECORD).unlink()
         write_record(folder)
+
+
+def fake_image(spec, name: str) -> tuple[dict, np.ndarray]:
+    """The ground truth of a scene and its object-index pass as a render would give them: a square of
+    pixels per object, no Blender."""
+    index = np.zeros((spec.camera.height, spec.camera.width), np.uint8)
+    for i, o in enumerate(spec.objects):
+        u, v, _ = project(spec.camera, [o.center])[0]
+        x, y = int(np.clip(u, 8, spec.camera.width - 8)), int(np.clip(v, 8, spec.camera.height - 8))
+        index[y - 6:y + 6, x - 6:x + 6] = i + 1
+    return build(spec, index, image_filename=f"{name}.png", device="CPU", blender_version="test"), index
 
 
 def rendered_dataset(root: Path) -> Path:

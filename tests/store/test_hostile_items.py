@@ -4,11 +4,12 @@ command names them in one line (no traceback), and leaves the folder outside OUT
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from PIL import Image
 
-from .hostile import mewl, rerecord
+from .hostile import mewl, one_line, rerecord
 
 
 @pytest.mark.slow
@@ -32,3 +33,42 @@ def test_an_image_of_another_size_than_its_scene_is_damaged_and_not_exported(ren
     assert r.returncode == 0 and "train/malevic-pos1/0" in r.stderr, r.stderr
     assert not (w.root / "gallery" / "train" / w.task / "0").exists()
     w.untouched()
+
+
+def nan_mask(truth: dict) -> None:
+    truth["objects"][1]["mask"]["size"] = [float("nan"), 320]
+
+
+# (how a truth is spoiled, the field the one line names: an object's by its index, then its shape)
+MISTYPED = {
+    "a box that is text": (lambda t: t["objects"][0].update(bbox="x"), r"objects\.0\.\w+\.bbox: "),
+    "no box": (lambda t: t["objects"][0].pop("bbox"), r"objects\.0\.\w+\.bbox: Field required"),
+    "a mask's size of NaN": (nan_mask, r"objects\.1\.\w+\.mask\.size\.0: "),
+    "a count that is text": (lambda t: t["objects"][0].update(visible_pixels="120"), r"objects\.0\.\w+\.visible_pixels: "),
+    "objects that are no list": (lambda t: t.update(objects={"0": 1}), r"\(objects: "),
+}
+
+
+@pytest.mark.parametrize("spoil", MISTYPED, ids=list(MISTYPED))
+@pytest.mark.slow
+def test_a_mistyped_truth_is_one_line_naming_its_file_and_field_in_the_gallery(rendered, spoil):
+    w = rendered
+    how, field = MISTYPED[spoil]
+    truth = json.loads((w.item(0) / "image.json").read_text())
+    how(truth)
+    (w.item(0) / "image.json").write_text(json.dumps(truth))
+    rerecord(w.item(0))
+    w.freeze()
+    line = one_line(mewl("gallery", w.out, w.root / "gallery"))
+    assert "train/malevic-pos1/0/image.json: not an image's ground truth" in line and re.search(field, line), line
+    assert not (w.root / "gallery").exists()
+    w.untouched()
+
+
+@pytest.mark.slow
+def test_a_truth_nested_a_hundred_thousand_deep_is_left_out_of_the_gallery(rendered):
+    w = rendered
+    (w.item(0) / "image.json").write_text("[" * 100_000 + "]" * 100_000)
+    rerecord(w.item(0))
+    r = mewl("gallery", w.out, w.root / "gallery")
+    assert r.returncode == 0 and "train/malevic-pos1/0: image.json: nests JSON deeper than 64" in r.stderr

@@ -14,8 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from pydantic import ValidationError
+
 from mewl_gen import json_depth
 from mewl_gen.errors import UserError, shown
+from mewl_gen.scenes.image_truth import ImageTruth
+from mewl_gen.scenes.spec import first_error
 
 from .item import Item
 
@@ -116,6 +120,20 @@ class StoredItem:
     def truth(self, scene: str) -> dict | None:
         """The rendered image's ground truth `<scene>.json`; None for a sampled item."""
         return self.json(f"{scene}.json") if self.has(f"{scene}.json") else None
+
+    def image_truth(self, scene: str) -> ImageTruth | None:
+        """The rendered image's ground truth read through its model (the item model's TRUTH), strictly: a
+        missing field or one of the wrong type ("bbox": "x", a mask's size of NaN) is one line (DamagedItem)
+        naming the file and the field. None for a sampled item."""
+        name = f"{scene}.json"
+        if not self.has(name):
+            return None
+        data = self.read_file(name, JSON_LIMIT)
+        try:
+            return self.model.TRUTH.model_validate_json(data, strict=True)
+        except ValidationError as err:  # JSON nested deeper than the model's fields is one too
+            raise DamagedItem(f"{shown(self.folder / name)}: not an image's ground truth of this tool "
+                              f"({shown(first_error(err), 200)})") from None
 
     def has(self, name: str) -> bool:
         """A regular file of this name in the item's folder (a link is none)."""
