@@ -4,12 +4,17 @@ command names them in one line (no traceback), and leaves the folder outside OUT
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from .hostile import mewl, one_line, rerecord
+from mewl_gen.cluster.writers import WRITER_FILE
+
+from .hostile import RENDERED_TASK, copy, mewl, one_line, outside_folder, rerecord, snapshot
 
 
 @pytest.mark.slow
@@ -72,3 +77,77 @@ def test_a_truth_nested_a_hundred_thousand_deep_is_left_out_of_the_gallery(rende
     rerecord(w.item(0))
     r = mewl("gallery", w.out, w.root / "gallery")
     assert r.returncode == 0 and "train/malevic-pos1/0: image.json: nests JSON deeper than 64" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def one_rendered(tmp_path_factory) -> Path:
+    """A real draft render of one item of one image, the smallest dataset `render --repair` works on."""
+    out = tmp_path_factory.mktemp("repair") / "rendered"
+    r = mewl(*render(1), out, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def render(n: int) -> tuple:
+    return ("render", "--task", RENDERED_TASK, "--n", n, "--seed", 3, "--quality", "draft", "--device", "cpu",
+            "--workers", 1, "--out")
+
+
+@pytest.mark.render
+@pytest.mark.slow
+def test_render_repair_renders_a_damaged_item_again_among_hostile_entries_it_never_follows(one_rendered, tmp_path):
+    """One damaged item, and around it what a hostile author leaves: the next item's folder a link out
+    of OUT, a FIFO in its claim's place, a damage note that is a link out, a dead writer's staging folder
+    holding a FIFO and a link out, a set-aside folder that is a link out, a FIFO in an item's place. The
+    repair renders the damaged item again, the same bytes as before; names the linked item damaged in
+    one line, sets the link aside and renders that item anew; and reaches nothing outside OUT."""
+    out, outside = copy(one_rendered, tmp_path / "out"), outside_folder(tmp_path)
+    task = out / "train" / RENDERED_TASK
+    genuine = {p.name: p.read_bytes() for p in (task / "0").iterdir()}
+    shutil.copytree(task / "0", outside / "item")
+    damaged = bytearray(genuine["image.png"])
+    damaged[len(damaged) // 2] ^= 0xFF  # same size: only its checksum tells
+    (task / "0" / "image.png").write_bytes(damaged)
+
+    (task / "1").symlink_to(outside / "item")  # an item folder that leaves OUT
+    os.mkfifo(task / "3")  # a FIFO where an item folder would be
+    for folder in ("damaged", "claims"):
+        (out / ".mewl" / folder / "train" / RENDERED_TASK).mkdir(parents=True, exist_ok=True)
+    (out / ".mewl/damaged/train" / RENDERED_TASK / "7.json").symlink_to(outside / "0.json")  # a note that leaves OUT
+    os.mkfifo(out / ".mewl/claims/train" / RENDERED_TASK / "1.json")  # a claim nobody writes to
+    dead = out / ".staging" / "dead-writer"
+    dead.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(dead / WRITER_FILE)
+    (dead / "mine").symlink_to(outside / "secret.txt")
+    (out / ".damaged" / "train" / RENDERED_TASK).mkdir(parents=True, exist_ok=True)
+    (out / ".damaged" / "train" / RENDERED_TASK / "0-20250101T000000-abcd").symlink_to(outside)
+    before = snapshot(outside)
+
+    r = mewl(*render(2), out, "--repair", timeout=300)
+    said = r.stdout + r.stderr
+    assert r.returncode == 0, said
+    assert "--repair found 2 damaged" in said, said
+    assert "train/malevic-pos1/0: image.png: sha256 differs" in said
+    assert [line for line in said.splitlines() if "train/malevic-pos1/1: " in line and "symbolic link" in line], said
+    assert {p.name: p.read_bytes() for p in (task / "0").iterdir()} == genuine  # rendered again, byte for byte
+    assert not (task / "1").is_symlink() and (task / "1" / "image.png").is_file()  # rendered anew, inside OUT
+    assert any(p.is_symlink() for p in (out / ".damaged" / "train" / RENDERED_TASK).iterdir())  # the link, set aside
+    assert snapshot(outside) == before
+    assert all(os.stat(p).st_nlink == 1 for p in outside.rglob("*") if p.is_file() and not p.is_symlink())
+    r = mewl("verify", out)
+    assert r.returncode == 0 and "0 damaged" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.render
+@pytest.mark.slow
+def test_render_repair_stops_before_rendering_when_the_set_aside_folder_leaves_out(one_rendered, tmp_path):
+    out, outside = copy(one_rendered, tmp_path / "out"), outside_folder(tmp_path)
+    image = out / "train" / RENDERED_TASK / "0" / "image.png"
+    image.write_bytes(image.read_bytes()[:-1] + b"\0")
+    (out / ".damaged").symlink_to(outside)  # where the damaged item would be moved
+    before = snapshot(outside)
+    r = mewl(*render(1), out, "--repair")
+    line = [line for line in r.stderr.splitlines() if line.startswith("mewl: error")]
+    assert r.returncode == 2 and len(line) == 1 and ".damaged: is a symbolic link" in line[0], r.stdout + r.stderr
+    assert "worker(s)" not in r.stdout + r.stderr  # refused before any rendering started
+    assert snapshot(outside) == before and image.exists()
