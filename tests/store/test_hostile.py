@@ -11,7 +11,7 @@ import pytest
 
 from mewl_gen.store.layout import MANIFEST
 
-from .hostile import mewl, one_line, png_claiming, rerecord, rle_claiming
+from .hostile import RENDERED_TASK, mewl, one_line, png_claiming, rerecord, rle_claiming
 
 
 @pytest.mark.slow
