@@ -59,16 +59,22 @@ def fake_render(out: Path, task: str) -> None:
     for folder in sorted(p for p in (out / "train" / task).iterdir() if p.is_dir()):
         item = catalog.read_item(folder)
         for name, spec in item.scenes().items():
-            index = np.zeros((spec.camera.height, spec.camera.width), np.uint8)
-            for i, o in enumerate(spec.objects):
-                u, v, _ = project(spec.camera, [o.center])[0]
-                x, y = int(np.clip(u, 8, spec.camera.width - 8)), int(np.clip(v, 8, spec.camera.height - 8))
-                index[y - 6:y + 6, x - 6:x + 6] = i + 1
-            truth = build(spec, index, image_filename=f"{name}.png", device="CPU", blender_version="test")
+            truth, index = fake_image(spec, name)
             (folder / f"{name}.json").write_text(json.dumps(item.label_image(name, truth), indent=2) + "\n")
             Image.fromarray((index * 40).astype(np.uint8)).convert("RGB").save(folder / f"{name}.png")
         (folder / RECORD).unlink()
         write_record(folder)
+
+
+def fake_image(spec, name: str) -> tuple[dict, np.ndarray]:
+    """The ground truth of a scene and its object-index pass as a render would give them: a square of
+    pixels per object, no Blender."""
+    index = np.zeros((spec.camera.height, spec.camera.width), np.uint8)
+    for i, o in enumerate(spec.objects):
+        u, v, _ = project(spec.camera, [o.center])[0]
+        x, y = int(np.clip(u, 8, spec.camera.width - 8)), int(np.clip(v, 8, spec.camera.height - 8))
+        index[y - 6:y + 6, x - 6:x + 6] = i + 1
+    return build(spec, index, image_filename=f"{name}.png", device="CPU", blender_version="test"), index
 
 
 def rendered_dataset(root: Path) -> Path:
@@ -124,3 +130,39 @@ def rerecord(folder: Path) -> None:
     """Write an item's record of checksums again, as a hostile author would to make damage look sound."""
     (folder / RECORD).unlink(missing_ok=True)
     write_record(folder)
+
+
+class World:
+    """OUT, a copy of a genuine dataset to spoil, beside the user's own folder."""
+
+    def __init__(self, tmp_path: Path, source: Path):
+        self.root = tmp_path
+        self.out = copy(source, tmp_path / "out")
+        self.outside = outside_folder(tmp_path)
+        self.task = RENDERED_TASK if source.name == "rendered" else SAMPLED_TASK
+        self.before: dict | None = None
+
+    def item(self, i: int) -> Path:
+        return self.out / "train" / self.task / str(i)
+
+    def link(self, at: Path, target: Path) -> None:
+        if at.is_dir() and not at.is_symlink():
+            shutil.rmtree(at)
+        elif at.exists() or at.is_symlink():
+            at.unlink()
+        at.parent.mkdir(parents=True, exist_ok=True)
+        at.symlink_to(target)
+
+    def freeze(self) -> None:
+        """What the outside folder holds once the hostile dataset is built."""
+        self.before = snapshot(self.outside)
+
+    def untouched(self) -> None:
+        assert snapshot(self.outside) == self.before
+        assert all(os.stat(p).st_nlink == 1 for p in self.outside.rglob("*") if p.is_file() and not p.is_symlink())
+
+    def no_secret_in(self, *folders: Path) -> None:
+        for folder in folders:
+            for p in folder.rglob("*") if folder.exists() else []:
+                if p.is_file() and not p.is_symlink() and self.outside not in p.parents:
+                    assert b"PRIVATE" not in p.read_bytes(), p

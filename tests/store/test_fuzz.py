@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from mewl_gen.cluster.slurm.record import SUBMISSIONS, submissions
 from mewl_gen.errors import UserError
 from mewl_gen.results import predictions
+from mewl_gen.results.gallery_masks import overlay
 from mewl_gen.results.scoring import Problems, read_predictions
 from mewl_gen.store import bookkeeping, card, door
 from mewl_gen.store.layout import MANIFEST
@@ -21,6 +22,8 @@ from mewl_gen.store.manifest import passes_of, read_manifest
 from mewl_gen.store.record import RECORD, full_problem, quick_problem, read_record
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import DamagedItem, StoredItem
+
+from .hostile import fake_image
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30)
@@ -86,7 +89,7 @@ def test_the_record_and_an_items_files(record, episode):
             assert problem is None or isinstance(problem, str)
         assert read_record(folder, out) is None or isinstance(read_record(folder, out), dict)
         stored = StoredItem("train", "shape", 0, folder, catalog.task("shape").model, door.opener(out))
-        for read in (stored.item, stored.record, lambda: stored.truth("question")):
+        for read in (stored.item, stored.record, lambda: stored.truth("question"), lambda: stored.image_truth("question")):
             try:
                 read()
             except DamagedItem as err:
@@ -104,6 +107,42 @@ def test_the_audit_note_and_the_slurm_record(data):
         (out / "slurm").mkdir()
         (out / "slurm" / SUBMISSIONS).write_bytes(data + b"\n" + data)
         assert all(isinstance(r, dict) and ("array_job" in r or "check_job" in r) for r in submissions(out))
+
+
+@pytest.fixture(scope="module")
+def genuine_truth() -> dict:
+    """A rendered image's ground truth as a render writes it (its pixels made without Blender)."""
+    item = catalog.sample_item("malevic-pos1", 3, "train", 0)
+    ((name, spec),) = item.scenes().items()
+    return item.label_image(name, fake_image(spec, name)[0])
+
+
+# Where a field of a genuine truth is replaced: the top level, an object, its mask.
+PLACES = st.sampled_from(["", "objects.0", "objects.1", "objects.0.mask", "camera"])
+
+
+@FUZZ
+@given(place=PLACES, key=st.sampled_from(["objects", "bbox", "visible_pixels", "description", "shape", "mask", "size",
+                                          "counts", "width", "caption", "x"]) | st.text(max_size=8), value=values)
+@pytest.mark.slow
+def test_a_truth_with_any_field_of_any_value_is_read_by_its_model_or_refused_in_one_line(genuine_truth, place, key, value):
+    """The gallery reads an image's truth through its model: whatever a field holds, the truth is typed
+    or one line names the file and the field; a typed one always draws its overlay."""
+    truth = json.loads(json.dumps(genuine_truth))
+    at = truth
+    for step in filter(None, place.split(".")):
+        at = at[int(step)] if isinstance(at, list) else at[step]
+    at[key] = value
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "image.json").write_text(json.dumps(truth))
+        stored = StoredItem("train", "malevic-pos1", 0, folder, catalog.task("malevic-pos1").model)
+        try:
+            typed = stored.image_truth("image")
+        except DamagedItem as err:
+            assert "\n" not in str(err) and "image.json: not an image's ground truth" in str(err)
+            return
+        assert isinstance(overlay(typed, (320, 240), folder / "mask.png"), list)
 
 
 @FUZZ

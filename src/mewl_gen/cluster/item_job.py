@@ -26,6 +26,7 @@ from mewl_gen.store import bookkeeping, layout
 from mewl_gen.store.files import dumps, writing
 from mewl_gen.store.record import full_problem, write_record
 from mewl_gen.tasks.benchmark import ItemError
+from mewl_gen.tasks import catalog
 from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.item import Item
 from mewl_gen.tasks.validation import InvalidItem
@@ -78,7 +79,8 @@ def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callabl
         return Outcome(task, index, False, 0, 0, held_by=holder)
     try:
         folder = layout.item_dir(s.out, s.split, task, index)
-        if bookkeeping.is_damaged(s.out, s.split, task, index) and full_problem(folder, root=s.out) is None:
+        if (bookkeeping.is_damaged(s.out, s.split, task, index)
+                and full_problem(folder, root=s.out, model=catalog.task(task).model) is None):
             bookkeeping.clear_damage(s.out, s.split, task, index)  # restored by hand since verify
         if layout.is_complete(s.out, s.split, task, index) and not bookkeeping.is_damaged(s.out, s.split, task, index):
             return Outcome(task, index, True, 0, 0, by_other=True)

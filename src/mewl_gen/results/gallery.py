@@ -98,7 +98,7 @@ def write_item(stored: StoredItem, folder: Path, links: list[h.Link]) -> tuple[s
     legends = {}
     for scene in item.scenes():
         size = place(stored, f"{scene}.png", images / f"{scene}.png")
-        legends[scene] = overlay(stored.truth(scene) or {}, size, images / "masks" / f"{scene}.png")
+        legends[scene] = overlay(stored.image_truth(scene), size, images / "masks" / f"{scene}.png")
     noun = catalog.benchmarks()[task.benchmark].noun
     title = f"{stored.task} · {noun} {stored.index} · {stored.split}"
     seed = (f"root seed {item.root_seed} · index {item.index} · retry {item.retry} · generator {item.generator}")

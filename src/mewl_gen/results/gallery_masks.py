@@ -1,6 +1,7 @@
 """The mask overlay of one rendered image for `mewl gallery`: a PNG of the image's size that dims every
 pixel outside the objects' ground-truth masks (the COCO RLE of its `<scene>.json`) and outlines each mask
-in a colour of its own, leaving the objects' own colours as rendered; and the legend of colours to objects."""
+in a colour of its own, leaving the objects' own colours as rendered; and the legend of colours to objects.
+The truth comes read through its model (StoredItem.image_truth): every field is of its type here."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,23 +10,21 @@ import numpy as np
 from PIL import Image
 from pycocotools import mask as mask_utils
 
+from mewl_gen.scenes.image_truth import HandObject, ImageObject, ImageTruth, Mask
+
 # Twelve colours told apart on CLEVR's grey floor; objects past the twelfth reuse them in order.
 PALETTE = ((230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 130, 48), (145, 30, 180),
            (70, 240, 240), (240, 50, 230), (210, 245, 60), (250, 190, 212), (0, 128, 128), (170, 110, 40))
 DIM = 150  # alpha of the black laid over what no mask covers
 
 
-def _decode(mask: object, height: int, width: int) -> np.ndarray | None:
-    """A COCO RLE mask of exactly its image's size; None for one of another size or shape (its size is
-    checked before anything is decoded: a mask claiming more pixels than its image never swells)."""
-    if not isinstance(mask, dict):
-        return None
-    size, counts = mask.get("size"), mask.get("counts")
-    if (not isinstance(size, list) or len(size) != 2 or any(type(v) is not int for v in size)
-            or size != [height, width] or not isinstance(counts, str) or len(counts) > 8 * height * width):
+def _decode(mask: Mask, height: int, width: int) -> np.ndarray | None:
+    """A COCO RLE mask of exactly its image's size; None for one of another size (its size is checked
+    before anything is decoded: a mask claiming more pixels than its image never swells)."""
+    if tuple(mask.size) != (height, width) or len(mask.counts) > 8 * height * width:
         return None
     try:
-        return mask_utils.decode({"size": size, "counts": counts.encode()}).astype(bool)
+        return mask_utils.decode({"size": [height, width], "counts": mask.counts.encode()}).astype(bool)
     except (ValueError, TypeError, UnicodeError):
         return None
 
@@ -45,23 +44,21 @@ def _outline(m: np.ndarray) -> np.ndarray:
     return _grown(_grown(m)) & ~m
 
 
-def what(obj: dict) -> str:
+def what(obj: ImageObject | HandObject) -> str:
     """An object as the legend names it: its description (the hand's is 'pointing hand'), else its shape."""
-    text = str(obj.get("description") or obj.get("shape") or "object")[:200]
-    if obj.get("visible_pixels") == 0:
-        text += " (hidden)"
-    return str(text)
+    text = (obj.description or obj.shape)[:200]
+    return text + " (hidden)" if obj.visible_pixels == 0 else text
 
 
-def overlay(truth: dict, size: tuple[int, int], path: Path) -> list[tuple[str, str]]:
+def overlay(truth: ImageTruth | None, size: tuple[int, int], path: Path) -> list[tuple[str, str]]:
     """Write the overlay of an image of `size` (width, height) to `path`; the legend, (#rrggbb, object).
-    A palette PNG: index 0 dims, 1 is clear, 2 + k is the k-th colour; each mask is worked on in its box."""
+    A palette PNG: index 0 dims, 1 is clear, 2 + k is the k-th colour; each mask is worked on in its box.
+    No truth (an image rendered without one): every pixel dimmed, no legend."""
     width, height = size
     index = np.zeros((height, width), np.uint8)
     legend = []
-    objects = truth.get("objects", [])
-    for k, obj in enumerate(o for o in (objects if isinstance(objects, list) else []) if isinstance(o, dict) and "mask" in o):
-        m = _decode(obj["mask"], height, width)
+    for k, obj in enumerate(truth.objects if truth is not None else ()):
+        m = _decode(obj.mask, height, width)
         if m is None or m.shape != (height, width):
             continue  # a mask of another size than its image (or no mask): nothing to draw it on
         rows, cols = np.flatnonzero(m.any(axis=1)), np.flatnonzero(m.any(axis=0))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import errno
 import functools
-import json
 import os
 import stat
 from pathlib import Path
 
+from mewl_gen import json_depth
 from mewl_gen.errors import UserError, shown
+from mewl_gen.json_depth import DEPTH  # noqa: F401 - the door's limit, as its readers name it
 
 KB, MB = 1 << 10, 1 << 20
 # The most bytes a file of each kind may hold: far above what this tool writes, far below what swells.
@@ -33,7 +34,6 @@ LIMITS = {
     "slurm": 16 * MB,  # slurm/submissions.jsonl
     "index": 1 << 30,  # <split>/<task>.jsonl
 }
-DEPTH = 64  # JSON nesting: this tool's deepest file nests under 10
 TAIL = 4 * KB  # the end of a log read for its last line
 O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -143,31 +143,14 @@ def read_bytes(root: Path, path: Path, kind: str, dir_fd: int | None = None) -> 
 
 
 def parse_json(data: bytes | str, path: Path, walk: bool = True):
-    """JSON under the depth limit: a deeper or malformed file is refused in one line. `walk` False: the
-    value is only checked to parse, then dropped (verify), so the parser's own recursion limit bounds it
-    and the walk that measures its depth is saved."""
+    """JSON under the depth limit (json_depth): a deeper or malformed file is refused in one line. `walk`
+    False: the value is only checked to parse, then dropped (verify)."""
     try:
-        value = json.loads(data)
-    except RecursionError:
-        raise Refused(path, f"nests JSON deeper than {DEPTH}") from None
+        return json_depth.loads(data, walk)
+    except json_depth.TooDeep as err:
+        raise Refused(path, str(err)) from None
     except (ValueError, UnicodeDecodeError) as err:
         raise Refused(path, f"is not JSON ({shown(str(err), 120)})") from None
-    if isinstance(data, str):
-        data = data.encode()
-    if walk and data.count(b"[") + data.count(b"{") > DEPTH and too_deep(value):
-        raise Refused(path, f"nests JSON deeper than {DEPTH}")
-    return value
-
-
-def too_deep(value, limit: int = DEPTH) -> bool:
-    """Whether a parsed JSON value nests past `limit`; walked without recursion."""
-    level = [value]
-    for _ in range(limit + 1):
-        level = [v for c in level if isinstance(c, (list, dict)) for v in (c.values() if isinstance(c, dict) else c)
-                 if isinstance(v, (list, dict))]
-        if not level:
-            return False
-    return True
 
 
 def read_json(root: Path, path: Path, kind: str, dir_fd: int | None = None):

@@ -58,16 +58,20 @@ def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable
 
 def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool = True) -> list[str | None]:
     """What is wrong with each item's files (None: nothing): its record, every file's sha256 (only the
-    JSON files' without `images`), every PNG decoded, every JSON parsed, and each image's pass files
-    where OUT's manifest names passes."""
+    JSON files' without `images`), every PNG decoded at the size its scene is rendered at (the item's
+    record file says it), every JSON parsed, and each image's pass files where OUT's manifest names passes."""
     only = None if images else ".json"
     passes = passes_of(out)
+    known = catalog.tasks()
 
-    def problem(folder: Path) -> str | None:
-        return full_problem(folder, only=only, root=out) or (missing_pass(folder, passes, out) if passes else None)
+    def problem(split: str, task: str, index: int) -> str | None:
+        folder = item_dir(out, split, task, index)
+        model = known[task].model if task in known else None
+        return (full_problem(folder, only=only, root=out, model=model)
+                or (missing_pass(folder, passes, out) if passes else None))
 
     with ThreadPoolExecutor(max_workers=CHECKERS) as pool:
-        return list(pool.map(lambda f: problem(item_dir(out, *f)), folders))
+        return list(pool.map(lambda f: problem(*f), folders))
 
 
 def problems(out: Path, folders: list[tuple[str, str, int]], images: bool = False) -> list[str | None]:
@@ -131,6 +135,7 @@ def item_at(path: Path) -> None:
     files look: what `mewl validate` and `mewl inspect` check before reading one item."""
     folder = path if path.is_dir() else path.parent
     if os.path.lexists(folder / RECORD):
-        problem = full_problem(folder)
+        task = catalog.tasks().get(folder.parent.name)  # OUT/<split>/<task>/<index>: its images' sizes are known
+        problem = full_problem(folder, model=task.model if task is not None else None)
         if problem is not None:
             raise UserError(f"{shown(str(folder))}: damaged item: {problem}")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from mewl_gen.errors import shown
 from mewl_gen.render.passes import files_of, is_pass_file
+from mewl_gen.tasks.item import Item
 
 from . import door
 
@@ -67,10 +68,11 @@ def write_record(folder: Path) -> None:
 class _Folder:
     """An item's folder opened once by the door (no link followed on the way), its files read by name."""
 
-    def __init__(self, folder: Path, root: Path | None):
-        self.folder, self.root = folder, folder if root is None else root
+    def __init__(self, folder: Path, root: Path | None, model: type[Item] | None = None):
+        self.folder, self.root, self.model = folder, folder if root is None else root, model
         self.fd = door.open_dir(self.root, folder)
         self._record: dict[str, Entry] | None = None
+        self.sizes: dict[str, tuple[int, int]] = {}  # scene -> (width, height) its images have (read_sizes)
 
     def __enter__(self):
         return self
@@ -98,6 +100,27 @@ class _Folder:
         if bad:
             raise door.Refused(path, f"lists the file {shown(bad[0], 80)}, which no item holds")
         return files
+
+    def read_sizes(self) -> None:
+        """The size each scene's images must have: its camera's, as the item's own record file (the
+        task's model) says. Without a model, images are only bounded by MAX_PIXELS."""
+        if self.model is None or not any(name.endswith((".png", ".npy")) for name in self.record()):
+            return
+        path = self.folder / self.model.RECORD_FILE
+        data = door.read_bytes(self.root, path, "json", dir_fd=self.fd)
+        try:
+            item = self.model.model_validate_json(data)
+        except ValueError as err:
+            first = str(err).splitlines()[0] if str(err) else ""
+            raise door.Refused(path, f"is not a readable {self.model.__name__} ({shown(first, 120)})") from None
+        self.sizes = {name: (spec.camera.width, spec.camera.height) for name, spec in item.scenes().items()}
+
+    def size_problem(self, name: str, width: int, height: int) -> str | None:
+        """An image or pass of a scene of the item whose size is not its scene's camera's."""
+        want = self.sizes.get(name.split(".")[0])  # a scene's name holds no dot: `<scene>.png`, `<scene>.<pass>.<ext>`
+        if want is None or want == (width, height):
+            return None
+        return f"is {width}x{height} pixels, but its scene is rendered at {want[0]}x{want[1]}"
 
 
 def read_record(folder: Path, root: Path | None = None) -> dict[str, dict] | None:
@@ -141,9 +164,9 @@ def _problem(f: _Folder) -> str | None:
     return None
 
 
-def _opened(folder: Path, root: Path | None) -> _Folder | str:
+def _opened(folder: Path, root: Path | None, model: type[Item] | None = None) -> _Folder | str:
     try:
-        return _Folder(folder, root)
+        return _Folder(folder, root, model)
     except door.Refused as err:
         return f"{shown(err.path.name, 80)} {err.why}"
     except OSError as err:
@@ -172,20 +195,29 @@ def missing_pass(folder: Path, passes: tuple[str, ...], root: Path | None = None
     return None
 
 
-def full_problem(folder: Path, only: str | None = None, root: Path | None = None) -> str | None:
+def full_problem(folder: Path, only: str | None = None, root: Path | None = None,
+                 model: type[Item] | None = None) -> str | None:
     """quick_problem, then every file's sha256, every PNG decoded, every
     JSON parsed and every NumPy file (a depth pass) read: None when the
     episode is intact. `only` (a suffix such as ".json") checks the contents
     of those files alone: what a reader of an item's JSON relies on, without
     hashing its images. Sizes written inside files are not believed: an image of more than MAX_PIXELS,
-    or JSON nested past the door's depth, is damage."""
-    f = _opened(folder, root)
+    or JSON nested past the door's depth, is damage. With the item's `model` (its task's), every image
+    and pass must have the size its scene is rendered at, as the item's record file says."""
+    f = _opened(folder, root, model)
     if isinstance(f, str):
         return f
     with f:
         problem = _problem(f)
         if problem is not None:
             return problem
+        if only is None:
+            try:
+                f.read_sizes()
+            except door.Refused as err:
+                return f"{shown(err.path.name, 80)}: {err.why}"
+            except OSError as err:
+                return f"{model.RECORD_FILE}: unreadable ({err.strerror})"
         for name, entry in sorted(f.record().items()):
             if only is not None and not name.endswith(only):
                 continue
@@ -227,6 +259,8 @@ def _png_problem(f: _Folder, path: Path) -> str | None:
         width, height = im.size
         if width * height > MAX_PIXELS:
             return f"claims {width}x{height} pixels, more than an image of this tool has ({MAX_PIXELS})"
+        if (wrong := f.size_problem(path.name, width, height)) is not None:
+            return wrong
         im.load()
     return None
 
@@ -246,6 +280,8 @@ def _npy_problem(f: _Folder, path: Path) -> str | None:
             cells *= side
         if dtype.hasobject or cells * dtype.itemsize > MAX_PIXELS * 16:
             return f"claims an array of {shown(shape, 60)} {dtype}, more than a pass of this tool holds"
+        if len(shape) != 2 or (wrong := f.size_problem(path.name, shape[1], shape[0])) is not None:
+            return wrong or f"is an array of {shown(shape, 60)}, not one value per pixel"
         raw.seek(0)
         np.load(raw, allow_pickle=False)
     return None

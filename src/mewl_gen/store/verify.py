@@ -13,7 +13,7 @@ from typing import Iterable
 
 from . import bookkeeping, door
 from .files import writing
-from .layout import item_dir
+from .layout import DAMAGED, item_dir
 from .reader import file_problems
 
 
@@ -32,10 +32,14 @@ def check(out: Path, items: Iterable[tuple[str, str, int]]) -> list[str]:
 
 
 def find_damage(out: Path, split: str, tasks: list[str], indices: Iterable[int]) -> list[str]:
-    """`mewl render --repair`: the run's own items that exist, checked in full."""
+    """`mewl render --repair`: the run's own items that exist, checked in full. Where some are damaged,
+    the folders they will be set aside in must hold no link (Refused), before any rendering starts."""
     if not out.is_dir():
         return []
     wanted = [(split, t, i) for i in indices for t in tasks
               if door.kind_of(out, item_dir(out, split, t, i)) in ("folder", "link")]
     with writing(out):
-        return check(out, wanted)
+        lines = check(out, wanted)
+    for task in sorted({line.split("/")[1] for line in lines}):
+        door.guard(out, out / DAMAGED / split / task)
+    return lines

@@ -17,6 +17,7 @@ from typing import Callable, ClassVar
 
 from pydantic import Field
 
+from mewl_gen.scenes.image_truth import ImageTruth
 from mewl_gen.scenes.spec import GENERATOR_VERSION, SPLIT_PATTERN, SceneSpec, Seed, Spec, field_error
 
 
@@ -32,6 +33,8 @@ class Item(Spec):
     RECORD_FILE: ClassVar[str] = "item.json"
     # The names of its other release files (release_files() writes them too).
     OTHER_FILES: ClassVar[tuple[str, ...]] = ()
+    # The model of each rendered image's ground truth `<scene>.json` (what label_image returns, as written).
+    TRUTH: ClassVar[type[ImageTruth]] = ImageTruth
     # Whether OUT/<split>/<task>.jsonl lists the items (a release whose original has no such file has none).
     INDEXED: ClassVar[bool] = True
 

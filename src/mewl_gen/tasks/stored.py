@@ -8,16 +8,18 @@ A sampled item has no images: `truth` and `image` say so with None.
 """
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from mewl_gen.errors import shown
+from pydantic import ValidationError
 
-from mewl_gen.errors import UserError
+from mewl_gen import json_depth
+from mewl_gen.errors import UserError, shown
+from mewl_gen.scenes.image_truth import ImageTruth
+from mewl_gen.scenes.spec import first_error
 
 from .item import Item
 
@@ -83,12 +85,12 @@ class StoredItem:
             raise DamagedItem(f"{shown(path)}: cannot be read ({shown(err, 160)})") from None
 
     def json(self, name: str) -> dict:
-        """A JSON file of the item's folder."""
+        """A JSON file of the item's folder, parsed under the depth limit of JSON from elsewhere (json_depth)."""
         path = self.folder / name
         data = self.read_file(name, JSON_LIMIT)
         try:
-            value = json.loads(data)
-        except (ValueError, RecursionError) as err:
+            value = json_depth.loads(data)
+        except ValueError as err:
             raise DamagedItem(f"{shown(path)}: cannot be read as JSON ({shown(err, 120)}); "
                               "`mewl verify OUT` names damaged items") from None
         if not isinstance(value, dict):
@@ -118,6 +120,20 @@ class StoredItem:
     def truth(self, scene: str) -> dict | None:
         """The rendered image's ground truth `<scene>.json`; None for a sampled item."""
         return self.json(f"{scene}.json") if self.has(f"{scene}.json") else None
+
+    def image_truth(self, scene: str) -> ImageTruth | None:
+        """The rendered image's ground truth read through its model (the item model's TRUTH), strictly: a
+        missing field or one of the wrong type ("bbox": "x", a mask's size of NaN) is one line (DamagedItem)
+        naming the file and the field. None for a sampled item."""
+        name = f"{scene}.json"
+        if not self.has(name):
+            return None
+        data = self.read_file(name, JSON_LIMIT)
+        try:
+            return self.model.TRUTH.model_validate_json(data, strict=True)
+        except ValidationError as err:  # JSON nested deeper than the model's fields is one too
+            raise DamagedItem(f"{shown(self.folder / name)}: not an image's ground truth of this tool "
+                              f"({shown(first_error(err), 200)})") from None
 
     def has(self, name: str) -> bool:
         """A regular file of this name in the item's folder (a link is none)."""
