@@ -11,18 +11,23 @@ from PIL import Image
 from mewl_gen.bench import scale, scale_report, scale_store
 from mewl_gen.store.manifest import read_manifest
 from mewl_gen.store.reader import read
+from mewl_gen.tasks import catalog
+from tests.store.hostile import fake_image
 
 
 def a_png(shade: int) -> bytes:
     buffer = io.BytesIO()
-    Image.new("RGB", (32, 24), (shade, 90, 200)).save(buffer, "PNG")
+    Image.new("RGB", (320, 240), (shade, 90, 200)).save(buffer, "PNG")  # MEWL's scenes are rendered at 320x240
     return buffer.getvalue()
 
 
 @pytest.fixture(scope="module")
 def pool() -> list[scale_store.Image]:
-    """Two images standing for a draft render's (no Blender in the fast lane)."""
-    truth = json.dumps({"objects": [], "caption": "A small grey thing."}).encode()
+    """Two images standing for a draft render's (no Blender in the fast lane): PNGs of a MEWL scene's size,
+    with ground truth as a render writes it (the gallery reads it through its model)."""
+    item = catalog.sample_item("shape", 0, "train", 0)
+    name, spec = next(iter(item.scenes().items()))
+    truth = json.dumps(item.label_image(name, fake_image(spec, name)[0])).encode()
     return [scale_store.Image(a_png(shade), truth) for shade in (10, 200)]
 
 
