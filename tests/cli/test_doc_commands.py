@@ -1,19 +1,20 @@
-"""The command blocks of docs/ that render, sample or audit at a release's size run as written, except for
-their sizes. Each block gets a short rewrite, a table of (pattern, replacement) that turns counts down and
-renders a draft on the CPU; every rule must match, so a page edited past its rule fails here instead of
-going unrun. bash then runs the block in a scratch folder whose `.venv` is this checkout's and whose PATH
-finds its `mewl`; a `make` line runs this checkout's Makefile with OUT in the scratch folder. Each test
+"""The command blocks of docs/ that render, sample, benchmark, audit or submit at a release's size run as
+written, except for their sizes. Each block gets a short rewrite, a table of (pattern, replacement) that turns
+counts down and renders a draft on the CPU; every rule must match, so a page edited past its rule fails here
+instead of going unrun. bash then runs the block in a scratch folder whose `.venv` is this checkout's and whose
+PATH finds its `mewl`; a `make` line runs this checkout's Makefile with OUT in the scratch folder. Each test
 asserts exit 0 and what the page says the block makes.
 
-Not run here, for their cost even at the smallest size (CPU seconds measured on 2 shared cores):
-bongard.md's `make render TASK=bongard` (three tasks of 14 images a problem: one problem each at draft
-quality, about 100 s; the same Makefile path runs for shapeworld.md); scale.md's `make bench ONLY=scale`
-(its python line at `--scale-sizes 2,4` renders 14 images and runs every store command twice: about 75 s;
-tests/bench/test_scale.py runs its plumbing at a tiny size); and the `--submit` blocks of reference.md and
-slurm.md (a GPU partition and `--task all` are not a size away from the test cluster, where one item of
-it would render one item of every task; tests/cluster/slurm/ submits arrays there)."""
+The `--submit` blocks of slurm.md and reference.md run on the suite's own SLURM cluster (tests/slurm_cluster.py),
+which is not the page's site: their partition, GPUs and shared folder are rewritten too, in a group of their own.
+Not run here: scale.md's two `make bench` lines, since the Makefile has no variable for the scale bench's sizes
+(`QUICK=1` is a store of 1,000 episodes, and the page does not call it the same as its python line at other
+sizes); the python line runs the same bench at sizes of its choice. And `tail -f`, which never ends: it reads
+the log once, after the array ended.
+"""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -24,6 +25,7 @@ import pytest
 
 from mewl_gen.tasks.catalog import sample_item
 from tests.blocks import blocks
+from tests.slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -32,13 +34,32 @@ DOCS = ROOT / "docs"
 # scratch folder. A `make` line runs this checkout's Makefile with OUT in the scratch folder, a draft on the CPU.
 MAKE = (r"^make ", "make -C {root} OUT={here}/data QUALITY=draft DEVICE=cpu ")
 ONE = (r"\bN=\d+\b", "N=1")
+# A SLURM array at its smallest: one draft episode of one task in one array task.
+ARRAY = [(r"--task all --n 2000", "--task shape --n 1 --quality draft"), (r"--array 50\b", "--array 1"),
+         (r"--max-parallel 20\b", "--max-parallel 1")]
+# Not sizes but a site's own: the page's partition, GPUs and shared folder are its cluster's, not the test
+# cluster's (one CPU node, partition `debug`, no GPUs: the page's own `--gpus-per-task 0 --device cpu` for a CPU
+# partition); a scratch folder on this machine, the cluster's one node, stands for the shared one.
+SITE = [(r"/shared/mewl", "{here}/mewl"), (r"--partition gpu\b", "--partition debug"),
+        (r"--gpus-per-task 1\b", "--gpus-per-task 0 --device cpu")]
 REWRITES = {  # name: (page, fence, a string of the block, rules)
     "passes": ("passes.md", "bash", "--passes", [
         ONE, MAKE, (r"^(mewl render .*?--n )600", r"\g<1>1 --quality draft --device cpu"),
         (r"^(mewl render-spec scene\.json)", r"\1 --quality draft --device cpu")]),  # `mewl slurm` renders nothing
     "shapeworld": ("shapeworld.md", "bash", "make render", [ONE, MAKE]),
+    "bongard": ("bongard.md", "bash", "make render", [ONE, MAKE]),
     "audit": ("audit.md", "sh", "mewl audit", [(r"--n N_TRAIN\b", "--n 2"), (r"--n N_TEST\b", "--n 2")]),
     "bongard audit": ("bongard.md", "bash", "mewl audit", [(r"--n \d+ ", "--n 2 ")]),
+    # The Makefile's bench takes no sizes: its two lines are left out (the module docstring says why).
+    "scale": ("scale.md", "bash", "--scale-sizes", [(r"^make bench .*\n", ""), (r"--scale-sizes [\d,]+", "--scale-sizes 2,4")]),
+    "slurm submit": ("slurm.md", "bash", "--submit", [*ARRAY, *SITE]),
+    # The ids the submission printed for the page's; `tail -f` never ends: the log read once, the array ended.
+    "slurm monitor": ("slurm.md", "", "squeue -j", [(r"\b4243\b", "{check}"), (r"\b4242_7\b", "{array}_0"),
+                                                    (r"^tail -f ", "tail "), SITE[0]]),
+    # `...` is "the same command": the first line's options, before the other rules rewrite them with it.
+    "reference slurm": ("reference.md", "bash", "--submit", [
+        (r" \.\.\. ", " --partition gpu --gpus-per-task 1 --time 04:00:00 --max-parallel 20 "), *ARRAY, *SITE,
+        (r"<jobid>_<shard>", "{array}_0"), (r"^tail -f ", "tail ")]),
 }
 
 
@@ -57,20 +78,25 @@ def scaled(name: str) -> str:
         code, count = re.subn(pattern, replacement.replace("{root}", str(ROOT)), code, flags=re.M)
         assert count, f"the rule {pattern!r} matches nothing in:\n{code}"
     for line in code.splitlines():  # a line the rules miss (a new one, a size spelled otherwise) fails too
-        sizes = [int(n) for n in re.findall(r"(?:--n[ =]|\bN=)(\d+)", line)]
+        sizes = [int(n) for n in re.findall(r"(?:--n[ =]|\bN=|--array[ =]|--max-parallel[ =])(\d+)", line)]
         assert line.startswith("mewl slurm") or max(sizes, default=0) <= 2, f"a size left as written: {line}"
+        stores = [int(n) for found in re.findall(r"--scale-sizes[ =]([\d,]+)", line) for n in found.split(",")]
+        assert max(stores, default=0) <= 4, f"a store size left as written: {line}"  # stores of a few episodes
     return code
 
 
-def run(code: str, here: Path) -> subprocess.CompletedProcess:
-    """`code` run by bash in `here` (made, with its `.venv`), {here} read as its path; it must exit 0."""
+def run(code: str, here: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`code` run by bash in `here` (made, with its `.venv`), {here} read as its path, in `env` (this process's
+    environment unless given); it must exit 0."""
     code = code.replace("{here}", str(here))
     if "make -C" in code and Path(sys.executable).parents[1].resolve() != (ROOT / ".venv").resolve():
         pytest.skip("not run from this checkout's .venv: its Makefile would make that venv first")
     here.mkdir(parents=True, exist_ok=True)
     venv = Path(sys.executable).parents[1]
-    (here / ".venv").symlink_to(venv)
-    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "MPLBACKEND": "Agg"}
+    if not (here / ".venv").exists():
+        (here / ".venv").symlink_to(venv)
+    env = env or os.environ
+    env = {**env, "PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}", "MPLBACKEND": "Agg"}
     done = subprocess.run(["bash", "-e", "-c", code], cwd=here, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"{code}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
@@ -128,6 +154,17 @@ def test_the_shapeworld_pages_make_render_lines_render_it_and_then_add_to_one_ta
     assert "render: nothing to do, 1 item(s) already complete" in done.stderr  # the second line, at N=1
 
 
+
+@pytest.mark.render
+@pytest.mark.slow
+def test_the_bongard_pages_make_render_lines_render_every_family_and_then_add_to_one(tmp_path):
+    """One problem of each family at draft quality (14 images a problem): about 100 s of CPU."""
+    done = run(scaled("bongard"), tmp_path)
+    assert all(complete(tmp_path / "data", task, 1) for task in ("bongard-basic", "bongard-abstract", "bongard-freeform"))
+    (finished,) = re.findall(r"^render finished: .*", done.stderr, re.M)
+    assert "done 3, skipped 0" in finished
+    assert "render: nothing to do, 1 item(s) already complete" in done.stderr  # the second line, at N=1
+
 # -- audit.md and bongard.md: sample a fresh seed, then audit it -------------------------------------------
 @pytest.mark.slow
 def test_the_audit_pages_script_samples_and_audits_every_benchmark(tmp_path):
@@ -145,3 +182,83 @@ def test_the_bongard_pages_audit_commands_sample_and_audit_every_family(tmp_path
     done = run(scaled("bongard audit"), tmp_path)
     assert table_rows(done.stdout) == table_rows((DOCS / "bongard.md").read_text()) != set()
     assert all(line.endswith("| ok |") for line in done.stdout.splitlines() if re.match(r"\| (train|test) ", line))
+
+
+# -- scale.md: the scale benchmark's python line, at two stores of a few episodes -------------------------
+@pytest.mark.render
+@pytest.mark.slow
+def test_the_scale_pages_bench_line_measures_every_command_on_each_store(tmp_path):
+    """It renders its 14 draft images once (no cached render of them in the suite) and runs every store
+    command on a store of 2 and one of 4 episodes: about 75 s of CPU."""
+    (line,) = scaled("scale").splitlines()
+    done = run(line, tmp_path)
+    report = json.loads((tmp_path / "bench-out" / "scale" / "scale.json").read_text())
+    assert [row["items"] for row in report["sizes"]] == [2, 4]
+    for row in report["sizes"]:
+        assert row["commands"] and all(c["exit"] == 0 for c in row["commands"].values()), row["commands"]
+    assert report["pool_images"] == 14 and "reused" in report["note"] and report["note"] in done.stdout  # copies, it says
+    assert set(report["ratios"]) == set(report["sizes"][0]["commands"]) and "floor" in report["release"]
+    assert (tmp_path / "bench-out" / "bench.json").is_file()
+    assert not (tmp_path / "bench-out" / "scale" / "scratch").exists()  # its stores removed
+
+
+# -- slurm.md and reference.md: submit an array, monitor it, and (reference.md) submit it again -----------
+JOB_TIMEOUT = 300  # seconds; each wait on a job is bounded
+
+
+def commands(code: str) -> list[str]:
+    """The block's commands, one a line: continued lines joined, comments and blank lines left out."""
+    lines = re.sub(r"\\\n\s*", "", code).splitlines()
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+def submitted(cluster, code: str, here: Path) -> tuple[str, str]:
+    """Runs the submit line: SLURM accepted the array and the completion check job is submitted; their ids."""
+    done = run(code, here, cluster.env)
+    assert re.search(r"^SLURM accepted array job \d+: partition debug", done.stdout, re.M), done.stdout
+    array = re.search(r"^submitted array job (\d+); logs in ", done.stdout, re.M).group(1)
+    check = re.search(rf"^submitted completion check job (\d+) \(afterany:{array}\b", done.stdout, re.M).group(1)
+    return array, check
+
+
+def ended(cluster, here: Path, array: str, check: str) -> str:
+    """Waits on the array and its completion job; the completion job's report, in the log the page names."""
+    assert cluster.wait(array, JOB_TIMEOUT) == {f"{array}_0": "COMPLETED"}
+    logs = here / "mewl" / "slurm" / "logs"
+    states, report = cluster.wait(check, JOB_TIMEOUT), logs / f"complete-{check}.out"
+    assert report.is_file() and (logs / f"{array}_0.out").is_file()
+    assert states == {check: "COMPLETED"}, report.read_text()
+    return report.read_text()
+
+
+@pytest.mark.render
+@pytest.mark.slurm
+def test_the_slurm_pages_submit_and_monitor_blocks_run_on_a_cluster(slurm_cluster, tmp_path):
+    (submit,) = commands(scaled("slurm submit"))
+    array, check = submitted(slurm_cluster, submit, tmp_path)
+    monitor = [line.replace("{check}", check).replace("{array}", array) for line in commands(scaled("slurm monitor"))]
+    assert [line.split()[0] for line in monitor] == ["squeue", "squeue", "tail", ".venv/bin/mewl"]
+    queued = run(monitor[1], tmp_path, slurm_cluster.env)  # the completion job, waiting or (a fast array) done
+    assert re.search(rf"^{check} (PENDING Dependency|RUNNING|COMPLETING|COMPLETED)\b", queued.stdout, re.M), queued.stdout
+    run(monitor[0], tmp_path, slurm_cluster.env)
+    assert "1/1 episodes complete" in ended(slurm_cluster, tmp_path, array, check)
+    log = run(monitor[2], tmp_path, slurm_cluster.env).stdout
+    assert f"shard 0/1 of {tmp_path / 'mewl'} on " in log  # host, shard, device, then the render
+    run(monitor[3], tmp_path, slurm_cluster.env)  # exits 0: every planned episode complete
+    assert complete(tmp_path / "mewl", "shape", 1)
+
+
+@pytest.mark.render
+@pytest.mark.slurm
+def test_the_reference_pages_slurm_block_submits_monitors_and_resubmits(slurm_cluster, tmp_path):
+    lines = commands(scaled("reference slurm"))
+    assert [line.split()[:2] for line in lines] == [
+        [".venv/bin/mewl", "slurm"], ["squeue", "--me"], ["tail", "{here}/mewl/slurm/logs/{array}_0.out"],
+        [".venv/bin/mewl", "status"], [".venv/bin/mewl", "slurm"]]
+    array, check = submitted(slurm_cluster, lines[0], tmp_path)
+    run(lines[1], tmp_path, slurm_cluster.env)
+    ended(slurm_cluster, tmp_path, array, check)
+    run(lines[2].replace("{array}", array), tmp_path, slurm_cluster.env)
+    run(lines[3], tmp_path, slurm_cluster.env)  # exits 0: every planned episode complete
+    again = run(lines[4], tmp_path, slurm_cluster.env)  # "the same command", with nothing left to render
+    assert again.stdout.startswith("nothing missing"), again.stdout
