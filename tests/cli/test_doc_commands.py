@@ -158,7 +158,7 @@ def test_the_shapeworld_pages_make_render_lines_render_it_and_then_add_to_one_ta
 @pytest.mark.render
 @pytest.mark.slow
 def test_the_bongard_pages_make_render_lines_render_every_family_and_then_add_to_one(tmp_path):
-    """One problem of each family at draft quality (14 images a problem): about 100 s of CPU."""
+    """One problem of each family at draft quality (14 images a problem): about 90 s of CPU, 50 s on 2 cores."""
     done = run(scaled("bongard"), tmp_path)
     assert all(complete(tmp_path / "data", task, 1) for task in ("bongard-basic", "bongard-abstract", "bongard-freeform"))
     (finished,) = re.findall(r"^render finished: .*", done.stderr, re.M)
@@ -189,7 +189,7 @@ def test_the_bongard_pages_audit_commands_sample_and_audit_every_family(tmp_path
 @pytest.mark.slow
 def test_the_scale_pages_bench_line_measures_every_command_on_each_store(tmp_path):
     """It renders its 14 draft images once (no cached render of them in the suite) and runs every store
-    command on a store of 2 and one of 4 episodes: about 75 s of CPU."""
+    command on a store of 2 and one of 4 episodes: about 70 s of CPU, 50 s on 2 cores."""
     (line,) = scaled("scale").splitlines()
     done = run(line, tmp_path)
     report = json.loads((tmp_path / "bench-out" / "scale" / "scale.json").read_text())
