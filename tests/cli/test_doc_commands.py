@@ -257,7 +257,7 @@ def test_the_reference_pages_slurm_block_submits_monitors_and_resubmits(slurm_cl
         [".venv/bin/mewl", "status"], [".venv/bin/mewl", "slurm"]]
     array, check = submitted(slurm_cluster, lines[0], tmp_path)
     run(lines[1], tmp_path, slurm_cluster.env)
-    ended(slurm_cluster, tmp_path, array, check)
+    assert "1/1 episodes complete" in ended(slurm_cluster, tmp_path, array, check)
     run(lines[2].replace("{array}", array), tmp_path, slurm_cluster.env)
     run(lines[3], tmp_path, slurm_cluster.env)  # exits 0: every planned episode complete
     again = run(lines[4], tmp_path, slurm_cluster.env)  # "the same command", with nothing left to render
