@@ -20,6 +20,9 @@ PYTEST_ARGS ?=
 TEST_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 QUICK ?=
 ONLY ?=
+# make bench ONLY=scale: the scale benchmark's store sizes (a comma list; default 1000,4000,16000), and where it writes.
+SCALE_SIZES ?=
+BENCH_OUT ?= bench-out
 DRY_RUN ?=
 
 # The bpy wheel exists for Python 3.11 only: find one, or say so in one line.
@@ -83,7 +86,8 @@ release: setup
 		$(if $(PASSES),--passes $(PASSES),)
 
 bench: setup
-	$(VENV)/bin/python -m mewl_gen.bench --device $(DEVICE) --pipeline-task shape,number,pragmatic,relation $(if $(QUICK),--quick,) $(if $(ONLY),--only $(ONLY),)
+	$(VENV)/bin/python -m mewl_gen.bench --out $(BENCH_OUT) --device $(DEVICE) --pipeline-task shape,number,pragmatic,relation $(if $(QUICK),--quick,) $(if $(ONLY),--only $(ONLY),) \
+		$(if $(SCALE_SIZES),--scale-sizes $(SCALE_SIZES),)
 
 clean-venv:
 	rm -rf $(VENV)

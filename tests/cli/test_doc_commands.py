@@ -7,10 +7,9 @@ asserts exit 0 and what the page says the block makes.
 
 The `--submit` blocks of slurm.md and reference.md run on the suite's own SLURM cluster (tests/slurm_cluster.py),
 which is not the page's site: their partition, GPUs and shared folder are rewritten too, in a group of their own.
-Not run here: scale.md's two `make bench` lines, since the Makefile has no variable for the scale bench's sizes
-(`QUICK=1` is a store of 1,000 episodes, and the page does not call it the same as its python line at other
-sizes); the python line runs the same bench at sizes of its choice. And `tail -f`, which never ends: it reads
-the log once, after the array ended.
+scale.md's `make bench` lines take their store sizes from SCALE_SIZES, which the rewrite sets to stores of a
+few episodes (BENCH_OUT puts them in the scratch folder). Not run as written: `tail -f`, which never ends: the
+test reads the log once, after the array ended.
 """
 from __future__ import annotations
 
@@ -50,8 +49,10 @@ REWRITES = {  # name: (page, fence, a string of the block, rules)
     "bongard": ("bongard.md", "bash", "make render", [ONE, MAKE]),
     "audit": ("audit.md", "sh", "mewl audit", [(r"--n N_TRAIN\b", "--n 2"), (r"--n N_TEST\b", "--n 2")]),
     "bongard audit": ("bongard.md", "bash", "mewl audit", [(r"--n \d+ ", "--n 2 ")]),
-    # The Makefile's bench takes no sizes: its two lines are left out (the module docstring says why).
-    "scale": ("scale.md", "bash", "--scale-sizes", [(r"^make bench .*\n", ""), (r"--scale-sizes [\d,]+", "--scale-sizes 2,4")]),
+    # Each line's stores at a few episodes (QUICK: the smallest only), written in the scratch folder.
+    "scale": ("scale.md", "bash", "make bench ONLY=scale", [
+        (r"^make bench ONLY=scale +#", "make bench ONLY=scale SCALE_SIZES=2,4 #"), (r"QUICK=1 ", "QUICK=1 SCALE_SIZES=2 "),
+        (r"SCALE_SIZES=250,1000\b", "SCALE_SIZES=2,4"), (r"^make ", "make -C {root} BENCH_OUT={here}/bench-out DEVICE=cpu ")]),
     "slurm submit": ("slurm.md", "bash", "--submit", [*ARRAY, *SITE]),
     # The ids the submission printed for the page's; `tail -f` never ends: the log read once, the array ended.
     "slurm monitor": ("slurm.md", "", "squeue -j", [(r"\b4243\b", "{check}"), (r"\b4242_7\b", "{array}_0"),
@@ -80,7 +81,8 @@ def scaled(name: str) -> str:
     for line in code.splitlines():  # a line the rules miss (a new one, a size spelled otherwise) fails too
         sizes = [int(n) for n in re.findall(r"(?:--n[ =]|\bN=|--array[ =]|--max-parallel[ =])(\d+)", line)]
         assert line.startswith("mewl slurm") or max(sizes, default=0) <= 2, f"a size left as written: {line}"
-        stores = [int(n) for found in re.findall(r"--scale-sizes[ =]([\d,]+)", line) for n in found.split(",")]
+        stores = [int(n) for found in re.findall(r"(?:--scale-sizes[ =]|SCALE_SIZES=)([\d,]+)", line)
+                  for n in found.split(",")]
         assert max(stores, default=0) <= 4, f"a store size left as written: {line}"  # stores of a few episodes
     return code
 
@@ -184,22 +186,24 @@ def test_the_bongard_pages_audit_commands_sample_and_audit_every_family(tmp_path
     assert all(line.endswith("| ok |") for line in done.stdout.splitlines() if re.match(r"\| (train|test) ", line))
 
 
-# -- scale.md: the scale benchmark's python line, at two stores of a few episodes -------------------------
+# -- scale.md: the scale benchmark's make lines, each at stores of a few episodes ------------------------
 @pytest.mark.render
 @pytest.mark.slow
-def test_the_scale_pages_bench_line_measures_every_command_on_each_store(tmp_path):
-    """It renders its 14 draft images once (no cached render of them in the suite) and runs every store
-    command on a store of 2 and one of 4 episodes: about 70 s of CPU, 50 s on 2 cores."""
-    (line,) = scaled("scale").splitlines()
-    done = run(line, tmp_path)
-    report = json.loads((tmp_path / "bench-out" / "scale" / "scale.json").read_text())
-    assert [row["items"] for row in report["sizes"]] == [2, 4]
-    for row in report["sizes"]:
-        assert row["commands"] and all(c["exit"] == 0 for c in row["commands"].values()), row["commands"]
-    assert report["pool_images"] == 14 and "reused" in report["note"] and report["note"] in done.stdout  # copies, it says
-    assert set(report["ratios"]) == set(report["sizes"][0]["commands"]) and "floor" in report["release"]
-    assert (tmp_path / "bench-out" / "bench.json").is_file()
-    assert not (tmp_path / "bench-out" / "scale" / "scratch").exists()  # its stores removed
+def test_the_scale_pages_make_lines_measure_every_command_on_each_store(tmp_path):
+    """The three lines in turn: the bench renders its 14 draft images once (the later lines reuse them; the
+    suite holds no cached render of them) and runs every store command on each store: stores of 2 and 4
+    episodes, then 2 alone (QUICK: the smallest only), then 2 and 4."""
+    for line, sizes in zip(scaled("scale").splitlines(), ([2, 4], [2], [2, 4])):
+        done = run(line, tmp_path)
+        report = json.loads((tmp_path / "bench-out" / "scale" / "scale.json").read_text())
+        assert [row["items"] for row in report["sizes"]] == sizes, line
+        for row in report["sizes"]:
+            assert row["commands"] and all(c["exit"] == 0 for c in row["commands"].values()), row["commands"]
+        assert report["pool_images"] == 14 and "reused" in report["note"] and report["note"] in done.stdout
+        ratios = set(report["sizes"][0]["commands"]) if len(sizes) > 1 else set()  # largest over smallest
+        assert set(report["ratios"]) == ratios and "floor" in report["release"]
+        assert (tmp_path / "bench-out" / "bench.json").is_file()
+        assert not (tmp_path / "bench-out" / "scale" / "scratch").exists()  # its stores removed
 
 
 # -- slurm.md and reference.md: submit an array, monitor it, and (reference.md) submit it again -----------
