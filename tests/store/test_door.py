@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.errors import shown
+from mewl_gen.json_depth import DEPTH
 from mewl_gen.store import door
 
 
@@ -62,9 +63,9 @@ def test_each_kind_of_file_has_its_size_limit(out):
 
 
 def test_json_deeper_than_the_limit_is_refused(out):
-    ok = "[" * door.DEPTH + "]" * door.DEPTH
+    ok = "[" * DEPTH + "]" * DEPTH
     assert door.parse_json(ok, Path("x")) is not None
-    for deep in ("[" * (door.DEPTH + 2) + "]" * (door.DEPTH + 2), "[" * 100_000 + "]" * 100_000,
+    for deep in ("[" * (DEPTH + 2) + "]" * (DEPTH + 2), "[" * 100_000 + "]" * 100_000,
                  '{"a":' * 100 + "1" + "}" * 100):
         with pytest.raises(door.Refused, match="deeper"):
             door.parse_json(deep, Path("x"))

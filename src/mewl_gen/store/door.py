@@ -18,7 +18,6 @@ from pathlib import Path
 
 from mewl_gen import json_depth
 from mewl_gen.errors import UserError, shown
-from mewl_gen.json_depth import DEPTH  # noqa: F401 - the door's limit, as its readers name it
 
 KB, MB = 1 << 10, 1 << 20
 # The most bytes a file of each kind may hold: far above what this tool writes, far below what swells.
