@@ -1,6 +1,7 @@
 """Pseudo-words built from common English syllables, never English words."""
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -53,18 +54,32 @@ MAX_SYLLABLES = 4
 
 
 def segmentable(word: str, parts: int = MAX_SYLLABLES) -> bool:
-    """Whether the word is a concatenation of at most `parts` of SYLLABLES (fewest parts first found by
-    a pass over the word's positions; syllables are 1 to 3 letters)."""
-    fewest = [0] + [parts + 1] * len(word)  # fewest[i]: fewest syllables that spell word[:i]
-    for i in range(len(word)):
-        if fewest[i] < parts:
-            for j in range(i + 1, min(i + _LONGEST, len(word)) + 1):
-                if word[i:j] in _SET and fewest[i] + 1 < fewest[j]:
-                    fewest[j] = fewest[i] + 1
-    return fewest[-1] <= parts
+    """Whether the word is a concatenation of at most `parts` of SYLLABLES: one regular expression whose
+    backtracking tries every split (the word lists hold four million forms; this takes seconds for them)."""
+    return len(word) <= parts * _LONGEST and _spelled(parts).fullmatch(word) is not None
 
 
-_SET = frozenset(SYLLABLES)
+def _trie(words: list[str]) -> str:
+    """A regular expression for exactly `words`, branching on their first letters (re tries the
+    alternatives of a flat list one by one; a trie tries one letter)."""
+    heads: dict[str, list[str]] = {}
+    for w in words:
+        heads.setdefault(w[0], []).append(w[1:])
+    branches = []
+    for head, tails in sorted(heads.items()):
+        rest = [t for t in tails if t]
+        if not rest:
+            branches.append(re.escape(head))
+        else:
+            branches.append(f"{re.escape(head)}(?:{_trie(rest)}){'?' if len(rest) < len(tails) else ''}")
+    return "|".join(branches)
+
+
+@cache
+def _spelled(parts: int) -> re.Pattern[str]:
+    return re.compile(f"(?:{_trie(list(SYLLABLES))}){{0,{parts}}}")
+
+
 _LONGEST = max(map(len, SYLLABLES))
 
 
