@@ -34,10 +34,11 @@ def identified_words(context: Context, c_w: int) -> dict[tuple[int, str], str]:
     """Cross-situational: the word of value v (of attribute a) stands in every
     message of an object with v and, words being distinct, in no other. A value
     whose candidates shrink to one word is identified."""
+    panels = [(o, frozenset(words_of(m, c_w))) for o, m in context]  # each message split once
     found = {}
     for a, v in {(a, v) for o, _ in context for a, v in enumerate(o)}:
-        candidates = set.intersection(*(set(words_of(m, c_w)) for o, m in context if o[a] == v))
-        candidates -= {w for o, m in context if o[a] != v for w in words_of(m, c_w)}
+        candidates = set.intersection(*(set(w) for o, w in panels if o[a] == v))
+        candidates -= frozenset().union(*(w for o, w in panels if o[a] != v))
         if len(candidates) == 1:
             found[(a, v)] = candidates.pop()
     return found
