@@ -1,6 +1,6 @@
 """The command blocks of docs/ that render, sample, benchmark, audit or submit at a release's size run as
 written, except for their sizes. Each block gets a short rewrite, a table of (pattern, replacement) that turns
-counts down and renders a draft on the CPU; every rule must match, so a page edited past its rule fails here
+counts down and renders a preview (one sample, no denoiser) on the CPU; every rule must match, so a page edited past its rule fails here
 instead of going unrun. bash then runs the block in a scratch folder whose `.venv` is this checkout's and whose
 PATH finds its `mewl`; a `make` line runs this checkout's Makefile with OUT in the scratch folder. Each test
 asserts exit 0 and what the page says the block makes.
@@ -30,11 +30,12 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 # The rewrite of each block, (pattern, replacement) applied line by line; {root}: this checkout, {here}: the
-# scratch folder. A `make` line runs this checkout's Makefile with OUT in the scratch folder, a draft on the CPU.
-MAKE = (r"^make ", "make -C {root} OUT={here}/data QUALITY=draft DEVICE=cpu ")
+# scratch folder. A `make` line runs this checkout's Makefile with OUT in the scratch folder, a preview on the CPU.
+MAKE = (r"^make ", "make -C {root} OUT={here}/data QUALITY=preview DEVICE=cpu ")
 ONE = (r"\bN=\d+\b", "N=1")
-# A SLURM array at its smallest: one draft episode of one task in one array task.
-ARRAY = [(r"--task all --n 2000", "--task shape --n 1 --quality draft"), (r"--array 50\b", "--array 1"),
+PREVIEW = (r"\bQUALITY=draft\b", "QUALITY=preview")  # a page's own draft: what these tests check is not pixels
+# A SLURM array at its smallest: one preview episode of one task in one array task.
+ARRAY = [(r"--task all --n 2000", "--task shape --n 1 --quality preview"), (r"--array 50\b", "--array 1"),
          (r"--max-parallel 20\b", "--max-parallel 1")]
 # Not sizes but a site's own: the page's partition, GPUs and shared folder are its cluster's, not the test
 # cluster's (one CPU node, partition `debug`, no GPUs: the page's own `--gpus-per-task 0 --device cpu` for a CPU
@@ -43,10 +44,10 @@ SITE = [(r"/shared/mewl", "{here}/mewl"), (r"--partition gpu\b", "--partition de
         (r"--gpus-per-task 1\b", "--gpus-per-task 0 --device cpu")]
 REWRITES = {  # name: (page, fence, a string of the block, rules)
     "passes": ("passes.md", "bash", "--passes", [
-        ONE, MAKE, (r"^(mewl render .*?--n )600", r"\g<1>1 --quality draft --device cpu"),
-        (r"^(mewl render-spec scene\.json)", r"\1 --quality draft --device cpu")]),  # `mewl slurm` renders nothing
-    "shapeworld": ("shapeworld.md", "bash", "make render", [ONE, MAKE]),
-    "bongard": ("bongard.md", "bash", "make render", [ONE, MAKE]),
+        ONE, MAKE, (r"^(mewl render .*?--n )600", r"\g<1>1 --quality preview --device cpu"),
+        (r"^(mewl render-spec scene\.json)", r"\1 --quality preview --device cpu")]),  # `mewl slurm` renders nothing
+    "shapeworld": ("shapeworld.md", "bash", "make render", [ONE, PREVIEW, MAKE]),
+    "bongard": ("bongard.md", "bash", "make render", [ONE, PREVIEW, MAKE]),
     "audit": ("audit.md", "sh", "mewl audit", [(r"--n N_TRAIN\b", "--n 2"), (r"--n N_TEST\b", "--n 2")]),
     "bongard audit": ("bongard.md", "bash", "mewl audit", [(r"--n \d+ ", "--n 2 ")]),
     # Each line's stores at a few episodes (QUICK: the smallest only), written in the scratch folder.
@@ -145,7 +146,7 @@ def test_the_passes_pages_commands_write_the_passes_they_ask_for(tmp_path):
     assert written == ["scene.depth.npy", "scene.instance.png", "scene.json", "scene.png"]
 
 
-# -- shapeworld.md: a benchmark at draft quality, then more of one task in the same folder ---------------------
+# -- shapeworld.md: a benchmark at preview quality, then more of one task in the same folder ---------------------
 @pytest.mark.render
 def test_the_shapeworld_pages_make_render_lines_render_it_and_then_add_to_one_task(tmp_path):
     done = run(scaled("shapeworld"), tmp_path)
@@ -160,7 +161,7 @@ def test_the_shapeworld_pages_make_render_lines_render_it_and_then_add_to_one_ta
 @pytest.mark.render
 @pytest.mark.slow
 def test_the_bongard_pages_make_render_lines_render_every_family_and_then_add_to_one(tmp_path):
-    """One problem of each family at draft quality (14 images a problem): about 90 s of CPU, 50 s on 2 cores."""
+    """One problem of each family at preview quality (14 images a problem)."""
     done = run(scaled("bongard"), tmp_path)
     assert all(complete(tmp_path / "data", task, 1) for task in ("bongard-basic", "bongard-abstract", "bongard-freeform"))
     (finished,) = re.findall(r"^render finished: .*", done.stderr, re.M)

@@ -96,7 +96,7 @@ def test_calibrate_refuses_a_gpu_it_cannot_see_in_one_line(tmp_path):
 def test_calibrate_measures_real_workers_and_render_uses_the_measurement(tmp_path):
     cache, temp = tmp_path / "cache", tmp_path / "tmp"
     temp.mkdir()
-    done = mewl("calibrate", "--device", "cpu", "--quality", "draft", "--candidates", "1,2", "--images", "4", cache=cache,
+    done = mewl("calibrate", "--device", "cpu", "--quality", "preview", "--candidates", "1,2", "--images", "4", cache=cache,
                 TMPDIR=str(temp))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -114,14 +114,14 @@ def test_calibrate_measures_real_workers_and_render_uses_the_measurement(tmp_pat
     entry["workers"] = 2
     path.write_text(json.dumps(data))
     out = tmp_path / "data"
-    done = mewl("render", "--task", "malevic-pos", "--n", "2", "--out", out, "--quality", "draft", "--device", "cpu",
+    done = mewl("render", "--task", "malevic-pos", "--n", "2", "--out", out, "--quality", "preview", "--device", "cpu",
                 cache=cache)
     assert done.returncode == 0, done.stderr
     assert "2 worker(s) on cpu, 1 thread(s) each (2 per CPU: measured" in done.stderr, done.stderr
     assert (out / "train/malevic-pos/0/image.png").exists() and (out / "train/malevic-pos/1/image.png").exists()
     # Workers sharing a device change no byte: one Blender with both cores renders the same files.
     one = tmp_path / "one"
-    done = mewl("render", "--task", "malevic-pos", "--n", "2", "--out", one, "--quality", "draft", "--device", "cpu",
+    done = mewl("render", "--task", "malevic-pos", "--n", "2", "--out", one, "--quality", "preview", "--device", "cpu",
                 "--workers", "1", cache=cache)
     assert done.returncode == 0 and "1 worker(s) on cpu" in done.stderr, done.stderr
     files = sorted(p.relative_to(out) for p in (out / "train").rglob("*") if p.is_file())

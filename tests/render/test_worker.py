@@ -41,6 +41,18 @@ def rendered(worker, scene, tmp_path_factory):
     return res, out / "a.png", json.loads((out / "a.json").read_text())
 
 
+def test_a_preview_at_one_sample_has_the_draft_renders_ground_truth(worker, scene, rendered, tmp_path):
+    """The preview profile (one sample, no denoiser) is for checking a pipeline: its pixels are noise, its
+    ground truth (every mask, box and count, from the object-index pass) is the draft render's."""
+    _, _, draft = rendered
+    res = worker.render(with_quality(scene, "preview"), tmp_path / "a.png", tmp_path / "a.json")  # as the draft named
+    preview = json.loads((tmp_path / "a.json").read_text())
+    assert res.ok and preview["render"]["samples"] == 1 and preview["render"]["denoiser"] == "none"
+    assert preview["objects"] == draft["objects"]
+    assert {k: v for k, v in preview.items() if k not in ("render", "spec_hash")} == \
+        {k: v for k, v in draft.items() if k not in ("render", "spec_hash")}
+
+
 def decode(entry) -> np.ndarray:
     return mask_utils.decode({"size": entry["mask"]["size"], "counts": entry["mask"]["counts"].encode()}).astype(bool)
 

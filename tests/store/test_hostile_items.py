@@ -81,7 +81,7 @@ def test_a_truth_nested_a_hundred_thousand_deep_is_left_out_of_the_gallery(rende
 
 @pytest.fixture(scope="module")
 def one_rendered(tmp_path_factory) -> Path:
-    """A real draft render of one item of one image, the smallest dataset `render --repair` works on."""
+    """A real preview render of one item of one image, the smallest dataset `render --repair` works on."""
     out = tmp_path_factory.mktemp("repair") / "rendered"
     r = mewl(*render(1), out, timeout=600)
     assert r.returncode == 0, r.stderr
@@ -89,7 +89,7 @@ def one_rendered(tmp_path_factory) -> Path:
 
 
 def render(n: int) -> tuple:
-    return ("render", "--task", RENDERED_TASK, "--n", n, "--seed", 3, "--quality", "draft", "--device", "cpu",
+    return ("render", "--task", RENDERED_TASK, "--n", n, "--seed", 3, "--quality", "preview", "--device", "cpu",
             "--workers", 1, "--out")
 
 

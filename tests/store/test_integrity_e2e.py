@@ -28,7 +28,7 @@ ITEMS = len(TASKS.split(",")) * N
 
 
 def render_args(out: Path, tasks: str = TASKS, n: int = N, *extra) -> list[str]:
-    return [*MEWL, "render", "--task", tasks, "--n", str(n), "--out", str(out), "--quality", "draft",
+    return [*MEWL, "render", "--task", tasks, "--n", str(n), "--out", str(out), "--quality", "preview",
             "--device", "cpu", "--seed", "11", "--workers", "1", *extra]
 
 

@@ -44,7 +44,7 @@ def register(sub) -> None:
     s = sub.add_parser("calibrate", help="measure how many Blender workers keep one GPU (or the CPU) busy, and remember it")
     s.add_argument("--device", default="auto", help=f"one of {', '.join(options.DEVICES)}")
     s.add_argument("--gpu-ids", default=None, help="the GPU to measure on (the first id is used)")
-    s.add_argument("--quality", default="default", help="draft, default or paper")
+    s.add_argument("--quality", default="default", help="preview, draft, default or paper")
     s.add_argument("--candidates", default=",".join(map(str, CANDIDATES)), help="worker counts to try (default 1,2,3,4)")
     s.add_argument("--images", default=str(IMAGES), help=f"images rendered per candidate (default {IMAGES})")
     s.set_defaults(func=cmd_calibrate)

@@ -80,7 +80,7 @@ def register(sub) -> None:
     s.add_argument("--gpu-ids", default=None, help="comma list of GPU ids, dealt out one per worker")
     s.add_argument("--workers-per-gpu", default=None, metavar="K",
                    help="Blender workers sharing each GPU (default: measured once per GPU model, see `mewl calibrate`)")
-    s.add_argument("--quality", default="default", help="draft, default or paper")
+    s.add_argument("--quality", default="default", help="preview, draft, default or paper")
     options.add_passes_argument(s)
     s.add_argument("--shard", default=None, help="I/K: only episodes i with i %% K == I")
     s.add_argument("--repair", action="store_true",

@@ -96,7 +96,7 @@ def register(sub) -> None:
     s = sub.add_parser("render-spec", help="render one scene spec JSON to a PNG and its ground truth (debugging)")
     s.add_argument("spec", type=Path)
     s.add_argument("--out", required=True, type=Path)
-    s.add_argument("--quality", default=None, help="draft, default or paper (default: the spec's own settings)")
+    s.add_argument("--quality", default=None, help="preview, draft, default or paper (default: the spec's own settings)")
     s.add_argument("--device", default="auto")
     s.add_argument("--panel", default=None, metavar="NAME",
                    help="for an episode.json: the context panel to render, or 'question' for the query")

@@ -119,7 +119,7 @@ class LightSpec(Spec):
 
 # The profile a scene's settings came from (scenes.quality), "reference" for
 # the bench's 1024-sample renders, or "custom" for settings set by hand.
-QualityName = Literal["draft", "default", "paper", "reference", "custom"]
+QualityName = Literal["preview", "draft", "default", "paper", "reference", "custom"]
 
 
 class RenderSettings(Spec):

@@ -24,7 +24,9 @@ from tests.command import mewl_process as mewl
 from tests.slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 
 TASKS, N, SHARDS = "shape", 2, 2  # two shards of one task: every array feature, at half the images of two tasks
-DATASET = ["--task", TASKS, "--n", str(N), "--quality", "draft", "--device", "cpu", "--seed", "7"]
+DATASET = ["--task", TASKS, "--n", str(N), "--quality", "preview", "--device", "cpu", "--seed", "7"]
+# The cancelled shard's episode must still be rendering when it is cancelled: at draft quality it takes seconds.
+SLOW = ["--task", TASKS, "--n", str(N), "--quality", "draft", "--device", "cpu", "--seed", "7"]
 JOB_TIMEOUT = 240  # seconds; each wait is bounded
 
 
@@ -66,7 +68,7 @@ def test_script_renders_one_shard_per_array_task_with_this_install(tmp_path):
         assert f"#SBATCH {line}\n" in script
     assert "gpus-per-task" not in script  # 0 GPUs: nothing requested
     assert script.splitlines()[0] == "#!/bin/bash" and "set -euo pipefail\n" in script
-    assert f"exec {MEWL[0]} render --task {TASKS} --n {N} --out {out} --split train --seed 7 --quality draft " \
+    assert f"exec {MEWL[0]} render --task {TASKS} --n {N} --out {out} --split train --seed 7 --quality preview " \
            f'--device cpu --shard "${{shard}}/{SHARDS}"' in script
     assert not out.exists()  # `mewl render` claims OUT when the array starts
 
@@ -159,13 +161,17 @@ def test_bad_options_are_one_line_and_write_nothing(tmp_path, bad, message):
 
 
 # -- real SLURM -----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> Path:
-    """The same dataset rendered locally, without shards."""
-    out = tmp_path_factory.mktemp("local") / "data"
-    done = mewl("render", *DATASET, "--out", out)
+def rendered_locally(folder: Path, dataset: list[str]) -> Path:
+    """The dataset rendered locally, without shards."""
+    out = folder / "data"
+    done = mewl("render", *dataset, "--out", out)
     assert done.returncode == 0, done.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    return rendered_locally(tmp_path_factory.mktemp("local"), DATASET)
 
 
 def submit(cluster, out: Path, cwd: Path, dataset: list[str] = DATASET, *extra: str) -> tuple[str, str, str]:
@@ -239,9 +245,10 @@ def test_a_script_submitted_by_hand_renders_the_dataset_like_a_local_run(slurm_c
 @pytest.mark.render
 @pytest.mark.slurm
 @pytest.mark.e2e
-def test_resubmission_renders_only_the_cancelled_shard(slurm_cluster, reference, tmp_path):
+def test_resubmission_renders_only_the_cancelled_shard(slurm_cluster, tmp_path):
     # One task, one episode per shard: shard 1 is cancelled while its episode is half rendered.
-    out, dataset = tmp_path / "data", ["--task", "shape", *DATASET[2:]]
+    out, dataset = tmp_path / "data", SLOW
+    reference = rendered_locally(tmp_path / "local", SLOW)
     # Held until the second submission has been refused: two draft episodes can finish before it starts.
     array_job, check_job, _ = submit(slurm_cluster, out, tmp_path, dataset, "--sbatch-arg=--hold")
     twice = mewl("slurm", *dataset, "--out", out, "--array", str(SHARDS), "--gpus-per-task", "0", "--submit",

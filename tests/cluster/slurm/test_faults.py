@@ -55,7 +55,7 @@ def test_requests_no_node_can_run_are_refused_and_defaults_fitted(slurm_cluster,
         (["--sbatch-arg=--constraint=nosuchfeature"], ("no node can run the array as asked: allocation failure: "
                                                        "Invalid feature specification")),
     ]:
-        done = slurm(slurm_cluster, out, "--quality", "draft", *extra)
+        done = slurm(slurm_cluster, out, "--quality", "preview", *extra)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, (extra, done.stderr)
         assert done.stderr.startswith("mewl: error: ") and message in done.stderr, (extra, done.stderr)
         assert not out.exists(), f"{extra}: OUT was written"  # its settings are not fixed by a refusal
@@ -97,7 +97,7 @@ def test_a_killed_array_task_is_reported_by_status_and_the_completion_job(slurm_
     goes on), then killed: status and the completion report name it, with its exit code."""
     out, logs, here = tmp_path / "data", tmp_path / "logs", tmp_path / "submitted-from"
     here.mkdir()
-    done = slurm(slurm_cluster, out, "--quality", "draft", "--log-dir", logs, cwd=here)
+    done = slurm(slurm_cluster, out, "--quality", "preview", "--log-dir", logs, cwd=here)
     assert done.returncode == 0, done.stderr
     here.rmdir()  # the jobs start in the checkout, not here
     array, check = job_ids(done.stdout)
