@@ -1,13 +1,11 @@
 """What the hostile-dataset tests share: genuine small datasets to spoil, a folder outside OUT whose
-listing and contents must never change, and `mewl` run as a process under a memory limit and a timeout."""
+listing and contents must never change, and `mewl` run as its own process, bounded in memory and time."""
 from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,23 +15,20 @@ from mewl_gen.render.ground_truth import build
 from mewl_gen.scenes.camera import project
 from mewl_gen.store.record import RECORD, write_record
 from mewl_gen.tasks import catalog
+from tests.command import mewl_process
 
 REPO = Path(__file__).resolve().parents[2]
-MEMORY = 2 << 30  # bytes of address space a command may take
+MEMORY = 2 << 30  # bytes of address space a command may add to what it starts with
 TIMEOUT = 60  # seconds a command may take
 RENDERED_TASK = "malevic-pos1"  # exported, indexed, in the gallery
 SAMPLED_TASK = "shape"  # has text inputs
 
 
-def _limited() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
-
 def mewl(*args, timeout: int = TIMEOUT) -> subprocess.CompletedProcess:
-    """`mewl ARGS` as a process under MEMORY and TIMEOUT; it must end with no traceback."""
+    """`mewl ARGS` as its own process (a fork of this one, tests/command.py), which may grow by at most
+    MEMORY and run for at most TIMEOUT; it must end with no traceback."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "HF_DATASETS_OFFLINE": "1"}
-    r = subprocess.run([sys.executable, "-m", "mewl_gen", *map(str, args)], capture_output=True, text=True,
-                       cwd=REPO, timeout=timeout, preexec_fn=_limited, env=env)
+    r = mewl_process(*args, cwd=REPO, env=env, timeout=timeout, memory=MEMORY)
     assert "Traceback" not in r.stderr, r.stderr[-4000:]
     assert "MemoryError" not in r.stderr, r.stderr[-2000:]
     return r
