@@ -11,15 +11,24 @@ from pathlib import Path
 MEWL = [str(Path(sys.executable).parent / "mewl")]  # the installed command
 
 
-def mewl_process(*args, cwd=None, env=None, timeout: float = 600) -> subprocess.CompletedProcess:
-    """`mewl ARGS` as its own process, its output captured as text; bounded by `timeout` seconds. `env`
-    replaces the environment, as subprocess.run's does.
+def mewl_process(*args, cwd=None, env=None, timeout: float = 600, memory: int | None = None
+                 ) -> subprocess.CompletedProcess:
+    """`mewl ARGS` as its own process, its output captured as text; bounded by `timeout` seconds and, given
+    `memory`, by the bytes of address space it may add to what it starts with. `env` replaces the
+    environment, as subprocess.run's does.
 
     The process is a fork of this one running the command's entry point (`mewl` is `cli.main:main`), with
     its own pid, standard streams on pipes, environment, working folder and exit status, and Python's
     default logging: what a user's `mewl` does, without paying each time for the second of importing the
     benchmarks that a fresh interpreter costs. Tests of the interpreter itself (`--version`, `python -m`,
-    a real SIGPIPE) and of processes a test drives (signals, concurrency) start MEWL instead."""
+    a real SIGPIPE) and of processes a test drives (signals, concurrency) start MEWL instead.
+
+    The memory bound is a growth, not an absolute size: the child starts as a copy of this test process,
+    with whatever it has imported and allocated (numpy, perhaps torch), so RLIMIT_AS of 2 GB would measure
+    the test session's history rather than the command. The child reads its own VmSize from
+    /proc/self/status just before the command starts and sets RLIMIT_AS to that plus `memory`: the command
+    may grow by at most `memory` bytes (allocating past it raises MemoryError, which prints a traceback).
+    Processes it starts inherit that limit as it stands, absolute."""
     import mewl_gen.cli.main  # noqa: F401  (imported once, here, so that each child starts at once)
 
     argv = [str(a) for a in args]
@@ -27,7 +36,7 @@ def mewl_process(*args, cwd=None, env=None, timeout: float = 600) -> subprocess.
     err_r, err_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
-        _run_in_child(argv, (out_r, out_w, err_r, err_w), cwd, env)
+        _run_in_child(argv, (out_r, out_w, err_r, err_w), cwd, env, memory)
     os.close(out_w)
     os.close(err_w)
     try:
@@ -39,7 +48,7 @@ def mewl_process(*args, cwd=None, env=None, timeout: float = 600) -> subprocess.
     return subprocess.CompletedProcess([*MEWL, *argv], os.waitstatus_to_exitcode(status), out, err)
 
 
-def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
+def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env, memory: int | None) -> None:
     """The command in a forked child, as a fresh `mewl` would run it; never returns."""
     import io
     import logging
@@ -70,6 +79,8 @@ def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
         loky = _own_process_pool()
         from mewl_gen.cli.main import main
 
+        if memory is not None:
+            _bound_growth(memory)
         code = main(argv)
     except SystemExit as stop:  # argparse's --help and its errors, as a process ends on them
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
@@ -85,6 +96,16 @@ def _run_in_child(argv: list[str], fds: tuple[int, ...], cwd, env) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _bound_growth(memory: int) -> None:
+    """RLIMIT_AS at this process's present address space plus `memory` bytes (see mewl_process)."""
+    import resource
+
+    with open("/proc/self/status") as status:
+        kib = next(int(line.split()[1]) for line in status if line.startswith("VmSize:"))
+    limit = kib * 1024 + memory
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def _own_process_pool():

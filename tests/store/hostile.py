@@ -1,14 +1,14 @@
 """What the hostile-dataset tests share: genuine small datasets to spoil, a folder outside OUT whose
-listing and contents must never change, and `mewl` run as a process under a memory limit and a timeout."""
+listing and contents must never change, and `mewl` run as its own process, bounded in memory and time."""
 from __future__ import annotations
 
+import functools
 import json
 import os
-import resource
 import shutil
 import subprocess
-import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 from PIL import Image
@@ -17,26 +17,35 @@ from mewl_gen.render.ground_truth import build
 from mewl_gen.scenes.camera import project
 from mewl_gen.store.record import RECORD, write_record
 from mewl_gen.tasks import catalog
+from tests.command import mewl_process
 
 REPO = Path(__file__).resolve().parents[2]
-MEMORY = 2 << 30  # bytes of address space a command may take
+MEMORY = 2 << 30  # bytes of address space a command may add to what it starts with
 TIMEOUT = 60  # seconds a command may take
 RENDERED_TASK = "malevic-pos1"  # exported, indexed, in the gallery
 SAMPLED_TASK = "shape"  # has text inputs
 
 
-def _limited() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
-
 def mewl(*args, timeout: int = TIMEOUT) -> subprocess.CompletedProcess:
-    """`mewl ARGS` as a process under MEMORY and TIMEOUT; it must end with no traceback."""
+    """`mewl ARGS` as its own process (a fork of this one, tests/command.py), which may grow by at most
+    MEMORY and run for at most TIMEOUT; it must end with no traceback."""
+    if args[0] == "export":
+        _export_libraries()
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "HF_DATASETS_OFFLINE": "1"}
-    r = subprocess.run([sys.executable, "-m", "mewl_gen", *map(str, args)], capture_output=True, text=True,
-                       cwd=REPO, timeout=timeout, preexec_fn=_limited, env=env)
+    r = mewl_process(*args, cwd=REPO, env=env, timeout=timeout, memory=MEMORY)
     assert "Traceback" not in r.stderr, r.stderr[-4000:]
     assert "MemoryError" not in r.stderr, r.stderr[-2000:]
     return r
+
+
+@functools.cache
+def _export_libraries() -> None:
+    """What `mewl export` imports when it runs (webdataset, which brings torch, and datasets: seconds each)
+    imported once in this test process, offline as the commands run, so that each forked export starts
+    with them. What the export then allocates is still bounded by MEMORY."""
+    with mock.patch.dict(os.environ, {"HF_DATASETS_OFFLINE": "1"}):
+        import datasets  # noqa: F401
+        import webdataset  # noqa: F401
 
 
 def one_line(r: subprocess.CompletedProcess, code: int = 2) -> str:

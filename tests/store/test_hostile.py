@@ -1,7 +1,7 @@
 """A dataset from elsewhere is data, never a key: links out of OUT, FIFOs and devices where files should
-be, size bombs, deep and mistyped JSON. Every reading command runs on them as a process under 2 GB and
-60 s: it ends with its exit code and a short line, no traceback, and a folder outside OUT keeps its
-listing and every byte."""
+be, size bombs, deep and mistyped JSON. Every reading command runs on them as its own process that may
+grow by at most 2 GB and run for at most 60 s: it ends with its exit code and a short line, no traceback,
+and a folder outside OUT keeps its listing and every byte."""
 from __future__ import annotations
 
 import json
