@@ -100,7 +100,8 @@ def matches(obj: Mapping[str, str], values: Sequence[str]) -> bool:
 
 
 def _which(p: Panel, *values: str) -> tuple[int, ...]:
-    return p.having(values)
+    found = p._found.get(values)  # the library asks again and again: what the panel kept, without a call
+    return p.having(values) if found is None else found
 
 
 def _kinds(p: Panel, attribute: str) -> Counter:
