@@ -79,11 +79,14 @@ class Panel:
         """The objects that have every one of the values, in the order listed."""
         found = self._found.get(values)
         if found is None:
-            if len(values) <= 1:
-                found = tuple(i for i, o in enumerate(self.objects) if matches(o, values))
-            else:  # a description: the objects of its first value that have the rest
+            if len(values) > 1:  # a description: the objects of its first value that have the rest
                 rest = self.having(values[1:])
                 found = tuple(i for i in self.having(values[:1]) if i in rest)
+            elif values and self.objects:  # one value: one attribute to read
+                a, v = attribute_of(values[0]), values[0]
+                found = tuple(i for i, o in enumerate(self.objects) if o[a] == v)
+            else:
+                found = tuple(range(len(self.objects)))  # no value: every object has them all
             self._found[values] = found
         return found
 
