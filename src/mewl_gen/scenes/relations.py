@@ -46,12 +46,13 @@ def well_separated(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec, margin: float 
 
 def relationships(cam: CameraSpec, objects) -> dict[str, list[list[int]]]:
     """CLEVR's table: relationships[rel][i] lists every j that is rel of i."""
+    dirs = directions(cam)
+    # holds(cam, b, a, rel) for every pair, each ground offset made once and read along every direction
+    diffs = [[(j, _ground_offset(b, a)) for j, b in enumerate(objects) if j != i] for i, a in enumerate(objects)]
     out: dict[str, list[list[int]]] = {}
     for rel in DIRECTIONS:
-        out[rel] = [
-            [j for j, b in enumerate(objects) if j != i and holds(cam, b, a, rel)]
-            for i, a in enumerate(objects)
-        ]
+        d = np.asarray(dirs[rel])
+        out[rel] = [[j for j, diff in row if float(diff @ d) > 0.0] for row in diffs]
     return out
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from functools import lru_cache
-from typing import Iterator, NamedTuple, Sequence
+from typing import Callable, Iterator, NamedTuple, Sequence
 
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
@@ -78,19 +78,26 @@ class Separator(NamedTuple):
         return holds(self.concept, panel) == self.positive
 
 
+@lru_cache(maxsize=8)
+def _programs(max_complexity: int) -> tuple[tuple[Concept, Callable[..., bool], tuple, bool], ...]:
+    """The library with each concept's interpreter, arguments and whether it reads positions, looked up once."""
+    return tuple((c, TEMPLATES[c.kind].holds, c.args, c.positional) for c in library(max_complexity))
+
+
 def separators(positives: Sequence[Panel], negatives: Sequence[Panel], max_complexity: int,
                positions: bool = True) -> list[Separator]:
     """Every candidate concept (the library's and the programs the first panel of each side traces), or its
     negation, up to max_complexity, true on all positives and no negative;
     positions=False leaves out the concepts that read positions (a check before objects are placed)."""
     found = []
-    candidates = library(max_complexity) + tuple(read_concepts(positives[0]) + read_concepts(negatives[0]))
-    for concept in dict.fromkeys(candidates):
-        if concept.positional and not positions:
+    read = dict.fromkeys(read_concepts(positives[0]) + read_concepts(negatives[0]))  # programs: never listed
+    candidates = _programs(max_complexity) + tuple((c, TEMPLATES[c.kind].holds, c.args, c.positional) for c in read)
+    others = tuple(positives[1:])
+    for concept, program, args, positional in candidates:
+        if positional and not positions:
             continue
-        side = holds(concept, positives[0])
-        if all(holds(concept, p) == side for p in positives[1:]) and not any(
-                holds(concept, n) == side for n in negatives):
+        side = program(positives[0], *args)
+        if all(program(p, *args) == side for p in others) and not any(program(n, *args) == side for n in negatives):
             separator = Separator(concept, side)
             if separator.complexity <= max_complexity:
                 found.append(separator)

@@ -53,10 +53,19 @@ class Concept(BaseModel):
         return TEMPLATES[self.kind].words(*self.args)
 
 
-class Panel(NamedTuple):
-    objects: tuple[Mapping[str, str], ...]
-    relationships: Mapping[str, Sequence[Sequence[int]]]
-    positions: tuple[tuple[float, float], ...] = ()  # ground (x, y), in the order the objects are listed
+class Panel:
+    """What a concept reads of a scene: the objects' attributes, CLEVR's relationship table and the ground
+    points. The library asks thousands of concepts of one panel: it keeps what it found of its objects."""
+
+    __slots__ = ("objects", "relationships", "positions", "_found", "_kinds")
+
+    def __init__(self, objects: tuple[Mapping[str, str], ...], relationships: Mapping[str, Sequence[Sequence[int]]],
+                 positions: tuple[tuple[float, float], ...] = ()):
+        self.objects = objects
+        self.relationships = relationships
+        self.positions = positions  # ground (x, y), in the order the objects are listed
+        self._found: dict[tuple[str, ...], tuple[int, ...]] = {}  # values -> the objects that have them
+        self._kinds: dict[str, Counter] = {}  # attribute -> how many objects have each of its values
 
     def left_of(self, x: int, y: int) -> bool:
         return x in self.relationships["left"][y]
@@ -66,17 +75,40 @@ class Panel(NamedTuple):
         ends = [i for i in range(len(self.objects)) if not self.relationships[rel][i]]
         return ends[0] if len(ends) == 1 else None
 
+    def having(self, values: tuple[str, ...]) -> tuple[int, ...]:
+        """The objects that have every one of the values, in the order listed."""
+        found = self._found.get(values)
+        if found is None:
+            if len(values) > 1:  # a description: the objects of its first value that have the rest
+                rest = self.having(values[1:])
+                found = tuple(i for i in self.having(values[:1]) if i in rest)
+            elif values and self.objects:  # one value: one attribute to read
+                a, v = attribute_of(values[0]), values[0]
+                found = tuple(i for i, o in enumerate(self.objects) if o[a] == v)
+            else:
+                found = tuple(range(len(self.objects)))  # no value: every object has them all
+            self._found[values] = found
+        return found
+
+    def kinds(self, attribute: str) -> Counter:
+        """How many objects have each value of the attribute (read only: it is kept)."""
+        counts = self._kinds.get(attribute)
+        if counts is None:
+            counts = self._kinds[attribute] = Counter(o[attribute] for o in self.objects)
+        return counts
+
 
 def matches(obj: Mapping[str, str], values: Sequence[str]) -> bool:
     return all(obj[attribute_of(v)] == v for v in values)
 
 
-def _which(p: Panel, *values: str) -> list[int]:
-    return [i for i, o in enumerate(p.objects) if matches(o, values)]
+def _which(p: Panel, *values: str) -> tuple[int, ...]:
+    found = p._found.get(values)  # the library asks again and again: what the panel kept, without a call
+    return p.having(values) if found is None else found
 
 
 def _kinds(p: Panel, attribute: str) -> Counter:
-    return Counter(o[attribute] for o in p.objects)
+    return p.kinds(attribute)
 
 
 def _phrase(values: Sequence[str], plural: bool = False) -> str:

@@ -22,6 +22,7 @@ bongard-freeform draws its two programs and its scenes in freeform.py.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -54,9 +55,10 @@ def unplaced(things: list[Thing]) -> Panel:
     return Panel(tuple(t._asdict() for t in things), {})
 
 
-def _named_values(c: Concept) -> list[str]:
+@lru_cache(maxsize=1024)
+def _named_values(c: Concept) -> tuple[str, ...]:
     flat = [x for a in c.args for x in (a if isinstance(a, tuple) else (a,))]
-    return [v for v in flat if isinstance(v, str) and v not in ATTRIBUTES]
+    return tuple(v for v in flat if isinstance(v, str) and v not in ATTRIBUTES)
 
 
 def _things(rng: np.random.Generator, c: Concept, n: int) -> list[Thing]:
