@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import hand as hand_geometry
-from .spec import SceneSpec
+from .spec import HandSpec, SceneSpec
 
 _BOX_CORNERS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
 _RING = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
@@ -33,8 +33,8 @@ def object_primitives(spec: SceneSpec) -> list[list[tuple]]:
     return ents
 
 
-def hand_primitives(spec: SceneSpec) -> list[tuple]:
-    return [("box", c, h, yaw) for c, h, yaw in hand_geometry.boxes(spec.hand)]
+def hand_primitives(hand: HandSpec) -> list[tuple]:
+    return [("box", c, h, yaw) for c, h, yaw in hand_geometry.boxes(hand)]
 
 
 def bounds(prim) -> np.ndarray:
@@ -71,11 +71,17 @@ def _boxes_hit(boxes, origin, d, rows, yaw) -> np.ndarray:
     half = np.array([b[2] for b in boxes])[:, None, :]
     lo = np.array([rot @ (origin - b[1]) for b in boxes])[:, None, :]
     t1, t2 = (-half - lo) / ld, (half - lo) / ld
-    tn = np.minimum(t1, t2).max(axis=2)
-    tf = np.maximum(t1, t2).min(axis=2)
+    # Maxima and minima are exact whatever their order: the three axes (and the boxes) are compared
+    # element by element, quicker than numpy's reductions over such short axes.
+    near, far = np.minimum(t1, t2), np.maximum(t1, t2)
+    tn = np.maximum(np.maximum(near[..., 0], near[..., 1]), near[..., 2])
+    tf = np.minimum(np.minimum(far[..., 0], far[..., 1]), far[..., 2])
     t = np.where(tn <= tf, tn, np.inf)
     t[~(t > 0)] = np.inf
-    return t.min(axis=0)
+    nearest = t[0]
+    for other in t[1:]:
+        nearest = np.minimum(nearest, other)
+    return nearest
 
 
 def _round_hit(prim, origin, d, rows) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 from . import hand as hand_geometry
 from .camera import focal_px, rotation_matrix
 from .primitives import bounds, hand_primitives, hits, hull_area, object_primitives, silhouette_points
-from .spec import SceneSpec
+from .spec import HandSpec, SceneSpec
 
 STRIDE = 2
 MIN_VISIBLE_PIXELS = 200
@@ -63,7 +63,9 @@ class _View:
         d[..., 1] = (-(vs - self.height / 2) / self.focal)[:, None]
         d[..., 2] = -1.0
         d = d.reshape(-1, 3) @ self.rotation.T
-        return d / np.sqrt((d * d).sum(axis=-1, keepdims=True)), us, vs
+        # The sum of three squares, added left to right as numpy's sum over the last axis adds them.
+        x, y, z = d[:, 0], d[:, 1], d[:, 2]
+        return d / np.sqrt(x * x + y * y + z * z)[:, None], us, vs
 
     def outline_area(self, prims) -> float:
         # The hand's two boxes only touch, so their outlines' areas add up.
@@ -137,35 +139,41 @@ def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) ->
     With `stop_below`, stops once one entity falls under it (the rest read 0)."""
     # Once per estimate rather than per primitive: it costs as much as a hit test.
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _estimate(spec, stop_below)
+        return _estimate(spec, spec.hand, stop_below)
 
 
 def visible_enough(spec: SceneSpec, minimum: int = MIN_VISIBLE_PIXELS, margin: float = ESTIMATE_MARGIN) -> bool:
     """Whether every object and the hand clear `minimum` times `margin` estimated pixels: the same
     verdict as estimate_visible_pixels gives, decided by bounds where they suffice."""
+    return visible_enough_with(spec, spec.hand, minimum, margin)
+
+
+def visible_enough_with(spec: SceneSpec, hand: HandSpec | None, minimum: int = MIN_VISIBLE_PIXELS,
+                        margin: float = ESTIMATE_MARGIN) -> bool:
+    """visible_enough of spec with `hand` for its own, the spec not copied (samplers try many hands)."""
     need = minimum * margin
     with np.errstate(divide="ignore", invalid="ignore"):
-        return all(c >= need for c in _estimate(spec, need, decide=True))
+        return all(c >= need for c in _estimate(spec, hand, need, decide=True))
 
 
-def _estimate(spec: SceneSpec, stop_below: float | None, decide: bool = False) -> list[int]:
-    """The counts; with `decide` (and `stop_below`) an entity's count is only a bound on the side
-    of `stop_below` where its exact count lies, enough for a verdict."""
+def _estimate(spec: SceneSpec, hand: HandSpec | None, stop_below: float | None, decide: bool = False) -> list[int]:
+    """The counts, with `hand` for the spec's; with `decide` (and `stop_below`) an entity's count
+    is only a bound on the side of `stop_below` where its exact count lies, enough for a verdict."""
     layout = _layout(spec)
     view, origin = layout.view, layout.origin
     n = len(spec.objects)
     ents = list(layout.prims)
     screens = list(layout.screen)
-    if spec.hand is not None:
-        ents.append(hand_primitives(spec))
+    if hand is not None:
+        ents.append(hand_primitives(hand))
         screens.append(view.screen_box(ents[n]))
     boxes = [b for b, _, _ in screens]
     # The hand is modelled by boxes its mesh only partly fills.
-    fills = [1.0] * n + [hand_geometry.MESH_FILL] * (spec.hand is not None)
+    fills = [1.0] * n + [hand_geometry.MESH_FILL] * (hand is not None)
     counts = [0] * len(ents)
     decide = decide and stop_below is not None
     # The hand (last) is the likeliest to be too small: check it first.
-    for i in [n] * (spec.hand is not None) + list(range(n)):
+    for i in [n] * (hand is not None) + list(range(n)):
         (u0, v0, u1, v1), clipped, (near, far) = screens[i]
         occluders = [
             j for j, (a0, b0, a1, b1) in enumerate(boxes)
