@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import hand as hand_geometry
-from .camera import project
+from .camera import project_uv
 from .draws import OutOfDraws
 from .quality import render_settings
 from .spec import HAND_STAGE, STAGE, HandSpec, ObjectSpec, SceneSpec
@@ -102,8 +102,8 @@ def in_frame(spec: SceneSpec) -> bool:
         r = o.footprint_radius
         # The corners x + dx * r, ... for dx, dy, dz in +-1 (dx slowest), as one array operation.
         corners = np.array(o.center) + _CORNERS * np.array([r, r, o.scale])
-        uv = project(cam, corners)
-        if uv[:, 0].min() < 0 or uv[:, 1].min() < 0 or uv[:, 0].max() > cam.width or uv[:, 1].max() > cam.height:
+        u, v, _ = project_uv(cam, corners)
+        if u.min() < 0 or v.min() < 0 or u.max() > cam.width or v.max() > cam.height:
             return False
     return True
 

@@ -128,12 +128,17 @@ def silhouette_points(prim, eye: np.ndarray) -> np.ndarray:
     v = c - eye
     d = float(np.linalg.norm(v))
     v /= d
-    a = np.cross(v, [0.0, 0.0, 1.0])
+    a = _cross(v, (0.0, 0.0, 1.0))
     a /= np.linalg.norm(a)
-    b = np.cross(v, a)
+    b = _cross(v, a)
     rim = r * np.sqrt(d * d - r * r) / d
     centre = c - v * (r * r / d)
     return centre + rim * (np.outer(np.cos(_RING), a) + np.outer(np.sin(_RING), b))
+
+
+def _cross(a, b) -> np.ndarray:
+    """np.cross of two 3-vectors, each component's two products subtracted as np.cross does, quicker."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def hull_area(pts: np.ndarray) -> float:
@@ -142,13 +147,17 @@ def hull_area(pts: np.ndarray) -> float:
 
     def half(points):
         chain: list[tuple] = []
+        k = 0  # len(chain)
         for p in points:
-            while len(chain) >= 2 and (
-                (chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
-                - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])
-            ) <= 0:
+            px, py = p
+            while k >= 2:
+                (ax, ay), (bx, by) = chain[k - 2], chain[k - 1]
+                if not (bx - ax) * (py - ay) - (by - ay) * (px - ax) <= 0:
+                    break
                 chain.pop()
+                k -= 1
             chain.append(p)
+            k += 1
         return chain
 
     hull = np.array(half(pts)[:-1] + half(pts[::-1])[:-1])
