@@ -100,6 +100,8 @@ class _Layout:
         self._areas: dict[int, float] = {}
         self._rays: dict[int, tuple] = {}
         self._hits: dict[tuple[int, int], np.ndarray] = {}
+        self._inside: dict[tuple[int, int], np.ndarray] = {}
+        self._unhidden: dict[int, list[np.ndarray]] = {}
 
     def area(self, i: int) -> float:
         if i not in self._areas:
@@ -118,6 +120,21 @@ class _Layout:
         if (j, i) not in self._hits:
             self._hits[j, i] = hits(self.prims[j], self.origin, self.rays(i)[0])
         return self._hits[j, i]
+
+    def inside(self, i: int, j: int) -> np.ndarray:
+        """Which of object i's rays pass through object j's screen box."""
+        if (i, j) not in self._inside:
+            _, _, us, vs = self.rays(i)
+            self._inside[i, j] = _inside(us, vs, self.screen[j][0])
+        return self._inside[i, j]
+
+    def unhidden(self, i: int, objs: list[int], k: int) -> np.ndarray:
+        """Object i's rays that meet it and that none of the first k of `objs` (the objects that may
+        hide it, in order: the layout fixes them) hides; shared, never to be written to."""
+        masks = self._unhidden.setdefault(i, [np.isfinite(self.rays(i)[1])])
+        while len(masks) <= k:
+            masks.append(masks[-1] & (self.rays(i)[1] < self.hits(objs[len(masks) - 1], i)))
+        return masks[k]
 
 
 _last_layout: _Layout | None = None
@@ -190,24 +207,29 @@ def _estimate(spec: SceneSpec, hand: HandSpec | None, stop_below: float | None, 
             if stop_below is not None:
                 break
             continue
+        # An object's occluders are the objects (the layout's, kept there) and last the hand.
+        objs = [j for j in occluders if j < n] if i < n else []
         if i < n:
             d, own, us, vs = layout.rays(i)
+            visible = layout.unhidden(i, objs, 0)
         else:
             d, us, vs = view.rays(boxes[i])
             own = hits(ents[i], origin, d)
-        visible = np.isfinite(own)
+            visible = np.isfinite(own)
         if decide and all(screens[j][2][0] > 0 for j in occluders):  # boxes of points before the camera
-            hidden = np.logical_or.reduce([_inside(us, vs, boxes[j]) for j in occluders])
+            hidden = np.logical_or.reduce(
+                [layout.inside(i, j) if j in objs else _inside(us, vs, boxes[j]) for j in occluders])
             counts[i] = _count(visible & ~hidden, fills[i])
             if counts[i] >= stop_below:  # enough that no occluder can hide
                 continue
-        for j in occluders:
+        for k, j in enumerate(occluders):
             if decide and _count(visible, fills[i]) < stop_below:  # occluders only take rays away
                 break
-            if i < n and j < n:
-                visible &= own < layout.hits(j, i)
+            if j in objs:
+                visible = layout.unhidden(i, objs, k + 1)
             else:  # a new hand: test only the rays nothing hides yet
                 rows = np.flatnonzero(visible)
+                visible = visible.copy() if i < n else visible
                 visible[rows] = own[rows] < hits(ents[j], origin, d, rows)
         counts[i] = _count(visible, fills[i])
         if stop_below is not None and counts[i] < stop_below:
