@@ -101,7 +101,7 @@ class _Layout:
         self._rays: dict[int, tuple] = {}
         self._hits: dict[tuple[int, int], np.ndarray] = {}
         self._inside: dict[tuple[int, int], np.ndarray] = {}
-        self._unhidden: dict[int, list[np.ndarray]] = {}
+        self._unhidden: dict[tuple[int, int], np.ndarray] = {}
 
     def area(self, i: int) -> float:
         if i not in self._areas:
@@ -131,10 +131,13 @@ class _Layout:
     def unhidden(self, i: int, objs: list[int], k: int) -> np.ndarray:
         """Object i's rays that meet it and that none of the first k of `objs` (the objects that may
         hide it, in order: the layout fixes them) hides; shared, never to be written to."""
-        masks = self._unhidden.setdefault(i, [np.isfinite(self.rays(i)[1])])
-        while len(masks) <= k:
-            masks.append(masks[-1] & (self.rays(i)[1] < self.hits(objs[len(masks) - 1], i)))
-        return masks[k]
+        if (i, k) not in self._unhidden:
+            own = self.rays(i)[1]
+            if k == 0:
+                self._unhidden[i, k] = np.isfinite(own)
+            else:
+                self._unhidden[i, k] = self.unhidden(i, objs, k - 1) & (own < self.hits(objs[k - 1], i))
+        return self._unhidden[i, k]
 
 
 _last_layout: _Layout | None = None
