@@ -38,8 +38,13 @@ class HandPose(NamedTuple):
 Hand = Union[HandSpec, HandPose]
 
 
-def _to_world(hand: Hand, x: float, y: float) -> tuple[float, float]:
-    c, s = math.cos(hand.yaw), math.sin(hand.yaw)
+def _turn(hand: Hand) -> tuple[float, float]:
+    """The hand's cosine and sine: its finger's direction on the ground."""
+    return math.cos(hand.yaw), math.sin(hand.yaw)
+
+
+def _to_world(hand: Hand, x: float, y: float, turn: tuple[float, float] | None = None) -> tuple[float, float]:
+    c, s = turn or _turn(hand)
     return hand.position[0] + c * x - s * y, hand.position[1] + s * x + c * y
 
 
@@ -82,7 +87,8 @@ def footprints(objects) -> list[tuple[tuple[float, float], float]]:
 
 def clear_of_all(hand: Hand, feet: list[tuple[tuple[float, float], float]], gap: float) -> bool:
     """clear_of for every one of the objects `feet` describes (footprints), the hand's axis found once."""
-    wrist, tip = _to_world(hand, WRIST_X + HALF_WIDTH, 0.0), _to_world(hand, FINGERTIP_X, 0.0)
+    turn = _turn(hand)
+    wrist, tip = _to_world(hand, WRIST_X + HALF_WIDTH, 0.0, turn), _to_world(hand, FINGERTIP_X, 0.0, turn)
     for position, radius in feet:
         if _point_segment_distance(position, wrist, tip) - HALF_WIDTH - radius < gap:
             return False
@@ -92,7 +98,8 @@ def clear_of_all(hand: Hand, feet: list[tuple[tuple[float, float], float]], gap:
 def points_at(hand: Hand, objects: tuple[ObjectSpec, ...], clearance: float = POINTING_CLEARANCE) -> bool:
     """The finger's ray reaches the target's footprint, passing every other
     object by more than `clearance` before it gets there."""
-    tip, axis = _to_world(hand, FINGERTIP_X, FINGER[0][1]), (math.cos(hand.yaw), math.sin(hand.yaw))
+    axis = _turn(hand)
+    tip = _to_world(hand, FINGERTIP_X, FINGER[0][1], axis)
     target = objects[hand.target]
     rel = (target.position[0] - tip[0], target.position[1] - tip[1])
     along = rel[0] * axis[0] + rel[1] * axis[1]
