@@ -90,7 +90,7 @@ def clear_of_all(hand: Hand, feet: list[tuple[tuple[float, float], float]], gap:
     turn = _turn(hand)
     wrist, tip = _to_world(hand, WRIST_X + HALF_WIDTH, 0.0, turn), _to_world(hand, FINGERTIP_X, 0.0, turn)
     for position, radius in feet:
-        if _point_segment_distance(position, wrist, tip) - HALF_WIDTH - radius < gap:
+        if not _point_segment_distance(position, wrist, tip) - HALF_WIDTH - radius >= gap:
             return False
     return True
 
