@@ -36,6 +36,8 @@ def test_the_estimate_equals_the_pinned_one_on_every_scene(first):
         for spec in _scenes(seed):
             verdict = visibility.visible_enough(spec)  # first, as samplers ask: the layout is new
             assert verdict == reference.visible_enough(spec)
+            # A hand tried on its layout, the spec not copied, gets the same verdict.
+            assert visibility.visible_enough_with(spec.model_copy(update={"hand": None}), spec.hand) == verdict
             assert visibility.estimate_visible_pixels(spec, stop_below=need) == \
                 reference.estimate_visible_pixels(spec, stop_below=need)
             assert visibility.estimate_visible_pixels(spec) == reference.estimate_visible_pixels(spec)

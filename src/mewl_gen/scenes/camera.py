@@ -47,14 +47,18 @@ def intrinsics(cam: CameraSpec) -> list[list[float]]:
 
 def project(cam: CameraSpec, points) -> np.ndarray:
     """World points (N, 3) -> (N, 3) of (u, v, depth): u right, v down, in pixels."""
-    p = np.atleast_2d(np.asarray(points, dtype=float))
+    return np.stack(project_uv(cam, np.atleast_2d(np.asarray(points, dtype=float))), axis=1)
+
+
+def project_uv(cam: CameraSpec, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """project's u, v and depth, apart, of float points (N, 3) (samplers project a lot)."""
     r = rotation_matrix(cam.rotation)
     local = (p - np.asarray(cam.location)) @ r  # = R^T (p - t)
     depth = -local[:, 2]
     f = focal_px(cam)
     u = cam.width / 2 + f * local[:, 0] / depth
     v = cam.height / 2 - f * local[:, 1] / depth
-    return np.stack([u, v, depth], axis=1)
+    return u, v, depth
 
 
 def pixel_rays(cam: CameraSpec, us, vs) -> np.ndarray:

@@ -7,6 +7,7 @@ The renderer builds its mesh inside these boxes.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple, Union
 
 import numpy as np
 
@@ -26,8 +27,24 @@ MESH_FILL = 0.54
 POINTING_CLEARANCE = 0.3
 
 
-def _to_world(hand: HandSpec, x: float, y: float) -> tuple[float, float]:
-    c, s = math.cos(hand.yaw), math.sin(hand.yaw)
+class HandPose(NamedTuple):
+    """What a HandSpec holds, unvalidated: placement tries many hands and keeps few."""
+
+    position: tuple[float, float]
+    yaw: float
+    target: int
+
+
+Hand = Union[HandSpec, HandPose]
+
+
+def _turn(hand: Hand) -> tuple[float, float]:
+    """The hand's cosine and sine: its finger's direction on the ground."""
+    return math.cos(hand.yaw), math.sin(hand.yaw)
+
+
+def _to_world(hand: Hand, x: float, y: float, turn: tuple[float, float] | None = None) -> tuple[float, float]:
+    c, s = turn or _turn(hand)
     return hand.position[0] + c * x - s * y, hand.position[1] + s * x + c * y
 
 
@@ -58,17 +75,31 @@ def _point_segment_distance(p, a, b) -> float:
     return math.sqrt(dx * dx + dy * dy)
 
 
-def clear_of(hand: HandSpec, obj: ObjectSpec, gap: float) -> bool:
+def clear_of(hand: Hand, obj: ObjectSpec, gap: float) -> bool:
     """The hand's footprint (a capsule wrist-to-fingertip) keeps `gap` from obj."""
-    wrist, tip = _to_world(hand, WRIST_X + HALF_WIDTH, 0.0), _to_world(hand, FINGERTIP_X, 0.0)
-    d = _point_segment_distance(obj.position, wrist, tip)
-    return d - HALF_WIDTH - obj.footprint_radius >= gap
+    return clear_of_all(hand, footprints((obj,)), gap)
 
 
-def points_at(hand: HandSpec, objects: tuple[ObjectSpec, ...], clearance: float = POINTING_CLEARANCE) -> bool:
+def footprints(objects) -> list[tuple[tuple[float, float], float]]:
+    """(ground position, footprint radius) of each object: what clear_of_all reads."""
+    return [(o.position, o.footprint_radius) for o in objects]
+
+
+def clear_of_all(hand: Hand, feet: list[tuple[tuple[float, float], float]], gap: float) -> bool:
+    """clear_of for every one of the objects `feet` describes (footprints), the hand's axis found once."""
+    turn = _turn(hand)
+    wrist, tip = _to_world(hand, WRIST_X + HALF_WIDTH, 0.0, turn), _to_world(hand, FINGERTIP_X, 0.0, turn)
+    for position, radius in feet:
+        if not _point_segment_distance(position, wrist, tip) - HALF_WIDTH - radius >= gap:
+            return False
+    return True
+
+
+def points_at(hand: Hand, objects: tuple[ObjectSpec, ...], clearance: float = POINTING_CLEARANCE) -> bool:
     """The finger's ray reaches the target's footprint, passing every other
     object by more than `clearance` before it gets there."""
-    tip, axis = _to_world(hand, FINGERTIP_X, FINGER[0][1]), (math.cos(hand.yaw), math.sin(hand.yaw))
+    axis = _turn(hand)
+    tip = _to_world(hand, FINGERTIP_X, FINGER[0][1], axis)
     target = objects[hand.target]
     rel = (target.position[0] - tip[0], target.position[1] - tip[1])
     along = rel[0] * axis[0] + rel[1] * axis[1]

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import hand as hand_geometry
-from .camera import project
+from .camera import project_uv
 from .draws import OutOfDraws
 from .quality import render_settings
 from .spec import HAND_STAGE, STAGE, HandSpec, ObjectSpec, SceneSpec
@@ -24,6 +24,7 @@ POSITION_TRIES = 50  # per object, inside one attempt
 MAX_ATTEMPTS = 200  # whole scenes per call
 # The fingertip stops this far short of the target's footprint.
 HAND_REACH = (0.15, 0.8)
+_CORNERS = np.array([(dx, dy, dz) for dx in (-1, 1) for dy in (-1, 1) for dz in (-1, 1)], dtype=float)
 
 
 class PlacementError(OutOfDraws):
@@ -74,10 +75,10 @@ def stand_at(rng: np.random.Generator, props: Sequence[ObjectTuple],
 
 def aim_hand(rng: np.random.Generator, objects: tuple[ObjectSpec, ...], target: int) -> HandSpec | None:
     """A hand whose finger points at objects[target], clear of every object."""
-    goal = objects[target]
+    goal, feet = objects[target], hand_geometry.footprints(objects)
     for _ in range(POSITION_TRIES):
         yaw = float(rng.uniform(0.0, 2 * math.pi))
-        gap = goal.footprint_radius + float(rng.uniform(*HAND_REACH))
+        gap = feet[target][1] + float(rng.uniform(*HAND_REACH))
         tip_x = hand_geometry.FINGERTIP_X
         px = goal.position[0] - math.cos(yaw) * (gap + tip_x)
         py = goal.position[1] - math.sin(yaw) * (gap + tip_x)
@@ -87,9 +88,10 @@ def aim_hand(rng: np.random.Generator, objects: tuple[ObjectSpec, ...], target: 
         py -= math.cos(yaw) * off
         if max(abs(px), abs(py)) > HAND_STAGE:
             continue
-        hand = HandSpec(position=(round(px, 6), round(py, 6)), yaw=round(yaw, 6) % (2 * math.pi), target=target)
-        if all(hand_geometry.clear_of(hand, o, MIN_GAP) for o in objects) and hand_geometry.points_at(hand, objects):
-            return hand
+        # Checked unvalidated; only the hand kept becomes a HandSpec (the same numbers).
+        pose = hand_geometry.HandPose((round(px, 6), round(py, 6)), round(yaw, 6) % (2 * math.pi), target)
+        if hand_geometry.clear_of_all(pose, feet, MIN_GAP) and hand_geometry.points_at(pose, objects):
+            return HandSpec(position=pose.position, yaw=pose.yaw, target=target)
     return None
 
 
@@ -97,10 +99,11 @@ def in_frame(spec: SceneSpec) -> bool:
     """Every object's bounding box projects inside the image."""
     cam = spec.camera
     for o in spec.objects:
-        r, (x, y, z) = o.footprint_radius, o.center
-        corners = [(x + dx * r, y + dy * r, z + dz * o.scale) for dx in (-1, 1) for dy in (-1, 1) for dz in (-1, 1)]
-        uv = project(cam, corners)
-        if uv[:, 0].min() < 0 or uv[:, 1].min() < 0 or uv[:, 0].max() > cam.width or uv[:, 1].max() > cam.height:
+        r = o.footprint_radius
+        # The corners x + dx * r, ... for dx, dy, dz in +-1 (dx slowest), as one array operation.
+        corners = np.array(o.center) + _CORNERS * np.array([r, r, o.scale])
+        u, v, _ = project_uv(cam, corners)
+        if u.min() < 0 or v.min() < 0 or u.max() > cam.width or v.max() > cam.height:
             return False
     return True
 

@@ -17,7 +17,7 @@ import numpy as np
 from .placement import aim_hand, in_frame, place_scene
 from .spec import HandSpec, SceneSpec
 from .universe import ObjectTuple
-from .visibility import visible_enough
+from .visibility import visible_enough_with
 
 # A geometrically valid hand hides something about half the time (measured:
 # 45-55 % of aimed hands leave every entity visible); a few draws per object
@@ -33,7 +33,7 @@ def pointing_hand(spec: SceneSpec, i: int) -> HandSpec | None:
         hand = aim_hand(rng, spec.objects, i)
         if hand is None:
             return None
-        if visible_enough(spec.model_copy(update={"hand": hand})):
+        if visible_enough_with(spec, hand):
             return hand
     return None
 

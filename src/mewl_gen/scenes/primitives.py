@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import hand as hand_geometry
-from .spec import SceneSpec
+from .spec import HandSpec, SceneSpec
 
 _BOX_CORNERS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
 _RING = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
@@ -33,8 +33,8 @@ def object_primitives(spec: SceneSpec) -> list[list[tuple]]:
     return ents
 
 
-def hand_primitives(spec: SceneSpec) -> list[tuple]:
-    return [("box", c, h, yaw) for c, h, yaw in hand_geometry.boxes(spec.hand)]
+def hand_primitives(hand: HandSpec) -> list[tuple]:
+    return [("box", c, h, yaw) for c, h, yaw in hand_geometry.boxes(hand)]
 
 
 def bounds(prim) -> np.ndarray:
@@ -71,11 +71,17 @@ def _boxes_hit(boxes, origin, d, rows, yaw) -> np.ndarray:
     half = np.array([b[2] for b in boxes])[:, None, :]
     lo = np.array([rot @ (origin - b[1]) for b in boxes])[:, None, :]
     t1, t2 = (-half - lo) / ld, (half - lo) / ld
-    tn = np.minimum(t1, t2).max(axis=2)
-    tf = np.maximum(t1, t2).min(axis=2)
+    # Maxima and minima are exact whatever their order: the three axes (and the boxes) are compared
+    # element by element, quicker than numpy's reductions over such short axes.
+    near, far = np.minimum(t1, t2), np.maximum(t1, t2)
+    tn = np.maximum(np.maximum(near[..., 0], near[..., 1]), near[..., 2])
+    tf = np.minimum(np.minimum(far[..., 0], far[..., 1]), far[..., 2])
     t = np.where(tn <= tf, tn, np.inf)
     t[~(t > 0)] = np.inf
-    return t.min(axis=0)
+    nearest = t[0]
+    for other in t[1:]:
+        nearest = np.minimum(nearest, other)
+    return nearest
 
 
 def _round_hit(prim, origin, d, rows) -> np.ndarray:
@@ -122,12 +128,17 @@ def silhouette_points(prim, eye: np.ndarray) -> np.ndarray:
     v = c - eye
     d = float(np.linalg.norm(v))
     v /= d
-    a = np.cross(v, [0.0, 0.0, 1.0])
+    a = _cross(v, (0.0, 0.0, 1.0))
     a /= np.linalg.norm(a)
-    b = np.cross(v, a)
+    b = _cross(v, a)
     rim = r * np.sqrt(d * d - r * r) / d
     centre = c - v * (r * r / d)
     return centre + rim * (np.outer(np.cos(_RING), a) + np.outer(np.sin(_RING), b))
+
+
+def _cross(a, b) -> np.ndarray:
+    """np.cross of two 3-vectors, each component's two products subtracted as np.cross does, quicker."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def hull_area(pts: np.ndarray) -> float:
@@ -136,13 +147,17 @@ def hull_area(pts: np.ndarray) -> float:
 
     def half(points):
         chain: list[tuple] = []
+        k = 0  # len(chain)
         for p in points:
-            while len(chain) >= 2 and (
-                (chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
-                - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])
-            ) <= 0:
+            px, py = p
+            while k >= 2:
+                (ax, ay), (bx, by) = chain[k - 2], chain[k - 1]
+                if not (bx - ax) * (py - ay) - (by - ay) * (px - ax) <= 0:
+                    break
                 chain.pop()
+                k -= 1
             chain.append(p)
+            k += 1
         return chain
 
     hull = np.array(half(pts)[:-1] + half(pts[::-1])[:-1])

@@ -37,8 +37,11 @@ def _jitter(rng: np.random.Generator, loc, amount: float) -> tuple[float, float,
     return tuple(round(float(v + rng.uniform(-amount, amount)), 6) for v in loc)
 
 
+_BASE_CAMERA = base_camera()  # frozen: every jittered camera is a copy of it
+
+
 def jittered_stage(rng: np.random.Generator) -> tuple[CameraSpec, tuple[LightSpec, ...]]:
-    cam = base_camera().model_copy(update={"location": _jitter(rng, CAMERA_LOCATION, CAMERA_JITTER)})
+    cam = _BASE_CAMERA.model_copy(update={"location": _jitter(rng, CAMERA_LOCATION, CAMERA_JITTER)})
     lights = tuple(
         LightSpec(name=name, location=_jitter(rng, loc, LIGHT_JITTER), energy=energy, size=size)
         for name, loc, energy, size in LIGHTS

@@ -18,7 +18,7 @@ import numpy as np
 from . import hand as hand_geometry
 from .camera import focal_px, rotation_matrix
 from .primitives import bounds, hand_primitives, hits, hull_area, object_primitives, silhouette_points
-from .spec import SceneSpec
+from .spec import HandSpec, SceneSpec
 
 STRIDE = 2
 MIN_VISIBLE_PIXELS = 200
@@ -63,7 +63,9 @@ class _View:
         d[..., 1] = (-(vs - self.height / 2) / self.focal)[:, None]
         d[..., 2] = -1.0
         d = d.reshape(-1, 3) @ self.rotation.T
-        return d / np.sqrt((d * d).sum(axis=-1, keepdims=True)), us, vs
+        # The sum of three squares, added left to right as numpy's sum over the last axis adds them.
+        x, y, z = d[:, 0], d[:, 1], d[:, 2]
+        return d / np.sqrt(x * x + y * y + z * z)[:, None], us, vs
 
     def outline_area(self, prims) -> float:
         # The hand's two boxes only touch, so their outlines' areas add up.
@@ -98,6 +100,8 @@ class _Layout:
         self._areas: dict[int, float] = {}
         self._rays: dict[int, tuple] = {}
         self._hits: dict[tuple[int, int], np.ndarray] = {}
+        self._inside: dict[tuple[int, int], np.ndarray] = {}
+        self._unhidden: dict[tuple[int, int], np.ndarray] = {}
 
     def area(self, i: int) -> float:
         if i not in self._areas:
@@ -116,6 +120,24 @@ class _Layout:
         if (j, i) not in self._hits:
             self._hits[j, i] = hits(self.prims[j], self.origin, self.rays(i)[0])
         return self._hits[j, i]
+
+    def inside(self, i: int, j: int) -> np.ndarray:
+        """Which of object i's rays pass through object j's screen box."""
+        if (i, j) not in self._inside:
+            _, _, us, vs = self.rays(i)
+            self._inside[i, j] = _inside(us, vs, self.screen[j][0])
+        return self._inside[i, j]
+
+    def unhidden(self, i: int, objs: list[int], k: int) -> np.ndarray:
+        """Object i's rays that meet it and that none of the first k of `objs` (the objects that may
+        hide it, in order: the layout fixes them) hides; shared, never to be written to."""
+        if (i, k) not in self._unhidden:
+            own = self.rays(i)[1]
+            if k == 0:
+                self._unhidden[i, k] = np.isfinite(own)
+            else:
+                self._unhidden[i, k] = self.unhidden(i, objs, k - 1) & (own < self.hits(objs[k - 1], i))
+        return self._unhidden[i, k]
 
 
 _last_layout: _Layout | None = None
@@ -137,35 +159,41 @@ def estimate_visible_pixels(spec: SceneSpec, stop_below: float | None = None) ->
     With `stop_below`, stops once one entity falls under it (the rest read 0)."""
     # Once per estimate rather than per primitive: it costs as much as a hit test.
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _estimate(spec, stop_below)
+        return _estimate(spec, spec.hand, stop_below)
 
 
 def visible_enough(spec: SceneSpec, minimum: int = MIN_VISIBLE_PIXELS, margin: float = ESTIMATE_MARGIN) -> bool:
     """Whether every object and the hand clear `minimum` times `margin` estimated pixels: the same
     verdict as estimate_visible_pixels gives, decided by bounds where they suffice."""
+    return visible_enough_with(spec, spec.hand, minimum, margin)
+
+
+def visible_enough_with(spec: SceneSpec, hand: HandSpec | None, minimum: int = MIN_VISIBLE_PIXELS,
+                        margin: float = ESTIMATE_MARGIN) -> bool:
+    """visible_enough of spec with `hand` for its own, the spec not copied (samplers try many hands)."""
     need = minimum * margin
     with np.errstate(divide="ignore", invalid="ignore"):
-        return all(c >= need for c in _estimate(spec, need, decide=True))
+        return all(c >= need for c in _estimate(spec, hand, need, decide=True))
 
 
-def _estimate(spec: SceneSpec, stop_below: float | None, decide: bool = False) -> list[int]:
-    """The counts; with `decide` (and `stop_below`) an entity's count is only a bound on the side
-    of `stop_below` where its exact count lies, enough for a verdict."""
+def _estimate(spec: SceneSpec, hand: HandSpec | None, stop_below: float | None, decide: bool = False) -> list[int]:
+    """The counts, with `hand` for the spec's; with `decide` (and `stop_below`) an entity's count
+    is only a bound on the side of `stop_below` where its exact count lies, enough for a verdict."""
     layout = _layout(spec)
     view, origin = layout.view, layout.origin
     n = len(spec.objects)
     ents = list(layout.prims)
     screens = list(layout.screen)
-    if spec.hand is not None:
-        ents.append(hand_primitives(spec))
+    if hand is not None:
+        ents.append(hand_primitives(hand))
         screens.append(view.screen_box(ents[n]))
     boxes = [b for b, _, _ in screens]
     # The hand is modelled by boxes its mesh only partly fills.
-    fills = [1.0] * n + [hand_geometry.MESH_FILL] * (spec.hand is not None)
+    fills = [1.0] * n + [hand_geometry.MESH_FILL] * (hand is not None)
     counts = [0] * len(ents)
     decide = decide and stop_below is not None
     # The hand (last) is the likeliest to be too small: check it first.
-    for i in [n] * (spec.hand is not None) + list(range(n)):
+    for i in [n] * (hand is not None) + list(range(n)):
         (u0, v0, u1, v1), clipped, (near, far) = screens[i]
         occluders = [
             j for j, (a0, b0, a1, b1) in enumerate(boxes)
@@ -182,24 +210,29 @@ def _estimate(spec: SceneSpec, stop_below: float | None, decide: bool = False) -
             if stop_below is not None:
                 break
             continue
+        # An object's occluders are the objects (the layout's, kept there) and last the hand.
+        objs = [j for j in occluders if j < n] if i < n else []
         if i < n:
             d, own, us, vs = layout.rays(i)
+            visible = layout.unhidden(i, objs, 0)
         else:
             d, us, vs = view.rays(boxes[i])
             own = hits(ents[i], origin, d)
-        visible = np.isfinite(own)
+            visible = np.isfinite(own)
         if decide and all(screens[j][2][0] > 0 for j in occluders):  # boxes of points before the camera
-            hidden = np.logical_or.reduce([_inside(us, vs, boxes[j]) for j in occluders])
+            hidden = np.logical_or.reduce(
+                [layout.inside(i, j) if j in objs else _inside(us, vs, boxes[j]) for j in occluders])
             counts[i] = _count(visible & ~hidden, fills[i])
             if counts[i] >= stop_below:  # enough that no occluder can hide
                 continue
-        for j in occluders:
+        for k, j in enumerate(occluders):
             if decide and _count(visible, fills[i]) < stop_below:  # occluders only take rays away
                 break
-            if i < n and j < n:
-                visible &= own < layout.hits(j, i)
+            if j in objs:
+                visible = layout.unhidden(i, objs, k + 1)
             else:  # a new hand: test only the rays nothing hides yet
                 rows = np.flatnonzero(visible)
+                visible = visible.copy() if i < n else visible
                 visible[rows] = own[rows] < hits(ents[j], origin, d, rows)
         counts[i] = _count(visible, fills[i])
         if stop_below is not None and counts[i] < stop_below:
