@@ -181,7 +181,7 @@ def test_a_damaged_manifest_is_one_line_everywhere(tmp_path, text):
     (("camera", "width"), "320", "camera.width: Input should be a valid integer"),
     (("camera", "width"), True, "camera.width: Input should be a valid integer"),
     (("render", "samples"), 64.0, "render.samples: Input should be a valid integer"),
-    (("render", "quality"), "ultra", "render.quality: Input should be 'draft'"),
+    (("render", "quality"), "ultra", "render.quality: Input should be 'preview'"),
     (("render", "seed"), "7", "render.seed"),
 ])
 @pytest.mark.slow
