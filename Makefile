@@ -29,7 +29,7 @@ DRY_RUN ?=
 PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: setup test test-fast render release bench clean-venv
+.PHONY: setup test test-fast sweep render release bench clean-venv
 
 # The experiment library `mewl study` copies (jsPsych), at the versions package-lock.json pins.
 NODE_STAMP := node_modules/.installed
@@ -73,6 +73,11 @@ test: setup
 FAST := not render and not slurm and not browser and not slow
 test-fast: setup
 	$(VENV)/bin/python -m pytest -n 2 --dist loadfile -m "$(FAST)" $(PYTEST_ARGS)
+
+# The statistical sweeps (`slow`, Blender-free) at their full sizes (tests/conftest.py's sweep): larger samples than
+# make test's, for a change to a sampler or an audit; a few minutes more than make test's share of them.
+sweep: setup
+	MEWL_TEST_SWEEP=full $(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile -m "slow and not render and not slurm and not browser" $(PYTEST_ARGS)
 
 render: setup
 	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \
