@@ -27,6 +27,7 @@ from mewl_gen.tasks.benchmark import Benchmark
 from . import options
 
 LEGIBILITY = "legibility"
+POOL_ITEMS = 200  # items per audit worker, at least (audit_benchmark)
 
 
 def table(columns: tuple[str, ...], rows: list[dict], markdown: bool) -> str:
@@ -61,8 +62,11 @@ def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdow
 
     runs = [(split, task, items, AuditRun(1, train.get(task) if train_dir else None, others(split, task)))
             for (split, task), items in sorted(found.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1])))]
+    # A pool of fresh interpreters costs seconds to start, about what auditing a couple of hundred items
+    # does: a small dataset is audited in this process, a larger one on one worker per POOL_ITEMS items.
+    pool = min(workers, len(runs), sum(len(items) for _, _, items, _ in runs) // POOL_ITEMS) or 1
     try:
-        rows = Parallel(n_jobs=min(workers, len(runs)))(delayed(bench.audit.row)(*run) for run in runs)
+        rows = Parallel(n_jobs=pool)(delayed(bench.audit.row)(*run) for run in runs)
     except (ValueError, KeyError, TypeError, IndexError) as err:  # files that agree with their record, yet are no item's
         raise UserError(f"{out}: the {bench.name} items' files do not read as that benchmark's "
                         f"({type(err).__name__}: {shown(err, 160)}); were they written by this tool?") from None

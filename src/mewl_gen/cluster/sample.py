@@ -68,7 +68,8 @@ def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -
         for task in tasks:
             bookkeeping.record_plan(out, split, task, n)
     jobs = [(t, list(range(start, min(start + 50, n)))) for t in tasks for start in range(0, n, 50)]
-    results = Parallel(n_jobs=workers)(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
+    # A single batch is sampled in this process: a pool of fresh interpreters costs seconds, more than one batch.
+    results = Parallel(n_jobs=min(workers, len(jobs)))(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
     for task in tasks:
         index.rebuild(out, split, task)
     card.write_card(out)

@@ -16,7 +16,8 @@ def measured(measure: Callable[[list[StoredItem]], list], items: Sequence[Stored
              batch: int = 200) -> list:
     """measure() over the items in batches, on `workers` processes; one result per item, in order."""
     batches = [list(items[k:k + batch]) for k in range(0, len(items), batch)]
-    return [r for b in Parallel(n_jobs=workers)(delayed(measure)(b) for b in batches) for r in b]
+    # One batch is measured in this process: a pool of fresh interpreters costs seconds, more than one batch.
+    return [r for b in Parallel(n_jobs=min(workers, len(batches)) or 1)(delayed(measure)(b) for b in batches) for r in b]
 
 
 @dataclass(frozen=True)
