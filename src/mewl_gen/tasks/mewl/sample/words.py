@@ -142,8 +142,11 @@ def inflected(words: frozenset[str]) -> frozenset[str]:
 
 
 def coinable_english(words: frozenset[str]) -> list[str]:
-    """The words a coinage could hit: those that split into at most MAX_SYLLABLES syllables, sorted."""
-    return sorted(w for w in words if segmentable(w))
+    """The words a coinage could hit: those that split into at most MAX_SYLLABLES syllables, sorted. One
+    scan of the words a line each, every line that segmentable's expression spells whole (a call of
+    segmentable per word costs twice as long over the lists' four million forms)."""
+    lines = re.compile(f"^{_spelled(MAX_SYLLABLES).pattern}$", re.M)
+    return sorted(lines.findall("\n".join(words)))
 
 
 @cache
