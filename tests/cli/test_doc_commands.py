@@ -7,8 +7,9 @@ asserts exit 0 and what the page says the block makes.
 
 The `--submit` blocks of slurm.md and reference.md run on the suite's own SLURM cluster (tests/slurm_cluster.py),
 which is not the page's site: their partition, GPUs and shared folder are rewritten too, in a group of their own.
-scale.md's `make bench` lines take their store sizes from SCALE_SIZES, which the rewrite sets to stores of a
-few episodes (BENCH_OUT puts them in the scratch folder). Not run as written: `tail -f`, which never ends: the
+scale.md's three `make bench` lines differ only in the sizes they ask for: each, as written, is turned by
+`make -n` into the bench's command, which runs in the test up to the sizes it would build; the line that names
+its sizes then runs whole at stores of a few episodes (BENCH_OUT puts them in the scratch folder). Not run as written: `tail -f`, which never ends: the
 test reads the log once, after the array ended.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +44,7 @@ ARRAY = [(r"--task all --n 2000", "--task shape --n 1 --quality preview"), (r"--
 # partition); a scratch folder on this machine, the cluster's one node, stands for the shared one.
 SITE = [(r"/shared/mewl", "{here}/mewl"), (r"--partition gpu\b", "--partition debug"),
         (r"--gpus-per-task 1\b", "--gpus-per-task 0 --device cpu")]
+BENCH_MAKE = (r"^make ", "make -C {root} BENCH_OUT={here}/bench-out DEVICE=cpu ")  # scale.md's, writing in the scratch folder
 REWRITES = {  # name: (page, fence, a string of the block, rules)
     "passes": ("passes.md", "bash", "--passes", [
         ONE, MAKE, (r"^(mewl render .*?--n )600", r"\g<1>1 --quality preview --device cpu"),
@@ -50,10 +53,9 @@ REWRITES = {  # name: (page, fence, a string of the block, rules)
     "bongard": ("bongard.md", "bash", "make render", [ONE, PREVIEW, MAKE]),
     "audit": ("audit.md", "sh", "mewl audit", [(r"--n N_TRAIN\b", "--n 2"), (r"--n N_TEST\b", "--n 2")]),
     "bongard audit": ("bongard.md", "bash", "mewl audit", [(r"--n \d+ ", "--n 2 ")]),
-    # Each line's stores at a few episodes (QUICK: the smallest only), written in the scratch folder.
+    # The line that names its sizes at stores of a few episodes; every line writes in the scratch folder.
     "scale": ("scale.md", "bash", "make bench ONLY=scale", [
-        (r"^make bench ONLY=scale +#", "make bench ONLY=scale SCALE_SIZES=2,4 #"), (r"QUICK=1 ", "QUICK=1 SCALE_SIZES=2 "),
-        (r"SCALE_SIZES=250,1000\b", "SCALE_SIZES=2,4"), (r"^make ", "make -C {root} BENCH_OUT={here}/bench-out DEVICE=cpu ")]),
+        (r"SCALE_SIZES=250,1000\b", "SCALE_SIZES=2,4"), BENCH_MAKE]),
     "slurm submit": ("slurm.md", "bash", "--submit", [*ARRAY, *SITE]),
     # The ids the submission printed for the page's; `tail -f` never ends: the log read once, the array ended.
     "slurm monitor": ("slurm.md", "", "squeue -j", [(r"\b4243\b", "{check}"), (r"\b4242_7\b", "{array}_0"),
@@ -187,24 +189,61 @@ def test_the_bongard_pages_audit_commands_sample_and_audit_every_family(tmp_path
     assert all(line.endswith("| ok |") for line in done.stdout.splitlines() if re.match(r"\| (train|test) ", line))
 
 
-# -- scale.md: the scale benchmark's make lines, each at stores of a few episodes ------------------------
+# -- scale.md: what each make line asks the bench for, then the bench itself at stores of a few episodes ---------
+SCALE_PAGE_SIZES = [(1000, 4000, 16000), (1000,), (250, 1000)]  # what the page's comments say each line measures
+
+
+def bench_argv(line: str, here: Path) -> list[str]:
+    """The arguments of `python -m mewl_gen.bench` that this checkout's Makefile runs for a make line (make -n:
+    printed, nothing run)."""
+    dry = subprocess.run(["bash", "-e", "-c", line.replace("make -C", "make -n --no-print-directory -C").replace("{here}", str(here))],
+                         capture_output=True, text=True, timeout=60)
+    assert dry.returncode == 0, dry.stderr
+    (recipe,) = [cmd for cmd in re.sub(r"\\\n\s*", " ", dry.stdout).splitlines() if " -m mewl_gen.bench " in cmd]
+    return shlex.split(recipe.split(" -m mewl_gen.bench ", 1)[1])
+
+
+def test_the_scale_pages_make_lines_ask_the_bench_for_the_sizes_the_page_says(tmp_path, monkeypatch):
+    """Each line as written, QUICK and the default sizes included, turned by the Makefile into the bench's command
+    (make -n) and that command run in this process up to the scale benchmark, which is stopped there: the
+    stores it would build are the page's. The one line the next test runs is in the same form with smaller sizes,
+    so the three lines differ from what is run only in what this test checks."""
+    from mewl_gen.bench import scale, suite
+
+    class Asked(Exception):
+        pass
+
+    def asked(folder, sizes, *args, **kwargs):
+        raise Asked(folder, sizes)
+
+    monkeypatch.setattr(scale, "run", asked)
+    pattern, replacement = BENCH_MAKE
+    lines = re.sub(pattern, replacement.replace("{root}", str(ROOT)), block("scale.md", "bash", "make bench ONLY=scale"),
+                   flags=re.M).splitlines()  # as written, sizes and all: make -n runs nothing
+    assert len(lines) == len(SCALE_PAGE_SIZES)
+    for line, sizes in zip(lines, SCALE_PAGE_SIZES):
+        with pytest.raises(Asked) as stopped:
+            suite.main(bench_argv(line, tmp_path))
+        assert stopped.value.args == (tmp_path / "bench-out" / "scale", sizes), line
+
+
 @pytest.mark.render
 @pytest.mark.slow
-def test_the_scale_pages_make_lines_measure_every_command_on_each_store(tmp_path):
-    """The three lines in turn: the bench renders its 14 draft images once (the later lines reuse them; the
-    suite holds no cached render of them) and runs every store command on each store: stores of 2 and 4
-    episodes, then 2 alone (QUICK: the smallest only), then 2 and 4."""
-    for line, sizes in zip(scaled("scale").splitlines(), ([2, 4], [2], [2, 4])):
-        done = run(line, tmp_path)
-        report = json.loads((tmp_path / "bench-out" / "scale" / "scale.json").read_text())
-        assert [row["items"] for row in report["sizes"]] == sizes, line
-        for row in report["sizes"]:
-            assert row["commands"] and all(c["exit"] == 0 for c in row["commands"].values()), row["commands"]
-        assert report["pool_images"] == 14 and "reused" in report["note"] and report["note"] in done.stdout
-        ratios = set(report["sizes"][0]["commands"]) if len(sizes) > 1 else set()  # largest over smallest
-        assert set(report["ratios"]) == ratios and "floor" in report["release"]
-        assert (tmp_path / "bench-out" / "bench.json").is_file()
-        assert not (tmp_path / "bench-out" / "scale" / "scratch").exists()  # its stores removed
+def test_the_scale_pages_line_with_sizes_measures_every_command_on_each_store(tmp_path):
+    """`make bench ONLY=scale SCALE_SIZES=...` at stores of 2 and 4 episodes, run whole: the bench renders its 14
+    draft images (the suite holds no cached render of them) and runs every store command on each store. The
+    other two lines run the same bench with the sizes the test above checks."""
+    line = scaled("scale").splitlines()[2]
+    done = run(line, tmp_path)
+    report = json.loads((tmp_path / "bench-out" / "scale" / "scale.json").read_text())
+    assert [row["items"] for row in report["sizes"]] == [2, 4], line
+    for row in report["sizes"]:
+        assert row["commands"] and all(c["exit"] == 0 for c in row["commands"].values()), row["commands"]
+    assert report["pool_images"] == 14 and "reused" in report["note"] and report["note"] in done.stdout
+    assert set(report["ratios"]) == set(report["sizes"][0]["commands"])  # largest over smallest
+    assert "floor" in report["release"]
+    assert (tmp_path / "bench-out" / "bench.json").is_file()
+    assert not (tmp_path / "bench-out" / "scale" / "scratch").exists()  # its stores removed
 
 
 # -- slurm.md and reference.md: submit an array, monitor it, and (reference.md) submit it again -----------
