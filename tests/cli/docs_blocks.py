@@ -10,7 +10,7 @@ The `--submit` blocks of slurm.md and reference.md run on the suite's own SLURM 
 which is not the page's site: their partition, GPUs and shared folder are rewritten too, in a group of their own.
 scale.md's three `make bench` lines differ only in the sizes they ask for: each, as written, is turned by
 `make -n` into the bench's command, which runs in the test up to the sizes it would build; the line that names
-its sizes then runs whole at stores of a few episodes (BENCH_OUT puts them in the scratch folder). Not run as
+its sizes then runs whole at one store of 2 episodes (BENCH_OUT puts it in the scratch folder). Not run as
 written: `tail -f`, which never ends: the test reads the log once, after the array ended.
 """
 from __future__ import annotations
@@ -41,7 +41,8 @@ ARRAY = [(r"--task all --n 2000", "--task shape --n 1 --quality preview"), (r"--
 # partition); a scratch folder on this machine, the cluster's one node, stands for the shared one.
 SITE = [(r"/shared/mewl", "{here}/mewl"), (r"--partition gpu\b", "--partition debug"),
         (r"--gpus-per-task 1\b", "--gpus-per-task 0 --device cpu")]
-BENCH_MAKE = (r"^make ", "make -C {root} BENCH_OUT={here}/bench-out DEVICE=cpu ")  # scale.md's, writing in the scratch folder
+# scale.md's make lines, writing in the scratch folder.
+BENCH_MAKE = (r"^make ", "make -C {root} BENCH_OUT={here}/bench-out DEVICE=cpu ")
 REWRITES = {  # name: (page, fence, a string of the block, rules)
     "passes": ("passes.md", "bash", "--passes", [
         ONE, MAKE, (r"^(mewl render .*?--n )600", r"\g<1>1 --quality preview --device cpu"),
@@ -53,9 +54,8 @@ REWRITES = {  # name: (page, fence, a string of the block, rules)
     "audit": ("audit.md", "sh", "mewl audit", [(r"--n N_TRAIN\b", "--n 2"), (r"--n N_TEST\b", "--n 2"),
                                                (r"(--out D/\$b|--markdown)$", r"\1 --workers 1")]),
     "bongard audit": ("bongard.md", "bash", "mewl audit", [(r"--n \d+ ", "--n 2 ")]),
-    # The line that names its sizes at stores of a few episodes; every line writes in the scratch folder.
-    "scale": ("scale.md", "bash", "make bench ONLY=scale", [
-        (r"SCALE_SIZES=250,1000\b", "SCALE_SIZES=2,4"), BENCH_MAKE]),
+    # The line that names its sizes at one store of 2 episodes; every line writes in the scratch folder.
+    "scale": ("scale.md", "bash", "make bench ONLY=scale", [(r"SCALE_SIZES=250,1000\b", "SCALE_SIZES=2"), BENCH_MAKE]),
     "slurm submit": ("slurm.md", "bash", "--submit", [*ARRAY, *SITE]),
     # The ids the submission printed for the page's; `tail -f` never ends: the log read once, the array ended.
     "slurm monitor": ("slurm.md", "", "squeue -j", [(r"\b4243\b", "{check}"), (r"\b4242_7\b", "{array}_0"),

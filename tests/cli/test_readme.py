@@ -32,7 +32,8 @@ def test_the_five_minute_path_runs_as_written_but_for_its_render_quality(tmp_pat
     section = README.read_text().split("## From nothing to a score")[1].split("\n## ")[0]
     steps = [(lang, code) for lang, code in fenced(section) if lang in ("bash", "python")]
     assert [lang for lang, _ in steps] == ["bash", "bash", "python", "bash", "bash"]
-    render, count = re.subn(r"^(\.venv/bin/mewl render .*)--quality draft\b", r"\1--quality preview", steps[0][1], flags=re.M)
+    render, count = re.subn(r"^(\.venv/bin/mewl render .*)--quality draft\b", r"\1--quality preview", steps[0][1],
+                            flags=re.M)
     assert count == 1, steps[0][1]
     steps[0] = ("bash", render)
     (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
