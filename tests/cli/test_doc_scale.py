@@ -4,6 +4,7 @@ rewritten and run)."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shlex
 import subprocess
@@ -40,6 +41,8 @@ def test_the_scale_pages_make_lines_ask_the_bench_for_the_sizes_the_page_says(tm
         raise Asked(folder, sizes)
 
     monkeypatch.setattr(scale, "run", asked)
+    render_log = logging.getLogger("render")  # the bench adds a filter to it: this process's other tests keep theirs
+    monkeypatch.setattr(render_log, "filters", list(render_log.filters))
     pattern, replacement = BENCH_MAKE
     lines = re.sub(pattern, replacement.replace("{root}", str(ROOT)), block("scale.md", "bash", "make bench ONLY=scale"),
                    flags=re.M).splitlines()  # as written, sizes and all: make -n runs nothing
