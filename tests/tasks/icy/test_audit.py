@@ -76,10 +76,16 @@ def test_a_train_item_in_test_is_a_repeat(sampled, tmp_path, mewl):
     assert "1 test items repeat an item of another split" in verdict, verdict
 
 
+# icy-episodes items the names-only and rule-aware probes run on: 200 in make sweep, 100 in CI, where the planted
+# leaks are still caught far above their floor of 20 %: a panel named after the answer 100 % [96, 100], the rule
+# that reads the answer 47 % [38, 57].
+RECORDS = sweep(100, 200)
+
+
 @pytest.fixture(scope="module")
 def records():
     """icy-episodes items as their item.json reads, on a seed no other test uses."""
-    return [json.loads(sample_item("icy-episodes", 8128, "train", i).model_dump_json()) for i in range(200)]
+    return [json.loads(sample_item("icy-episodes", 8128, "train", i).model_dump_json()) for i in range(RECORDS)]
 
 
 @pytest.mark.slow
