@@ -3,6 +3,7 @@ a level below and one a level above, so a rule reading the neighbours stays at 1
 every size but not k stays at its exact floor (floor.py), which an empirical Bayes table confirms."""
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 import pytest
@@ -15,11 +16,13 @@ from tests.tasks.malevic.test_sample import statements
 THRESHOLD_TASKS = tuple(f"malevic-{name}" for name, r in TASK_RULES.items() if not r.superlative)
 
 
-def seen(task: str) -> list[Seen]:
+@functools.cache
+def seen(task: str) -> tuple[Seen, ...]:
+    """Every statement of the task as the probes see it, once per process (each test reads it)."""
     rules = TASK_RULES[task.removeprefix("malevic-")]
-    return [Seen(label, adjective, st.levels[st.target], st.levels, index, retry,
+    return tuple(Seen(label, adjective, st.levels[st.target], st.levels, index, retry,
                  reference_set(rules, st.shapes, st.target))
-            for _, label, adjective, st, index, retry in statements(task)]
+            for _, label, adjective, st, index, retry in statements(task))
 
 
 @pytest.mark.parametrize("task", THRESHOLD_TASKS)
