@@ -56,6 +56,7 @@ def learned(features: Sequence[Sequence[float]], targets: Sequence, floor: float
     answers, where boosting would fit a tree per answer) a decision tree."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # loads only for an audit
     from sklearn.tree import DecisionTreeClassifier
+    from threadpoolctl import threadpool_limits
 
     half = len(targets) // 2
     if half == 0 or len(set(targets[:half])) < 2:
@@ -63,10 +64,10 @@ def learned(features: Sequence[Sequence[float]], targets: Sequence, floor: float
     many = len(set(targets[:half])) > MANY_CLASSES
     model = (DecisionTreeClassifier(min_samples_leaf=3, random_state=0) if many else
              HistGradientBoostingClassifier(max_iter=100, random_state=0))
-    with warnings.catch_warnings():  # sklearn's guess that many answers may mean a regression
-        warnings.simplefilter("ignore", UserWarning)
+    with warnings.catch_warnings(), threadpool_limits(limits=1):  # a small fit: OpenMP threads only slow shared cores
+        warnings.simplefilter("ignore", UserWarning)  # sklearn's guess that many answers may mean a regression
         model.fit(features[:half], targets[:half])
-    predicted = model.predict(features[half:])
+        predicted = model.predict(features[half:])
     return Probe(int(sum(p == t for p, t in zip(predicted, targets[half:]))), len(targets) - half, floor)
 
 

@@ -154,10 +154,12 @@ def trees(fit: list[Seen], score: list[Seen], features: Callable[[Seen], list[fl
     if len({s.label for s in fit}) < 2:
         return table(fit, score, lambda s: 0, floor)
     from sklearn.ensemble import HistGradientBoostingClassifier  # loads only when a probe is fitted
+    from threadpoolctl import threadpool_limits
 
     model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, random_state=0)
-    model.fit(np.array([features(s) for s in fit]), np.array([s.label for s in fit]))
-    guesses = model.predict(np.array([features(s) for s in score]))
+    with threadpool_limits(limits=1):  # a small fit; OpenMP threads on shared cores slow it, ten times over under load
+        model.fit(np.array([features(s) for s in fit]), np.array([s.label for s in fit]))
+        guesses = model.predict(np.array([features(s) for s in score]))
     return Probe(int(sum(g == s.label for g, s in zip(guesses, score))), len(score), floor)
 
 
