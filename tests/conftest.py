@@ -195,8 +195,9 @@ def stored_items(out: Path, prefix: str) -> list:
 
 # Files that take longest, started first: xdist hands whole files (--dist loadfile) to the free
 # process in collection order, so the long ones must not be left for the end (longest first).
-LONGEST_FIRST = ("cluster/test_pipeline_e2e.py", "tasks/test_audit.py", "tasks/test_every_task.py",
-                 "store/test_integrity_e2e.py", "cluster/slurm/test_arrays.py", "tasks/bongard/test_sample.py")
+LONGEST_FIRST = ("tasks/bongard/test_sample.py", "tasks/test_every_task.py", "store/test_integrity_e2e.py",
+                 "cli/test_readme.py", "cli/test_doc_commands.py", "render/test_worker.py", "cli/test_doc_audits.py",
+                 "tasks/shapeworld/test_audit.py", "cluster/test_pipeline_e2e.py", "cluster/slurm/test_arrays.py")
 
 
 def pytest_collection_modifyitems(config, items):

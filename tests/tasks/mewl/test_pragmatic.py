@@ -22,7 +22,7 @@ from mewl_gen.tasks.mewl.solver import SOLVERS, deprived, pragmatic as solver
 from mewl_gen.tasks.mewl.sample.words import pseudo_words
 from mewl_gen.tasks.sampling import choices_with_answer, shuffled
 from mewl_gen.tasks.validation import InvalidItem
-from tests.conftest import EPISODES_PER_TASK, FEW, episodes
+from tests.conftest import EPISODES_PER_TASK, FEW, episodes, sweep
 
 N = 300
 
@@ -262,10 +262,15 @@ def _no_query_probe(episodes) -> Probe:
     return Probe(hits, len(episodes), no_query.floor)
 
 
+# Old-construction episodes: 150 in make sweep; 100 in CI, where the no-query probe still reads 46.0 % [36.6, 55.7]
+# against its floor of 25 % (48.7 % [40.8, 56.6] at 150), and the audit's row says so without the learned fits.
+OLD_EPISODES = sweep(100, 150)
+
+
 @pytest.mark.slow
 def test_the_no_query_probe_flags_the_old_construction_and_passes_the_new():
     rng = np.random.default_rng(31)
-    old = [_old_construction(rng, i) for i in range(150)]
+    old = [_old_construction(rng, i) for i in range(OLD_EPISODES)]
     assert _no_query_probe(old).leaks, _no_query_probe(old).cell()
     assert "no-query above chance" in failures(rates("pragmatic", old, None))  # the audit's row says so too
     with pytest.raises(InvalidItem):
