@@ -113,16 +113,17 @@ def _surface_nets(f: np.ndarray, origin: np.ndarray, h: float):
         lo[axis], hi[axis] = slice(None, -1), slice(1, None)
         cross = inside[tuple(lo)] != inside[tuple(hi)]
         flip = inside[tuple(lo)]
-        for e in np.argwhere(cross):
-            if e[a] == 0 or e[b] == 0 or e[a] >= shape[a] or e[b] >= shape[b]:
-                continue
-            cells = []
-            for da, db in ((-1, -1), (0, -1), (0, 0), (-1, 0)):
-                c = e.copy()
-                c[a] += da
-                c[b] += db
-                cells.append(cell_id[tuple(c)])
-            quads.append(tuple(cells) if flip[tuple(e)] else tuple(reversed(cells)))
+        edges = np.argwhere(cross)  # every crossed edge, in order; those on the grid's border have no quad
+        edges = edges[(edges[:, a] > 0) & (edges[:, b] > 0) & (edges[:, a] < shape[a]) & (edges[:, b] < shape[b])]
+        cells = []
+        for da, db in ((-1, -1), (0, -1), (0, 0), (-1, 0)):  # the four cells around each edge
+            c = edges.copy()
+            c[:, a] += da
+            c[:, b] += db
+            cells.append(cell_id[c[:, 0], c[:, 1], c[:, 2]])
+        cells = np.stack(cells, axis=1)
+        for row, keep in zip(cells, flip[edges[:, 0], edges[:, 1], edges[:, 2]]):
+            quads.append(tuple(row) if keep else tuple(reversed(tuple(row))))
     return verts, quads
 
 

@@ -28,12 +28,19 @@ class Mesh:
 
 
 def _orient(vertices: np.ndarray, faces: list[tuple[int, ...]], outward) -> tuple[tuple[int, ...], ...]:
-    """Flip every polygon whose winding disagrees with the outward direction."""
-    out = []
-    for f in faces:
-        p = vertices[list(f)]
-        n = np.cross(p[1] - p[0], p[2] - p[0]) + np.cross(p[2] - p[0], p[-1] - p[0])
-        out.append(tuple(f) if n @ outward(p.mean(axis=0)) >= 0 else tuple(reversed(f)))
+    """Flip every polygon whose winding disagrees with the outward direction (`outward` maps an (F, 3) array of
+    polygon centres to directions). The polygons of each size at once: every Blender worker builds the meshes."""
+    out = [tuple(f) for f in faces]
+    sizes: dict[int, list[int]] = {}
+    for k, f in enumerate(faces):
+        sizes.setdefault(len(f), []).append(k)
+    for which in sizes.values():
+        p = vertices[np.array([faces[k] for k in which])]  # (F, size, 3)
+        n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]) + np.cross(p[:, 2] - p[:, 0], p[:, -1] - p[:, 0])
+        facing = np.einsum("ij,ij->i", n, outward(p.mean(axis=1)))
+        for k, keep in zip(which, facing >= 0):
+            if not keep:
+                out[k] = out[k][::-1]
     return tuple(out)
 
 
