@@ -1,9 +1,10 @@
 """The warm Blender scene of one worker (imports bpy; runs only in the child).
 
 The stage (ground, world, camera, compositor) and the assets (meshes and
-materials) are built once (render.blender_stage); each spec adds its lights, objects and hand,
-renders, reads the object-index pass of that render (and the passes asked for, render.passes)
-and removes them again.
+materials) are built once (render.blender_stage; the hand's mesh at the first scene
+with the hand); each spec adds its lights, objects and hand, renders, reads the
+object-index pass of that render (and the passes asked for, render.passes) and
+removes them again.
 """
 from __future__ import annotations
 
@@ -96,7 +97,6 @@ class BlenderScene:
         self.passes: tuple[str, ...] = ()  # the extra passes the view layer writes now
         self.pass_exrs: dict[str, Path] = {}
         self.meshes = {s: blender_stage.mesh(s, assets.shape_mesh(s)) for s in SHAPES}
-        self.meshes["hand"] = blender_stage.mesh("hand", assets.hand_mesh())
         self.materials = {(m, c): blender_stage.material(f"{m}-{c}", assets.object_material(m, c))
                           for m in MATERIALS for c in COLORS}
         self.materials["hand"] = blender_stage.material("hand", assets.hand_material())
@@ -105,6 +105,13 @@ class BlenderScene:
         if warm_up is None:
             warm_up = self.device != "cpu"
         self.warm_up_seconds = self._warm_up() if warm_up else None
+
+    def _hand_mesh(self):
+        """The hand's mesh, built at the first scene that has the hand: most workers never render one, and
+        building it costs most of a worker's start (0.8 s of numpy)."""
+        if "hand" not in self.meshes:
+            self.meshes["hand"] = blender_stage.mesh("hand", assets.hand_mesh())
+        return self.meshes["hand"]
 
     def _warm_up(self) -> float:
         """Render a tiny scene with every material, the hand and the denoiser, and
@@ -153,7 +160,7 @@ class BlenderScene:
             ob.pass_index = i + 1
         if spec.hand is not None:
             h = spec.hand
-            ob = self._add("hand", self.meshes["hand"], (*h.position, 0.0), (0.0, 0.0, h.yaw), self.materials["hand"])
+            ob = self._add("hand", self._hand_mesh(), (*h.position, 0.0), (0.0, 0.0, h.yaw), self.materials["hand"])
             ob.pass_index = len(spec.objects) + 1
 
     def _add(self, name, data, location, rotation, material=None):
