@@ -123,7 +123,7 @@ def _surface_nets(f: np.ndarray, origin: np.ndarray, h: float):
             cells.append(cell_id[c[:, 0], c[:, 1], c[:, 2]])
         cells = np.stack(cells, axis=1)
         for row, keep in zip(cells, flip[edges[:, 0], edges[:, 1], edges[:, 2]]):
-            quads.append(tuple(row) if keep else tuple(reversed(tuple(row))))
+            quads.append(tuple(row if keep else row[::-1]))
     return verts, quads
 
 

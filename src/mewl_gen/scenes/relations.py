@@ -23,15 +23,20 @@ def _ground_offset(a: ObjectSpec, b: ObjectSpec) -> np.ndarray:
     return np.array([a.position[0] - b.position[0], a.position[1] - b.position[1], 0.0])
 
 
+def _along(diff: np.ndarray, direction) -> float:
+    """A ground offset's signed length along a direction (a rel b where a - b's is > 0)."""
+    return float(diff @ np.asarray(direction))
+
+
 def offsets(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec) -> dict[str, float]:
     """Signed distance of a from b along each ground direction."""
     dirs, diff = directions(cam), _ground_offset(a, b)
-    return {d: float(diff @ np.asarray(dirs[d])) for d in DIRECTIONS}
+    return {d: _along(diff, dirs[d]) for d in DIRECTIONS}
 
 
 def holds(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec, rel: str) -> bool:
     """offsets(cam, a, b)[rel] > 0, computing only the direction asked."""
-    return float(_ground_offset(a, b) @ np.asarray(directions(cam)[rel])) > 0.0
+    return _along(_ground_offset(a, b), directions(cam)[rel]) > 0.0
 
 
 def true_relations(cam: CameraSpec, a: ObjectSpec, b: ObjectSpec) -> set[str]:
@@ -52,7 +57,7 @@ def relationships(cam: CameraSpec, objects) -> dict[str, list[list[int]]]:
     out: dict[str, list[list[int]]] = {}
     for rel in DIRECTIONS:
         d = np.asarray(dirs[rel])
-        out[rel] = [[j for j, diff in row if float(diff @ d) > 0.0] for row in diffs]
+        out[rel] = [[j for j, diff in row if _along(diff, d) > 0.0] for row in diffs]
     return out
 
 

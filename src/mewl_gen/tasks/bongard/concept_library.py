@@ -78,10 +78,18 @@ class Separator(NamedTuple):
         return holds(self.concept, panel) == self.positive
 
 
+Program = tuple[Concept, Callable[..., bool], tuple, bool]
+
+
+def _program(c: Concept) -> Program:
+    """The concept with its interpreter, its arguments and whether it reads positions, looked up once."""
+    return c, TEMPLATES[c.kind].holds, c.args, c.positional
+
+
 @lru_cache(maxsize=8)
-def _programs(max_complexity: int) -> tuple[tuple[Concept, Callable[..., bool], tuple, bool], ...]:
-    """The library with each concept's interpreter, arguments and whether it reads positions, looked up once."""
-    return tuple((c, TEMPLATES[c.kind].holds, c.args, c.positional) for c in library(max_complexity))
+def _programs(max_complexity: int) -> tuple[Program, ...]:
+    """The library's concepts as _program gives them."""
+    return tuple(map(_program, library(max_complexity)))
 
 
 def separators(positives: Sequence[Panel], negatives: Sequence[Panel], max_complexity: int,
@@ -91,7 +99,7 @@ def separators(positives: Sequence[Panel], negatives: Sequence[Panel], max_compl
     positions=False leaves out the concepts that read positions (a check before objects are placed)."""
     found = []
     read = dict.fromkeys(read_concepts(positives[0]) + read_concepts(negatives[0]))  # programs: never listed
-    candidates = _programs(max_complexity) + tuple((c, TEMPLATES[c.kind].holds, c.args, c.positional) for c in read)
+    candidates = _programs(max_complexity) + tuple(map(_program, read))
     others = tuple(positives[1:])
     for concept, program, args, positional in candidates:
         if positional and not positions:
