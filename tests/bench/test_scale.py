@@ -52,6 +52,21 @@ def test_every_command_it_runs_is_one_mewl_accepts(tmp_path):
             compile(argv[1], name, "exec")
 
 
+def test_the_renders_it_asks_for_are_a_draft_render_mewl_accepts_made_once(tmp_path, monkeypatch):
+    """ensure_renders' command, as `mewl render` parses it (tests/cli/test_doc_scale.py runs the bench on a
+    renders folder that holds them already, as a second run finds them)."""
+    from mewl_gen.cli.main import build_parser
+
+    asked = []
+    monkeypatch.setattr(scale_store.subprocess, "run", lambda argv, **kwargs: asked.append(argv))
+    assert scale_store.ensure_renders(tmp_path / "renders") == tmp_path / "renders"
+    (argv,) = asked
+    assert argv[1:3] == ["-m", "mewl_gen"]
+    args = build_parser().parse_args(argv[3:])
+    assert (args.command, args.task, args.n, args.quality, args.split, args.out) == (
+        "render", ",".join(scale_store.RENDERED_TASKS), "1", "draft", "train", tmp_path / "renders")
+
+
 @pytest.mark.slow
 def test_commands_run_on_two_tiny_sizes_and_the_report_holds_ratios_floor_and_release(tmp_path, pool):
     names = ["status", "text", "export webdataset", "gallery"]  # one child each: a few seconds apiece

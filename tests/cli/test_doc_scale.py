@@ -7,12 +7,14 @@ import json
 import logging
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.cli.docs_blocks import BENCH_MAKE, ROOT, block, run, scaled
+from tests.conftest import rendered_all
 
 SCALE_PAGE_SIZES = [(1000, 4000, 16000), (1000,), (250, 1000)]  # what the page's comments say each line measures
 
@@ -57,11 +59,19 @@ def test_the_scale_pages_make_lines_ask_the_bench_for_the_sizes_the_page_says(tm
 @pytest.mark.slow
 def test_the_scale_pages_line_with_sizes_measures_every_command_on_a_store(tmp_path):
     """`make bench ONLY=scale SCALE_SIZES=...` ("any sizes", the page says) at one store of 2 episodes, run whole:
-    the bench renders its 14 draft images (the suite holds no cached render of them), runs every store command
-    on the store and extrapolates to the release. The other two lines run the same bench with the sizes the test
-    above checks; the ratios of a larger store to a smaller are tests/bench/test_scale.py's, on two tiny sizes."""
-    from mewl_gen.bench import scale
+    the bench takes its 14 draft images from its renders folder, runs every store command on the store and
+    extrapolates to the release. The other two lines run the same bench with the sizes the test above checks;
+    the ratios of a larger store to a smaller are tests/bench/test_scale.py's, on two tiny sizes. The renders
+    folder holds the session's draft render of the same tasks (another seed's items), as a second run of the
+    bench finds its first run's (the command that renders them is tests/bench/test_scale.py's)."""
+    from mewl_gen.bench import scale, scale_store
+    from mewl_gen.store.manifest import MANIFEST
 
+    shared, renders = rendered_all(), tmp_path / "bench-out" / "scale" / "renders"
+    (renders / scale_store.SPLIT).mkdir(parents=True)
+    shutil.copy(shared / MANIFEST, renders)
+    for task in scale_store.RENDERED_TASKS:
+        shutil.copytree(shared / scale_store.SPLIT / task, renders / scale_store.SPLIT / task)
     line = scaled("scale").splitlines()[2]
     done = run(line, tmp_path)
     report = json.loads((tmp_path / "bench-out" / "scale" / "scale.json").read_text())

@@ -29,6 +29,7 @@ import numpy as np
 
 from mewl_gen.scenes.draws import OutOfDraws, redraw
 from mewl_gen.scenes.placement import PlacementError, place_scene
+from mewl_gen.scenes.quick_draws import QuickDraws
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
 from ..benchmark import Draw
@@ -64,12 +65,13 @@ def _named_values(c: Concept) -> tuple[str, ...]:
 def _things(rng: np.random.Generator, c: Concept, n: int) -> list[Thing]:
     named = _named_values(c)
     palette = {}
-    for a in TUPLE_ORDER:
-        values = ATTRIBUTES[a]
-        chosen = list(rng.choice(values, size=int(rng.integers(1, len(values) + 1)), replace=False))
-        chosen += [v for v in named if attribute_of(v) == a and v not in chosen and rng.random() < MENTIONED]
-        palette[a] = chosen
-    return [Thing(*(str(palette[a][int(rng.integers(len(palette[a])))]) for a in TUPLE_ORDER)) for _ in range(n)]
+    with QuickDraws(rng) as q:  # drawn thousands of times for a problem: NumPy's draws without its cost per call
+        for a in TUPLE_ORDER:
+            values = ATTRIBUTES[a]
+            chosen = q.choice(values, q.integers(1, len(values) + 1))
+            chosen += [v for v in named if attribute_of(v) == a and v not in chosen and q.random() < MENTIONED]
+            palette[a] = chosen
+        return [Thing(*(palette[a][q.integers(0, len(palette[a]))] for a in TUPLE_ORDER)) for _ in range(n)]
 
 
 def _shape_swaps(things: list[Thing]) -> list[tuple[str, list[Thing]]]:
