@@ -1,6 +1,6 @@
 """NumPy's small draws made in Python: the same values and the same generator state, without NumPy's cost per call.
 
-A sampler that rejects thousands of candidates (a Bongard positive is redrawn until its concept holds)
+A sampler that rejects thousands of candidates (a scene redrawn until a rule holds of it)
 spends most of its time in the overhead of `Generator.integers` and `Generator.choice` on a handful of values,
 not in drawing bits. `QuickDraws(rng)` makes those draws from the generator's own 64-bit outputs with the
 algorithms NumPy 1.26 uses for them (Lemire's bounded integers; Floyd's sampling then a Fisher-Yates
