@@ -72,7 +72,7 @@ class Ballast:
 
 def test_a_disk_filling_at_each_stage_of_an_item_is_one_fault_and_never_a_failed_item(disk):
     out = disk / "data"
-    settings = Settings(out=out, split="train", seed=11, quality="draft")
+    settings = Settings(out=out, split="train", seed=11, quality="preview")
     claim_output(out, settings.manifest("rendered"), ["icy"])
     bookkeeping.record_plan(out, "train", TASK, 5)
     item = sample_item(TASK, 11, "train", 0)
@@ -125,7 +125,7 @@ def test_a_log_that_cannot_be_written_stops_the_render_with_exit_2(tmp_path, dis
     ballast = Ballast(disk)
     ballast.leave(0)
     out = tmp_path / "data"
-    args = [*MEWL, "render", "--task", TASK, "--n", "1", "--out", str(out), "--quality", "draft",
+    args = [*MEWL, "render", "--task", TASK, "--n", "1", "--out", str(out), "--quality", "preview",
             "--device", "cpu", "--seed", "11", "--workers", "1"]
     with open(disk / "render.log", "w") as log:  # where SLURM keeps a task's log: on a full disk
         r = subprocess.run(args, stdout=log, stderr=log, cwd=REPO, timeout=300, check=False)
