@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 
 import pytest
 from PIL import Image
@@ -65,6 +66,20 @@ def test_the_renders_it_asks_for_are_a_draft_render_mewl_accepts_made_once(tmp_p
     args = build_parser().parse_args(argv[3:])
     assert (args.command, args.task, args.n, args.quality, args.split, args.out) == (
         "render", ",".join(scale_store.RENDERED_TASKS), "1", "draft", "train", tmp_path / "renders")
+
+
+def test_a_commands_memory_is_its_own_not_the_benchmarks_and_its_exit_is_kept(tmp_path):
+    """Linux counts the pages of the process a child was forked from into the child's max RSS: measured from
+    the benchmark (which holds a store's items by then), every command read at least the benchmark's size."""
+    (tmp_path / "out").mkdir()
+    held = bytearray(300 * 2**20)
+    held[::4096] = b"x" * len(held[::4096])  # resident: the benchmark's own pages, far above the command's
+    grow = "x = bytearray(50 * 2**20); x[::4096] = b'y' * len(x[::4096])"
+    found = scale.measure(["-c", grow], tmp_path / "w", tmp_path / "out", tmp_path / "grow.log", dict(os.environ))
+    assert 50 * 2**20 < found["max_rss_bytes"] < 150 * 2**20 and found["exit"] == 0 and found["cpu_seconds"] > 0
+    for code, exit in (("import sys; sys.exit(3)", 3), ("import os; os.kill(os.getpid(), 9)", -9)):
+        assert scale.measure(["-c", code], tmp_path / "w", tmp_path / "out", tmp_path / "c.log", dict(os.environ))["exit"] == exit
+    del held
 
 
 @pytest.mark.slow
