@@ -22,7 +22,6 @@ import multiprocessing
 import os
 import shutil
 import sys
-from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,6 @@ from mewl_gen.tasks.stored import JSON_LIMIT, DamagedItem, StoredItem
 
 # The columns every exported item has, before its task's own fields.
 KEY_COLUMNS = ("key", "split", "task", "index")
-AHEAD = 4  # items each worker process may have made before the writer takes them
 
 
 @dataclass(frozen=True)
@@ -150,20 +148,14 @@ def _text(stored: StoredItem, name: str) -> str:
 
 def in_order(items: list, produce: Callable, workers: int | None = None) -> Iterator:
     """produce(item) of each item, in the items' order, made by a worker process per core while the
-    caller writes: an export's reading, parsing and encoding use every core, and at most AHEAD items
+    caller writes: an export's reading, parsing and encoding use every core, and at most reader.AHEAD items
     per worker wait in memory. `produce` is a module's function (or a partial of one)."""
     workers = workers or len(os.sched_getaffinity(0))
     if workers < 2 or len(items) < 2:
         yield from map(produce, items)
         return
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        pending: deque = deque()
-        for item in items:
-            pending.append(pool.submit(produce, item))
-            if len(pending) >= AHEAD * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+        yield from reader.ahead(pool, produce, items, reader.AHEAD * workers)
 
 
 def progress(total: int, what: str):

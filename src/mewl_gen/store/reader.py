@@ -13,10 +13,11 @@ verify` has not noted it damaged. The others are named, one line each;
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Iterator
 
 from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import file_name
@@ -29,6 +30,19 @@ from .manifest import passes_of, read_manifest
 from .record import RECORD, full_problem, missing_pass
 
 CHECKERS = 8  # threads hashing files at once (hashing and PNG decoding release the GIL)
+AHEAD = 4  # items each thread or process of a pool may be given before the caller takes their results
+
+
+def ahead(pool: Executor, work: Callable, items: Iterable, limit: int) -> Iterator:
+    """work(item) of each item, in the items' order, made by `pool` with at most `limit` items given to it and
+    not yet taken: memory stays flat in the number of items (Executor.map makes a task of every item first)."""
+    pending: deque = deque()
+    for item in items:
+        pending.append(pool.submit(work, item))
+        if len(pending) >= limit:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
 
 
 def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None) -> list[tuple[str, str, int]]:
@@ -71,7 +85,7 @@ def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool =
                 or (missing_pass(folder, passes, out) if passes else None))
 
     with ThreadPoolExecutor(max_workers=CHECKERS) as pool:
-        return list(pool.map(lambda f: problem(*f), folders))
+        return list(ahead(pool, lambda f: problem(*f), folders, AHEAD * CHECKERS))
 
 
 def problems(out: Path, folders: list[tuple[str, str, int]], images: bool = False) -> list[str | None]:
