@@ -50,6 +50,30 @@ def test_an_uncertain_rename_is_verified_by_reading_back(tmp_path, monkeypatch, 
         nfs.replace(tmp, path, b"again")  # not done: what is there is not ours
 
 
+@pytest.mark.parametrize("code", [errno.ESTALE, errno.ENOENT])
+def test_a_file_written_line_by_line_is_verified_by_its_digest(tmp_path, monkeypatch, code):
+    """files.write_lines_atomic keeps no copy of what it wrote: an uncertain rename is judged by the sha256."""
+    from mewl_gen.store.files import write_lines_atomic
+
+    replace = os.replace
+
+    def done_yet_failed(src, dst):
+        replace(src, dst)
+        raise OSError(code, os.strerror(code))
+
+    def failed(src, dst):
+        raise OSError(code, os.strerror(code))
+
+    path = tmp_path / "train.text.jsonl"
+    monkeypatch.setattr(os, "replace", done_yet_failed)
+    write_lines_atomic(path, (f"{i}\n" for i in range(1000)))
+    assert path.read_text() == "".join(f"{i}\n" for i in range(1000)) and sorted(tmp_path.iterdir()) == [path]
+    monkeypatch.setattr(os, "replace", failed)
+    with pytest.raises(OSError):
+        write_lines_atomic(path, ["another\n"])  # not done: what is there is not ours
+    assert path.read_text().startswith("0\n1\n") and sorted(tmp_path.iterdir()) == [path]
+
+
 MOUNTINFO = """\
 22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
 40 22 0:50 / /shared rw,relatime shared:20 - nfs4 filer:/export rw,vers=4.2,rsize=1048576,hard,proto=tcp,timeo=600

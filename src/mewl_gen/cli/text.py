@@ -9,7 +9,7 @@ import sys
 
 from mewl_gen.errors import UserError, shown
 from mewl_gen.store import door, reader
-from mewl_gen.store.files import write_atomic, writing
+from mewl_gen.store.files import write_lines_atomic, writing
 from mewl_gen.tasks import catalog
 
 from . import options
@@ -27,17 +27,24 @@ def cmd_text(args) -> int:
     damaged = list(found.damaged)
     with writing(out):
         for (split, task), items in sorted(found.items.items()):
-            lines = []
-            for stored in items:
-                try:
-                    lines.append(json.dumps(writers[task](stored)) + "\n")
-                except (KeyError, TypeError, ValueError, IndexError) as err:  # files that agree with their record, yet no item's
-                    damaged.append(f"{stored.key}: its files do not read as a {task} item's "
-                                   f"({type(err).__name__}: {shown(err, 120)})")
+            written = 0
+
+            def lines(items=items, task=task):  # one at a time: a split of a release is tens of MB of text
+                nonlocal written
+                for stored in items:
+                    try:
+                        line = json.dumps(writers[task](stored)) + "\n"
+                    except (KeyError, TypeError, ValueError, IndexError) as err:  # files that agree with their record, yet no item's
+                        damaged.append(f"{stored.key}: its files do not read as a {task} item's "
+                                       f"({type(err).__name__}: {shown(err, 120)})")
+                        continue
+                    written += 1
+                    yield line
+
             path = out / split / f"{task}.text.jsonl"
             door.guard(out, path)
-            write_atomic(path, "".join(lines))
-            print(f"{path}: {len(lines)} {catalog.noun([task])}(s)")
+            write_lines_atomic(path, lines())
+            print(f"{path}: {written} {catalog.noun([task])}(s)")
     if damaged:
         print(f"mewl text: left out {reader.damaged_line(damaged, catalog.noun(writers))}", file=sys.stderr)
     return 1 if damaged else 0

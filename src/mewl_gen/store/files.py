@@ -5,10 +5,12 @@ full disk, a read-only mount, a failing or vanished folder) said in one line
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 from mewl_gen.errors import DENIED, FULL, GONE, UserError
 
@@ -28,6 +30,24 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     try:
         write_synced(tmp, data)
         replace(tmp, path, data)  # verified where NFS leaves the outcome uncertain
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
+    """write_atomic of the lines' text, written as they come: a file of any length in the memory of one line
+    (`mewl text` writes a task's whole split at once)."""
+    tmp = aside(path)
+    digest = hashlib.sha256()
+    try:
+        with open(tmp, "wb") as f:
+            for line in lines:
+                data = line.encode()
+                f.write(data)
+                digest.update(data)
+            f.flush()
+            os.fsync(f.fileno())
+        replace(tmp, path, None, sha256=digest.hexdigest())  # verified where NFS leaves the outcome uncertain
     finally:
         tmp.unlink(missing_ok=True)
 

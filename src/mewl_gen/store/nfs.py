@@ -15,6 +15,7 @@ the rules open(2), link(2) and rename(2) give for NFS (docs/nfs.md).
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import re
 import secrets
@@ -63,14 +64,18 @@ def _create_in_place(path: Path, text: str) -> bool:
     return True
 
 
-def replace(tmp: Path, path: Path, data: bytes, proof: Path | None = None) -> None:
+def replace(tmp: Path, path: Path, data: bytes | None, proof: Path | None = None, sha256: str | None = None) -> None:
     """Rename `tmp` over `path`. An error that leaves the outcome uncertain
     counts as success when `proof` (`path` itself, or for a folder a file in
-    it) now holds `data`, which the caller wrote and no one else would."""
+    it) now holds `data`, which the caller wrote and no one else would (or, for
+    data too large to keep, bytes of that `sha256`)."""
     try:
         os.replace(tmp, path)
     except OSError as err:
-        if err.errno not in UNCERTAIN or _read_bytes(proof or path) != data:
+        if err.errno not in UNCERTAIN:
+            raise
+        found = _read_bytes(proof or path)
+        if found is None or (found != data if sha256 is None else hashlib.sha256(found).hexdigest() != sha256):
             raise
 
 
