@@ -28,8 +28,8 @@ def test_exclusive_creation_trusts_the_link_count_over_what_link_answers(tmp_pat
     assert not nfs.create_exclusive(other, "late\n")
 
 
-@pytest.mark.parametrize("code", [errno.ESTALE, errno.EIO, errno.ENOENT])  # ENOENT: a retransmission after success
-def test_an_uncertain_rename_is_verified_by_reading_back(tmp_path, monkeypatch, code):
+def uncertain_renames(code: int):
+    """os.replace as NFS may answer it with `code`: (one that renamed and then failed, one that failed)."""
     replace = os.replace
 
     def done_yet_failed(src, dst):
@@ -39,6 +39,12 @@ def test_an_uncertain_rename_is_verified_by_reading_back(tmp_path, monkeypatch, 
     def failed(src, dst):
         raise OSError(code, os.strerror(code))
 
+    return done_yet_failed, failed
+
+
+@pytest.mark.parametrize("code", [errno.ESTALE, errno.EIO, errno.ENOENT])  # ENOENT: a retransmission after success
+def test_an_uncertain_rename_is_verified_by_reading_back(tmp_path, monkeypatch, code):
+    done_yet_failed, failed = uncertain_renames(code)
     tmp, path = tmp_path / "new", tmp_path / "settings.json"
     tmp.write_bytes(b"ours")
     monkeypatch.setattr(os, "replace", done_yet_failed)
@@ -55,15 +61,7 @@ def test_a_file_written_line_by_line_is_verified_by_its_digest(tmp_path, monkeyp
     """files.write_lines_atomic keeps no copy of what it wrote: an uncertain rename is judged by the sha256."""
     from mewl_gen.store.files import write_lines_atomic
 
-    replace = os.replace
-
-    def done_yet_failed(src, dst):
-        replace(src, dst)
-        raise OSError(code, os.strerror(code))
-
-    def failed(src, dst):
-        raise OSError(code, os.strerror(code))
-
+    done_yet_failed, failed = uncertain_renames(code)
     path = tmp_path / "train.text.jsonl"
     monkeypatch.setattr(os, "replace", done_yet_failed)
     write_lines_atomic(path, (f"{i}\n" for i in range(1000)))
