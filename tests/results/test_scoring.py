@@ -181,3 +181,14 @@ def test_a_bongard_answer_is_two_truth_values_or_two_sides():
     for wrong in (sides[0], [1, 0], ["left"], ["up", "down"], None):
         with pytest.raises(ValueError, match="expected two of"):
             item.read_answer(wrong)
+
+
+def test_a_files_lines_are_those_splitlines_makes_one_at_a_time():
+    """Line numbers in eval's problems are splitlines' (every break it knows), without a list of every line."""
+    from mewl_gen.results.predictions import lines
+
+    rng = np.random.default_rng(0)
+    pieces = ["a", "bc", "\n", "\r", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\t", " "]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces, size=rng.integers(0, 12)))
+        assert list(lines(text)) == text.splitlines(), repr(text)

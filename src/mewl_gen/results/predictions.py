@@ -5,9 +5,10 @@ gives a traceback: a line that is not a prediction is counted and named by its n
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, ValidationError, model_validator
 
@@ -15,6 +16,8 @@ from mewl_gen.errors import UserError, shown
 from mewl_gen.store import door
 from mewl_gen.store.bookkeeping import MAX_ITEMS
 
+# Where str.splitlines breaks a line (the line numbers a problem names are its), found one break at a time.
+BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 FILE_LIMIT = 512 << 20  # bytes of a predictions file
 LINE_LIMIT = 1 << 20  # bytes of one line: an answer is a word, a truth value, a short message
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
@@ -90,3 +93,13 @@ def read_text(path: Path) -> str:
         return data.decode()
     except UnicodeDecodeError as err:
         raise UserError(f"cannot read {shown(str(path))}: not UTF-8 text (byte {err.start})") from None
+
+
+def lines(text: str) -> Iterator[str]:
+    """The file's lines as str.splitlines makes them, one at a time: no list of every line beside the text."""
+    start = 0
+    for end in BREAK.finditer(text):
+        yield text[start:end.start()]
+        start = end.end()
+    if start < len(text):
+        yield text[start:]

@@ -18,6 +18,7 @@ reported and not counted. Each kind of problem is one line.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,40 +75,41 @@ def read_predictions(path: Path, problems: Problems) -> dict[Key, object]:
     """(split, task, index) -> the answer; malformed lines and duplicates go to `problems`. The one place that
     parses a predictions file."""
     text = predictions.read_text(path)
-    found: dict[Key, object] = {}
-    first_line: dict[Key, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    found: dict[Key, tuple[object, int]] = {}  # the answer and its line's number
+    for number, line in enumerate(predictions.lines(text), start=1):
         if not line.strip():
             continue
         p = predictions.parse_line(line)
         if p is None:
             problems.add(NOT_A_PREDICTION, f"line {number}")
             continue
-        key, answer = p.item, p.answer
+        split, task, index = p.item
+        key = (sys.intern(split), sys.intern(task), index)  # a name is one string however many lines say it
         if key in found:
             problems.add("duplicate predictions (the first one stands)",
-                         f"line {number} repeats line {first_line[key]} ({shown('/'.join(map(str, key)), 120)})")
+                         f"line {number} repeats line {found[key][1]} ({shown('/'.join(map(str, key)), 120)})")
             continue
-        found[key] = answer
-        first_line[key] = number
+        found[key] = (p.answer, number)
     if not found:
         raise UserError(f"{shown(str(path))} holds no predictions; expected JSON lines {{\"key\", \"answer\"}} or "
                         "{\"split\", \"task\", \"index\", \"answer\"}")
-    return found
+    return {key: answer for key, (answer, _) in found.items()}
 
 
-def _damaged(lines: list[str]) -> dict[Key, str]:
-    """(split, task, index) -> why, from the reader's "split/task/index: why" lines."""
-    found = {}
-    for line in lines:
-        name, _, why = line.partition(": ")
-        split, task, index = name.split("/")
-        found[(split, task, int(index))] = why
-    return found
+@dataclass
+class _Tally:
+    """One split and task's items as they are judged: counts, and the problems of its items."""
+
+    n: int = 0
+    correct: int = 0
+    predicted: bool = False  # whether the file predicts any item of it that OUT holds
+    missing: list[str] = field(default_factory=list)
+    unanswerable: list[str] = field(default_factory=list)
 
 
 def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
-    """Each predicted split and task's score, in the catalog's order, and the problems found."""
+    """Each predicted split and task's score, in the catalog's order, and the problems found. Items are
+    judged as the reader checks them, and none is kept: memory holds the predictions, not the dataset."""
     problems = Problems()
     predicted = read_predictions(predictions_file, problems)
     known = catalog.tasks()
@@ -115,32 +117,41 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
     for task in unknown_tasks:
         problems.add("predictions for tasks no benchmark has", shown(task, 80))
     wanted = sorted({t for _, t, _ in predicted if t in known})
-    found = reader.read(out, wanted, images=True)
-    damaged = _damaged(found.damaged)
-    problems.damaged = [f"{split}/{task}/{index}" for split, task, index in sorted(damaged)]
-    for (split, task, index), why in sorted(damaged.items()):
+    tallies: dict[tuple[str, str], _Tally] = {}
+    damaged: list[tuple[Key, str]] = []
+    for key, stored, why in reader.each(out, wanted, images=True):
+        if stored is None:
+            damaged.append((key, why))
+            predicted.pop(key, None)
+            continue
+        tally = tallies.setdefault(key[:2], _Tally())
+        tally.n += 1
+        if key not in predicted:
+            tally.missing.append(stored.key)
+            continue
+        tally.predicted = True
+        answer = predicted.pop(key)
+        try:
+            tally.correct += answers.judge(known[stored.task], stored.item(), answer)
+        except ValueError as err:
+            tally.unanswerable.append(f"{stored.key} ({shown(err, 120)})")
+    problems.damaged = [f"{split}/{task}/{index}" for (split, task, index), _ in damaged]
+    for (split, task, index), why in damaged:
         problems.add("damaged or incomplete items of OUT (not scored; `mewl verify OUT` names them)",
                      f"{split}/{task}/{index} ({why})")
     scores = []
-    seen: set[Key] = set(damaged)
-    for (split, task), items in sorted(found.items.items(), key=lambda kv: (list(known).index(kv[0][1]), kv[0][0])):
-        if not any((split, task, s.index) in predicted for s in items):
+    order = list(known)
+    for (split, task), tally in sorted(tallies.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
+        if not tally.predicted:
             continue  # a split the file does not predict
-        correct = 0
-        for stored in items:
-            key = (split, task, stored.index)
-            seen.add(key)
-            if key not in predicted:
-                problems.add("missing predictions (counted wrong)", stored.key)
-                continue
-            try:
-                correct += answers.judge(known[task], stored.item(), predicted[key])
-            except ValueError as err:
-                problems.add("answers an item cannot have (counted wrong)", f"{stored.key} ({shown(err, 120)})")
-        lost = sum(1 for s, t, _ in damaged if (s, t) == (split, task))
-        scores.append(Score(split, task, len(items), correct, lost))
-    for key in predicted:
-        if key[1] in known and key not in seen:
+        for missing in tally.missing:
+            problems.add("missing predictions (counted wrong)", missing)
+        for unanswerable in tally.unanswerable:
+            problems.add("answers an item cannot have (counted wrong)", unanswerable)
+        lost = sum(1 for (s, t, _), _ in damaged if (s, t) == (split, task))
+        scores.append(Score(split, task, tally.n, tally.correct, lost))
+    for key in predicted:  # what is left names no item OUT holds
+        if key[1] in known:
             problems.add("predictions for items OUT does not hold (not counted)", shown("/".join(map(str, key)), 120))
     if not scores:
         raise UserError(f"no prediction of {shown(str(predictions_file))} is for an item of {out}")

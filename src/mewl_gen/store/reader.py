@@ -70,8 +70,8 @@ def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable
     return sorted(found)
 
 
-def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool = True) -> list[str | None]:
-    """What is wrong with each item's files (None: nothing): its record, every file's sha256 (only the
+def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool = True) -> Iterator[str | None]:
+    """What is wrong with each item's files (None: nothing), item after item as they are checked: its record, every file's sha256 (only the
     JSON files' without `images`), every PNG decoded at the size its scene is rendered at (the item's
     record file says it), every JSON parsed, and each image's pass files where OUT's manifest names passes."""
     only = None if images else ".json"
@@ -85,13 +85,13 @@ def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool =
                 or (missing_pass(folder, passes, out) if passes else None))
 
     with ThreadPoolExecutor(max_workers=CHECKERS) as pool:
-        return list(ahead(pool, lambda f: problem(*f), folders, AHEAD * CHECKERS))
+        yield from ahead(pool, lambda f: problem(*f), folders, AHEAD * CHECKERS)
 
 
-def problems(out: Path, folders: list[tuple[str, str, int]], images: bool = False) -> list[str | None]:
+def problems(out: Path, folders: list[tuple[str, str, int]], images: bool = False) -> Iterator[str | None]:
     """file_problems, and the damage notes `mewl verify` left: None for a sound item."""
-    return [problem if problem is not None or not bookkeeping.is_damaged(out, *f) else "noted damaged by mewl verify"
-            for f, problem in zip(folders, file_problems(out, folders, images))]
+    for f, problem in zip(folders, file_problems(out, folders, images)):
+        yield problem if problem is not None or not bookkeeping.is_damaged(out, *f) else "noted damaged by mewl verify"
 
 
 def pass_files(stored: StoredItem, scene: str, passes: tuple[str, ...]) -> dict[str, Path]:
@@ -105,20 +105,33 @@ class Found:
     damaged: list[str]  # "split/task/index: why" for each item that could not be used
 
 
-def read(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None,
-         images: bool = False) -> Found:
-    """The sound items of OUT's registered tasks (of these tasks and splits) and a line for the others."""
+def each(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None,
+         images: bool = False) -> Iterator[tuple[tuple[str, str, int], StoredItem | None, str | None]]:
+    """Every item folder of OUT's registered tasks (of these tasks and splits), by split, task and index, as it
+    is checked: (split, task, index), then its StoredItem and None for a sound item, None and why for another.
+    A reader that keeps nothing per item keeps its memory flat in the number of items."""
     if not out.is_dir():
         raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
     read_manifest(out)  # not a dataset of this tool, or a damaged manifest: one line
     known = catalog.tasks()
     names = [t for t in (known if tasks is None else tasks) if t in known]
     folders = item_folders(out, names, splits)
-    items: dict[tuple[str, str], list[StoredItem]] = {}
-    damaged = []
+    opener = door.opener(out)
     for (split, task, index), problem in zip(folders, problems(out, folders, images)):
         if problem is None:
-            stored = StoredItem(split, task, index, item_dir(out, split, task, index), known[task].model, door.opener(out))
+            yield (split, task, index), StoredItem(split, task, index, item_dir(out, split, task, index),
+                                                   known[task].model, opener), None
+        else:
+            yield (split, task, index), None, problem
+
+
+def read(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None,
+         images: bool = False) -> Found:
+    """The sound items of OUT's registered tasks (of these tasks and splits) and a line for the others."""
+    items: dict[tuple[str, str], list[StoredItem]] = {}
+    damaged = []
+    for (split, task, index), stored, problem in each(out, tasks, splits, images):
+        if stored is not None:
             items.setdefault((split, task), []).append(stored)
         else:
             damaged.append(f"{split}/{task}/{index}: {problem}")
