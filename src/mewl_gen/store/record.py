@@ -9,11 +9,12 @@ digits, spaces and '#') never does, so it cannot collide with a panel's
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -27,6 +28,7 @@ RECORD = "_checksums.json"
 FORMAT = "mewl-episode-checksums/1"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 FILES = 4096  # an item's files: a few dozen images and their passes at most
+WHOLE = 1 << 20  # a PNG of at most this many bytes is read once, then hashed and decoded; a larger one is streamed twice
 MAX_PIXELS = 1 << 24  # an image's or pass's pixels (this tool's scenes are 320x240): a larger one swells readers
 FileName = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r"^[^/\x00]+$")]
 
@@ -242,20 +244,28 @@ def _content_problem(f: _Folder, name: str, entry: Entry) -> str | None:
             return "sha256 differs from the record"
         door.parse_json(data, path, walk=False)
         return None
+    if name.endswith(".png") and entry.size <= WHOLE:  # read once: hashed, then decoded from the same bytes
+        fd, size = door.open_file(f.root, path, "image", dir_fd=f.fd)
+        data = door.read_fd(fd, min(size, entry.size + 1))  # a file grown since it was listed reads no further
+        if hashlib.sha256(data).hexdigest() != entry.sha256:
+            return "sha256 differs from the record"
+        return _png_problem(f, path, io.BytesIO(data))
     if sha256(path, f.fd, f.root) != entry.sha256:
         return "sha256 differs from the record"
     if name.endswith(".png"):
-        return _png_problem(f, path)
+        fd, _ = door.open_file(f.root, path, "image", dir_fd=f.fd)
+        with os.fdopen(fd, "rb") as raw:
+            return _png_problem(f, path, raw)
     if name.endswith(".npy"):
         return _npy_problem(f, path)
     return None
 
 
-def _png_problem(f: _Folder, path: Path) -> str | None:
+def _png_problem(f: _Folder, path: Path, raw: BinaryIO) -> str | None:
+    """An image whose pixels are more than this tool's, or than its scene's, or that does not decode."""
     from PIL import Image
 
-    fd, _ = door.open_file(f.root, path, "image", dir_fd=f.fd)
-    with os.fdopen(fd, "rb") as raw, Image.open(raw) as im:
+    with Image.open(raw) as im:
         width, height = im.size
         if width * height > MAX_PIXELS:
             return f"claims {width}x{height} pixels, more than an image of this tool has ({MAX_PIXELS})"
