@@ -231,3 +231,25 @@ def test_output_on_a_full_disk_is_one_line_and_exit_2(reference, small_fs):
     with open(small_fs / "out.txt", "w") as full:  # stderr too: the exit status alone says it
         r = subprocess.run([*MEWL, "tasks"], stdout=full, stderr=full, cwd=REPO, timeout=120, check=False)
     assert r.returncode == 2
+
+
+@pytest.mark.parametrize("side", [16, 700])  # a small PNG is read once, hashed and decoded; a large one streamed
+def test_a_pngs_checksum_and_decoding_are_checked_whatever_its_size(tmp_path, side):
+    import numpy as np
+    from PIL import Image
+
+    from mewl_gen.store.record import WHOLE, write_record
+
+    folder = tmp_path / "item"
+    folder.mkdir()
+    pixels = np.random.default_rng(side).integers(0, 256, (side, side, 3), dtype=np.uint8)
+    Image.fromarray(pixels).save(folder / "a.png", compress_level=0)
+    assert ((folder / "a.png").stat().st_size > WHOLE) == (side == 700)
+    write_record(folder)
+    assert full_problem(folder) is None
+    data = bytearray((folder / "a.png").read_bytes())
+    data[-20] ^= 1  # the same size, another checksum
+    (folder / "a.png").write_bytes(bytes(data))
+    assert full_problem(folder) == "a.png: sha256 differs from the record"
+    write_record(folder)  # the record agrees with the damaged bytes: they must still decode
+    assert full_problem(folder).startswith("a.png: does not decode")

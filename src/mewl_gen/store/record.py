@@ -227,13 +227,17 @@ def full_problem(folder: Path, only: str | None = None, root: Path | None = None
                 problem = _content_problem(f, name, entry)
             except door.Refused as err:
                 problem = err.why
-            except OSError as err:
-                problem = f"unreadable ({err.strerror})"
+            except OSError as err:  # without a strerror, a decoder's (Pillow's "broken data stream"), not the system's
+                problem = f"unreadable ({err.strerror})" if err.strerror is not None else _undecodable(err)
             except Exception as err:  # noqa: BLE001 - any decoder error means a damaged file
-                problem = f"does not decode ({type(err).__name__}: {shown(str(err).splitlines()[0] if str(err) else '', 120)})"
+                problem = _undecodable(err)
             if problem is not None:
                 return f"{shown(name, 80)}: {problem}"
     return None
+
+
+def _undecodable(err: Exception) -> str:
+    return f"does not decode ({type(err).__name__}: {shown(str(err).splitlines()[0] if str(err) else '', 120)})"
 
 
 def _content_problem(f: _Folder, name: str, entry: Entry) -> str | None:
