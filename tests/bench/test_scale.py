@@ -82,6 +82,24 @@ def test_a_commands_memory_is_its_own_not_the_benchmarks_and_its_exit_is_kept(tm
     del held
 
 
+def test_anonymous_memory_counts_what_a_process_allocates_not_the_file_pages_it_maps(tmp_path):
+    """An export maps its Arrow files: their pages are resident, yet the page cache's (issue 41)."""
+    import mmap
+
+    path = tmp_path / "mapped"
+    path.write_bytes(b"z" * (64 * 2**20))
+    resident, anonymous = scale.tree_memory(os.getpid())
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        touched = sum(mapped[k] for k in range(0, len(mapped), 4096))  # every page of the file resident
+        held = bytearray(48 * 2**20)
+        held[::4096] = b"y" * len(held[::4096])
+        resident_now, anonymous_now = scale.tree_memory(os.getpid())
+    assert touched == ord("z") * 64 * 2**20 // 4096
+    assert resident_now - resident > 100 * 2**20  # both
+    assert 40 * 2**20 < anonymous_now - anonymous < 60 * 2**20  # the allocation alone
+    del held
+
+
 @pytest.mark.slow
 def test_commands_run_on_two_tiny_sizes_and_the_report_holds_ratios_floor_and_release(tmp_path, pool):
     names = ["status", "text", "export webdataset", "gallery"]  # one child each: a few seconds apiece

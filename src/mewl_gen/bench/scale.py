@@ -7,7 +7,8 @@ child process each: status, verify, index, audit, text, export --to hf and
 --to webdataset, gallery, eval and `render --repair`'s check. For each: wall
 seconds and per item, CPU seconds (cores used = CPU / wall), peak memory (the
 child's max RSS, and the largest sum over it and its worker processes seen
-every 0.2 s), bytes written and, for the exports, the peak bytes on disk
+every 0.2 s; and apart, the largest anonymous memory of them all: RSS less the
+pages of files they map, which are the page cache's), bytes written and, for the exports, the peak bytes on disk
 while it ran. Then the ratio of the largest size to the smallest (linear: 16x
 the items within 1.25 x 16x the time; flat memory: within 1.25x), the floor
 (scale_store.floor) and the extrapolation to the MEWL release, 37,800 episodes
@@ -72,21 +73,28 @@ def out_bytes(out: Path) -> int:
     return total
 
 
-def tree_rss(pid: int, root: bool = True) -> int:
+def tree_memory(pid: int, root: bool = True) -> tuple[int, int]:
     """The resident bytes of a process (`root`) and every process under it now (audit's workers, an
-    export's), from /proc; 0 where there is none (not Linux, or the process is gone)."""
-    total, todo, seen = 0, [pid], 0
+    export's), from /proc, and their anonymous memory: the pages no file holds (heap, shared memory), each
+    counted once however many forked processes share it (proportional set size). A file's pages that a
+    process maps are resident too, but they are the file system's cache, which the kernel drops when
+    memory runs short. (0, 0) where there is none (not Linux, or the process is gone)."""
+    resident = anonymous = seen = 0
+    todo = [pid]
     while todo and seen < 10_000:
         p = todo.pop()
         seen += 1
         try:
             if root or p != pid:
-                total += int(Path(f"/proc/{p}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+                fields = dict(line.split(":", 1) for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines()[1:])
+                kb = lambda name: int(fields.get(name, "0 kB").split()[0]) * 1024
+                resident += kb("Rss")
+                anonymous += kb("Pss_Anon") + kb("Pss_Shmem")
             for task in Path(f"/proc/{p}/task").iterdir():
                 todo += [int(c) for c in (task / "children").read_text().split()]
-        except (OSError, ValueError):
+        except (OSError, ValueError, IndexError):
             continue
-    return total
+    return resident, anonymous
 
 
 # Each command is started by this small launcher, which forks it, waits and writes its rusage (max RSS in kB,
@@ -116,13 +124,14 @@ def measure(argv: list[str], watch: Path, out: Path, log: Path, env: dict) -> di
     wrote (under `watch` and beside OUT's items) and the peak bytes under `watch` while it ran."""
     watch.mkdir(parents=True, exist_ok=True)
     before = out_bytes(out)
-    peak, rss = [0], [0]
+    peak, rss, anonymous = [0], [0], [0]
     done = threading.Event()
 
     def poll():
         while not done.wait(POLL):
             peak[0] = max(peak[0], store.tree_bytes(watch))
-            rss[0] = max(rss[0], tree_rss(child.pid, root=False))  # the launcher's own pages aside
+            resident, anon = tree_memory(child.pid, root=False)  # the launcher's own pages aside
+            rss[0], anonymous[0] = max(rss[0], resident), max(anonymous[0], anon)
 
     watcher = threading.Thread(target=poll, daemon=True)
     usage_file = log.with_suffix(".usage")
@@ -138,7 +147,7 @@ def measure(argv: list[str], watch: Path, out: Path, log: Path, env: dict) -> di
     max_rss_kb, cpu = usage_file.read_text().split()
     written = store.tree_bytes(watch)
     return {"seconds": wall, "cpu_seconds": float(cpu), "max_rss_bytes": int(max_rss_kb) * 1024,
-            "tree_rss_bytes": max(rss[0], int(max_rss_kb) * 1024), "exit": child.returncode,
+            "tree_rss_bytes": max(rss[0], int(max_rss_kb) * 1024), "anonymous_bytes": anonymous[0], "exit": child.returncode,
             "bytes_written": written + out_bytes(out) - before,
             "peak_bytes": max(peak[0], written), "log_tail": log.read_text()[-400:]}
 
@@ -187,7 +196,8 @@ def ratios(rows: list[dict]) -> dict:
         time_ratio = big["seconds"] / little["seconds"]
         found[name] = {"time": time_ratio, "time_over_items": time_ratio / grow,
                        "cpu_over_items": big["cpu_seconds"] / little["cpu_seconds"] / grow,  # what load moves least
-                       "memory": big["max_rss_bytes"] / little["max_rss_bytes"]}
+                       "memory": big["max_rss_bytes"] / little["max_rss_bytes"],
+                       "anonymous memory": big.get("anonymous_bytes", 0) / max(little.get("anonymous_bytes", 0), 1)}
     return found
 
 

@@ -22,7 +22,10 @@ def check(r: dict) -> dict[str, str]:
         verdict(f"{name} linear", q["time_over_items"] <= LINEAR, f"time x{q['time']:.2f} for items "
                 f"x{rows[-1]['items'] / rows[0]['items']:.0f} ({q['time_over_items']:.2f} of linear; CPU time "
                 f"{q['cpu_over_items']:.2f} of linear)")
-        verdict(f"{name} memory flat", q["memory"] <= FLAT, f"peak memory x{q['memory']:.2f}")
+        verdict(f"{name} memory flat", q["memory"] <= FLAT, f"peak memory (max RSS) x{q['memory']:.2f}")
+        if q.get("anonymous memory"):
+            verdict(f"{name} anonymous memory flat", q["anonymous memory"] <= FLAT,
+                    f"peak anonymous memory x{q['anonymous memory']:.2f} (RSS less the pages of files it maps)")
     for name in rows[-1]["commands"]:
         peak = max(row["commands"][name].get("tree_rss_bytes", row["commands"][name]["max_rss_bytes"]) for row in rows)
         verdict(f"{name} memory under 1 GB", peak < MEMORY_LIMIT, f"{peak / 2**20:.0f} MB with its worker processes")
@@ -59,22 +62,23 @@ def format_report(r: dict) -> str:
     rows = r["sizes"]
     lines = [f"scale: {r['note']} ({r['pool_images']} rendered images); {r['cores']} cores; "
              "every file read from the page cache"]
-    head = f"{'command':<18}" + "".join(f" {row['items']:>7} items: s  ms/item   MB  written MB" for row in rows)
+    head = f"{'command':<18}" + "".join(f" {row['items']:>7} items: s  ms/item   MB anon MB  written MB" for row in rows)
     lines += ["", head]
     for name in rows[-1]["commands"]:
         cells = ""
         for row in rows:
             c = row["commands"][name]
             cells += (f" {c['seconds']:>16.1f} {1000 * c['seconds'] / row['items']:>8.2f} {c['max_rss_bytes'] / 2**20:>4.0f}"
-                      f" {c['bytes_written'] / 2**20:>10.1f}")
+                      f" {c.get('anonymous_bytes', 0) / 2**20:>7.0f} {c['bytes_written'] / 2**20:>10.1f}")
         lines.append(f"{name:<18}{cells}")
     lines.append(f"{'floor (1 process)':<18}" + "".join(
-        f" {row['floor']['seconds']:>16.1f} {1000 * row['floor']['seconds'] / row['items']:>8.2f}" + " " * 16 for row in rows))
+        f" {row['floor']['seconds']:>16.1f} {1000 * row['floor']['seconds'] / row['items']:>8.2f}" + " " * 24 for row in rows))
     lines.append("load average at each size: " + ", ".join(f"{row['load_before']:.1f}" for row in rows))
     if r["ratios"]:
         lines += ["", f"largest over smallest ({rows[-1]['items']} / {rows[0]['items']} items):"]
         lines += [f"  {name:<18} time x{q['time']:.2f} ({q['time_over_items']:.2f} of linear, CPU time "
-                  f"{q['cpu_over_items']:.2f} of linear), memory x{q['memory']:.2f}"
+                  f"{q['cpu_over_items']:.2f} of linear), memory x{q['memory']:.2f} "
+                  f"(anonymous x{q.get('anonymous memory', 0):.2f})"
                   for name, q in r["ratios"].items()]
     lines += ["", f"the MEWL release ({RELEASE_ITEMS:,} episodes, {RELEASE_IMAGES:,} images), from the "
               f"{rows[-1]['items']}-item figures: wall on this machine (cores busy), CPU time (one core)"]
