@@ -257,8 +257,7 @@ def _content_problem(f: _Folder, name: str, entry: Entry) -> str | None:
     if sha256(path, f.fd, f.root) != entry.sha256:
         return "sha256 differs from the record"
     if name.endswith(".png"):
-        fd, _ = door.open_file(f.root, path, "image", dir_fd=f.fd)
-        with os.fdopen(fd, "rb") as raw:
+        with os.fdopen(door.open_file(f.root, path, "image", dir_fd=f.fd)[0], "rb") as raw:
             return _png_problem(f, path, raw)
     if name.endswith(".npy"):
         return _npy_problem(f, path)
