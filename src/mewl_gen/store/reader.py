@@ -30,8 +30,8 @@ from .manifest import passes_of, read_manifest
 from .record import RECORD, full_problem, missing_pass
 
 # Threads checking items at once: hashing and PNG decoding release the GIL, and a second thread a core
-# covers a read's wait. More cost CPU in contention for the GIL: on 2 cores, 8 threads took 10 to 17 % more CPU
-# per item than 4, and more wall time too (issue 41).
+# covers a read's wait. More cost CPU in contention for the GIL: on 2 cores, 8 threads took 10 to 17 %
+# more CPU per item than 4, and more wall time too (issue 41).
 CHECKERS = min(32, 2 * len(os.sched_getaffinity(0)))
 AHEAD = 4  # items each thread or process of a pool may be given before the caller takes their results
 
@@ -74,9 +74,10 @@ def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable
 
 
 def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool = True) -> Iterator[str | None]:
-    """What is wrong with each item's files (None: nothing), item after item as they are checked: its record, every file's sha256 (only the
-    JSON files' without `images`), every PNG decoded at the size its scene is rendered at (the item's
-    record file says it), every JSON parsed, and each image's pass files where OUT's manifest names passes."""
+    """What is wrong with each item's files (None: nothing), item after item as they are checked: its
+    record, every file's sha256 (only the JSON files' without `images`), every PNG decoded at the size its
+    scene is rendered at (the item's record file says it), every JSON parsed, and each image's pass files
+    where OUT's manifest names passes."""
     only = None if images else ".json"
     passes = passes_of(out)
     known = catalog.tasks()

@@ -28,7 +28,7 @@ RECORD = "_checksums.json"
 FORMAT = "mewl-episode-checksums/1"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 FILES = 4096  # an item's files: a few dozen images and their passes at most
-WHOLE = 1 << 20  # a PNG of at most this many bytes is read once, then hashed and decoded; a larger one is streamed twice
+WHOLE = 1 << 20  # a PNG of at most this many bytes is read once, hashed and decoded; a larger one streamed twice
 MAX_PIXELS = 1 << 24  # an image's or pass's pixels (this tool's scenes are 320x240): a larger one swells readers
 FileName = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r"^[^/\x00]+$")]
 
