@@ -13,7 +13,9 @@ verify` has not noted it damaged. The others are named, one line each;
 from __future__ import annotations
 
 import os
+from array import array
 from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,9 +105,36 @@ def pass_files(stored: StoredItem, scene: str, passes: tuple[str, ...]) -> dict[
     return {kind: stored.folder / file_name(scene, kind) for kind in passes}
 
 
+class Items(Sequence[StoredItem]):
+    """A split and task's sound items, by index, as a list of StoredItems that makes each when it is asked
+    for: what a reader holds is 8 bytes an item (its index), not a StoredItem and its folder's path (about
+    560 bytes), so a reader that keeps a release's items keeps little more than their number."""
+
+    __slots__ = ("out", "split", "task", "model", "opener", "indices")
+
+    def __init__(self, out: Path, split: str, task: str, model: type, opener: Callable):
+        self.out, self.split, self.task, self.model, self.opener = out, split, task, model, opener
+        self.indices = array("q")
+
+    def _at(self, index: int) -> StoredItem:
+        return StoredItem(self.split, self.task, index, item_dir(self.out, self.split, self.task, index),
+                          self.model, self.opener)
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self._at(index) for index in self.indices[k]]
+        return self._at(self.indices[k])
+
+    def __iter__(self) -> Iterator[StoredItem]:
+        return map(self._at, self.indices)
+
+
 @dataclass(frozen=True)
 class Found:
-    items: dict[tuple[str, str], list[StoredItem]]  # (split, task) -> its sound items, by index
+    items: dict[tuple[str, str], Items]  # (split, task) -> its sound items, by index
     damaged: list[str]  # "split/task/index: why" for each item that could not be used
 
 
@@ -132,11 +161,13 @@ def each(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | 
 def read(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None,
          images: bool = False) -> Found:
     """The sound items of OUT's registered tasks (of these tasks and splits) and a line for the others."""
-    items: dict[tuple[str, str], list[StoredItem]] = {}
+    items: dict[tuple[str, str], Items] = {}
     damaged = []
     for (split, task, index), stored, problem in each(out, tasks, splits, images):
         if stored is not None:
-            items.setdefault((split, task), []).append(stored)
+            if (split, task) not in items:
+                items[(split, task)] = Items(out, split, task, stored.model, stored.opener)
+            items[(split, task)].indices.append(index)
         else:
             damaged.append(f"{split}/{task}/{index}: {problem}")
     return Found(items, damaged)
@@ -150,7 +181,7 @@ def damaged_line(bad: list[str], noun: str = "item") -> str:
 
 
 def sound_items(out: Path, tasks: Iterable[str] | None = None, what: str = "items",
-                images: bool = False) -> dict[tuple[str, str], list[StoredItem]]:
+                images: bool = False) -> dict[tuple[str, str], Items]:
     """Every item of these tasks, all sound: a damaged or incomplete one is refused in one line, and so
     is a folder holding none."""
     found = read(out, tasks, images=images)
