@@ -25,7 +25,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -47,7 +47,7 @@ KEY_COLUMNS = ("key", "split", "task", "index")
 class Chosen:
     """What an export writes: the sound items of each task, by split, and the lines to say first."""
 
-    items: dict[str, dict[str, list[StoredItem]]]  # task -> split -> its items, by index
+    items: dict[str, dict[str, Sequence[StoredItem]]]  # task -> split -> its items, by index
     lines: list[str]
     passes: tuple[str, ...] = ()  # the passes beside every image (OUT's manifest)
 
@@ -73,7 +73,7 @@ def choose(out: Path, strict: bool) -> Chosen:
     unexported = sorted({task for _, task in found.items if known[task].export is None})
     if unexported:
         raise UserError(f"{', '.join(unexported)} cannot be exported yet; export the other tasks' folders alone")
-    chosen: dict[str, dict[str, list[StoredItem]]] = {}
+    chosen: dict[str, dict[str, Sequence[StoredItem]]] = {}
     order = list(known)
     for (split, task), items in sorted(found.items.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
         if items[0].image(next(iter(items[0].item().scenes()))) is None:

@@ -154,7 +154,7 @@ def write(chosen: Chosen, staging: Path, source_card: str) -> None:
     (staging / "croissant.json").write_text(croissant.text(chosen, NAME))
 
 
-def _write_task(task: str, splits: dict[str, list[StoredItem]], passes: tuple[str, ...], staging: Path, cache: str,
+def _write_task(task: str, splits: dict[str, Sequence[StoredItem]], passes: tuple[str, ...], staging: Path, cache: str,
                 bar) -> None:
     """A task's Parquet shards and its save_to_disk folder, built through the Arrow cache `cache`."""
     import datasets

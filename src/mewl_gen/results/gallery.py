@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +42,7 @@ WINDOW = 4  # index pages linked on each side of the current one (besides the fi
 @dataclass(frozen=True)
 class Chosen:
     out: Path
-    items: dict[tuple[str, str], list[StoredItem]]  # (split, task) -> its sound items, by index
+    items: dict[tuple[str, str], Sequence[StoredItem]]  # (split, task) -> its sound items, by index
     lines: list[str]  # what to say first: the items left out
 
 
@@ -122,7 +123,7 @@ def page_links(page: int, pages: int, up: h.Link) -> list[h.Link]:
             h.Link("last »", h.href(page_name(pages)) if page < pages else None)]
 
 
-def write_task(staging: Path, split: str, task: str, items: list[StoredItem], bar) -> None:
+def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem], bar) -> None:
     """A task's item pages and its index pages."""
     folder = staging / split / task
     folder.mkdir(parents=True)

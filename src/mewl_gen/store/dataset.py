@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import StoredItem
@@ -15,7 +15,7 @@ from .reader import read
 @dataclass(frozen=True)
 class Dataset:
     folder: Path
-    by_task: dict[tuple[str, str], list[StoredItem]]  # (split, task) -> its sound items, by index; splits
+    by_task: dict[tuple[str, str], Sequence[StoredItem]]  # (split, task) -> its sound items, by index; splits
     # in name order, tasks in the order `mewl tasks` lists them
     damaged: list[str]  # "split/task/index: why" for each item left out
 
