@@ -25,29 +25,28 @@ def dumps(obj) -> str:
 def write_atomic(path: Path, text: str | bytes) -> None:
     """Replace `path` whole; its data is on disk before the rename, so even a
     power loss leaves the old file or the new one, never an empty one."""
-    tmp = aside(path)
-    data = text.encode() if isinstance(text, str) else text
-    try:
-        write_synced(tmp, data)
-        replace(tmp, path, data)  # verified where NFS leaves the outcome uncertain
-    finally:
-        tmp.unlink(missing_ok=True)
+    _write_chunks(path, [text.encode() if isinstance(text, str) else text])
 
 
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
     """write_atomic of the lines' text, written as they come: a file of any length in the memory of one line
     (`mewl text` writes a task's whole split at once)."""
+    _write_chunks(path, (line.encode() for line in lines))
+
+
+def _write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
+    """The chunks written aside and fsynced, then renamed over `path`; where NFS leaves the rename's outcome
+    uncertain, `path` is judged by the sha256 of what was written."""
     tmp = aside(path)
     digest = hashlib.sha256()
     try:
         with open(tmp, "wb") as f:
-            for line in lines:
-                data = line.encode()
+            for data in chunks:
                 f.write(data)
                 digest.update(data)
             f.flush()
             os.fsync(f.fileno())
-        replace(tmp, path, None, sha256=digest.hexdigest())  # verified where NFS leaves the outcome uncertain
+        replace(tmp, path, None, sha256=digest.hexdigest())
     finally:
         tmp.unlink(missing_ok=True)
 
