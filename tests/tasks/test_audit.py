@@ -285,3 +285,30 @@ def test_each_baseline_is_judged_against_its_own_chance():
     shape = rates("shape", list(episodes("shape", 20)), None)["bars"]
     assert shape == {"text-only": 1 / 3, "query-only": 1 / 5, "query-only learned": 1 / 5,
                      "no-query": 1 / 3, "no-query learned": 1 / 3}
+
+
+@pytest.mark.parametrize("task", ("relation", "bootstrap", "pragmatic", "number"))
+def test_the_audit_reads_each_episode_once_and_draws_as_if_it_held_them_all(task):
+    """rates() keeps no episode: it reads them from a generator, once, and makes each deprived guess as
+    it reads, its draw later. The figures are those of the audit that held every episode: one generator
+    drawing every text-only guess, then each deprivation's guesses in turn."""
+    eps = list(episodes(task, 60))
+    read = []
+    found = rates(task, (read.append(ep.index) or ep for ep in eps), None)
+    assert read == [ep.index for ep in eps]
+    solvers, rng = SOLVERS[task], np.random.default_rng(0)
+    held = {"text-only": sum(solvers.text_only(ep.model_copy(update={"lexicon": {}}), rng) == ep.answer for ep in eps)}
+    for d, guesser in solvers.deprived.items():
+        held[deprived.TITLE[d]] = sum(guesser.guess(deprived.view(ep, d), rng) == ep.answer for ep in eps)
+    assert {name: found[name] for name in held} == {name: (hits, len(eps)) for name, hits in held.items()}
+
+
+def test_a_guess_that_draws_twice_is_refused_not_replayed():
+    def greedy(ep, rng):
+        return ep.choices[rng.integers(2) + rng.integers(2)]
+
+    ep = episodes("shape", 1)[0]
+    with pytest.raises(RuntimeError, match="drew twice"):
+        deprived.outcomes(greedy, ep, ep.answer)
+    assert deprived.outcomes(lambda e, rng: e.choices[rng.integers(3)], ep, ep.choices[1]) == (3, (False, True, False))
+    assert deprived.outcomes(lambda e, rng: e.answer, ep, ep.answer) == (0, (True,))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+from typing import Iterable
 
 import numpy as np
 
@@ -56,55 +57,111 @@ def _rate(hits) -> tuple[int, int]:
     return int(hits.sum()), len(hits)
 
 
-def rates(task: str, episodes: list[Episode], train: list[Episode] | None) -> dict:
+class _Reading:
+    """What the audit keeps of one split and task's episodes, read one at a time and then dropped (a parsed
+    episode weighs about 75 kB): per episode a few booleans and numbers, each deprived guess under every
+    draw it could get, and the learned baselines' feature rows."""
+
+    def __init__(self, task: str, train: Iterable[Episode] | None):
+        self.task, self.solvers = task, SOLVERS[task]
+        self.rng, self.names_rng = np.random.default_rng(0), np.random.default_rng(0)
+        self.learns = [*self.solvers.deprived, *([deprived.NAMES_ONLY] if task in names.FALLBACK else []),
+                       deprived.IDENTITY]
+        self.tables = {d: learned.Table(task, d) for d in self.learns}
+        self.train = None
+        if train is not None:
+            self.train = {d: learned.Table(task, d) for d in self.learns}
+            for ep in train:
+                for table in self.train.values():
+                    table.add(ep)
+        self.oracle, self.text_only, self.names_only = [], [], []
+        self.guesses: dict[str, list] = {d: [] for d in self.solvers.deprived}
+        self.answers, self.kept, self.indices, self.positions = [], [], [], []
+        self.balance: dict[str, tuple[list, tuple]] = {}
+        self.choices = None
+
+    def add(self, ep: Episode) -> None:
+        solvers = self.solvers
+        answered = _oracle_answers(solvers, ep)
+        self.oracle.append(answered)
+        self.text_only.append(solvers.text_only(ep.model_copy(update={"lexicon": {}}), self.rng) == ep.answer)
+        for d, guesser in solvers.deprived.items():
+            self.guesses[d].append(deprived.outcomes(guesser.guess, deprived.view(ep, d), ep.answer))
+        if self.task in names.FALLBACK:
+            self.names_only.append(names.guess(deprived.view(ep, deprived.NAMES_ONLY), self.names_rng) == ep.answer)
+        for table in self.tables.values():
+            table.add(ep)
+        self.kept.append(consistent(ep.model_dump(mode="json"), ep.choices, admits))
+        self.answers.append(ep.answer)
+        self.indices.append(ep.index)
+        self.positions.append(ep.answer_index)
+        self.choices = self.choices or len(ep.choices)
+        if answered:  # balance() reads the oracle's answer; a miss is reported already
+            for name, (values, support) in solvers.balance(ep).items():
+                self.balance.setdefault(name, ([], support))[0].extend(values)
+
+    def guessed(self, d: str) -> list[bool]:
+        """Deprivation d's guesses, their draws made now from the audit's generator, in the episodes' order."""
+        return [deprived.replayed(self.rng, *guess) for guess in self.guesses[d]]
+
+    def learned(self, d: str) -> np.ndarray | None:
+        """The learned baseline's hits: fitted on --train's episodes, or cross-validated on these."""
+        if self.train and len(self.train[d]):
+            return learned.fitted_hits(self.train[d], self.tables[d])
+        return learned.cross_validated(self.tables[d])
+
+
+def _read(task: str, episodes: Iterable[Episode], train: Iterable[Episode] | None) -> _Reading:
+    reading = _Reading(task, train)
+    for ep in episodes:
+        reading.add(ep)
+    return reading
+
+
+def rates(task: str, episodes: Iterable[Episode], train: Iterable[Episode] | None) -> dict:
     """(hits, n) of the oracle and of every baseline (None: too few episodes to learn), each
-    baseline's chance, and the p-values of the balance tests."""
-    solvers = SOLVERS[task]
-    rng = np.random.default_rng(0)
-    blind = [ep.model_copy(update={"lexicon": {}}) for ep in episodes]
-    oracle_hits = [_oracle_answers(solvers, ep) for ep in episodes]
-    found: dict = {"oracle": _rate(oracle_hits), "bars": {"text-only": solvers.chance},
-                   "text-only": _rate([solvers.text_only(b, rng) == ep.answer for b, ep in zip(blind, episodes)])}
+    baseline's chance, and the p-values of the balance tests. The episodes are read once, in order."""
+    return _rates(_read(task, episodes, train))
+
+
+def _rates(reading: _Reading) -> dict:
+    solvers = reading.solvers
+    found: dict = {"oracle": _rate(reading.oracle), "bars": {"text-only": solvers.chance},
+                   "text-only": _rate(reading.text_only)}
     for d, guesser in solvers.deprived.items():
         title = deprived.TITLE[d]
-        found[title] = _rate([guesser.guess(deprived.view(ep, d), rng) == ep.answer for ep in episodes])
-        learned_hits = (learned.hits(task, d, train, episodes) if train
-                        else learned.cross_validated_hits(task, d, episodes))
+        found[title] = _rate(reading.guessed(d))
+        learned_hits = reading.learned(d)
         found[f"{title} learned"] = None if learned_hits is None else _rate(learned_hits)
         found["bars"][title] = found["bars"][f"{title} learned"] = guesser.floor
-    found["probes"] = probes(task, episodes, train)
-    kept = [consistent(ep.model_dump(mode="json"), ep.choices, admits) for ep in episodes]
-    found["rule-aware"], found["rules replayed"] = rule_column([ep.answer for ep in episodes], kept,
-                                                               [ep.index for ep in episodes], solvers.chance)
-    found["position p"] = uniform_p([ep.answer_index for ep in episodes], tuple(range(5)))
-    balance: dict[str, tuple[list, tuple]] = {}
-    for ep, answered in zip(episodes, oracle_hits):
-        if not answered:  # balance() reads the oracle's answer; the miss is reported already
-            continue
-        for name, (values, support) in solvers.balance(ep).items():
-            balance.setdefault(name, ([], support))[0].extend(values)
-    ps = {name: uniform_p(values, support) for name, (values, support) in balance.items()} or {"nothing": 0.0}
+    found["probes"] = _probes(reading)
+    found["rule-aware"], found["rules replayed"] = rule_column(reading.answers, reading.kept, reading.indices,
+                                                               solvers.chance)
+    found["position p"] = uniform_p(reading.positions, tuple(range(5)))
+    ps = {name: uniform_p(values, support) for name, (values, support) in reading.balance.items()} or {"nothing": 0.0}
     found["balance worst"] = min(ps, key=ps.get)
     found["balance p"] = ps[found["balance worst"]]
     return found
 
 
-def probes(task: str, episodes: list[Episode], train: list[Episode] | None) -> dict[str, Probe]:
+def probes(task: str, episodes: Iterable[Episode], train: Iterable[Episode] | None) -> dict[str, Probe]:
     """The channels a model is not meant to read, each against its floor: the panels' names where a
     task's names can carry a number (solver/names.py), and the identity fields (deprived.IDENTITY; the
     answer's position is uniform, so a guess of it is at 1 / choices)."""
+    return _probes(_read(task, episodes, train))
+
+
+def _probes(reading: _Reading) -> dict[str, Probe]:
     def learned_probe(deprivation: str, floor: float) -> Probe:
-        hits = (learned.hits(task, deprivation, train, episodes) if train
-                else learned.cross_validated_hits(task, deprivation, episodes))
+        hits = reading.learned(deprivation)
         return Probe(0, 0, floor) if hits is None else Probe(*_rate(hits), floor)
 
     found = {}
-    if task in names.FALLBACK:
-        rng, floor = np.random.default_rng(0), names.FALLBACK[task][1]
-        guesses = [names.guess(deprived.view(ep, deprived.NAMES_ONLY), rng) for ep in episodes]
-        found["names-only"] = Probe(*_rate([g == ep.answer for g, ep in zip(guesses, episodes)]), floor)
+    if reading.task in names.FALLBACK:
+        floor = names.FALLBACK[reading.task][1]
+        found["names-only"] = Probe(*_rate(reading.names_only), floor)
         found["names-only learned"] = learned_probe(deprived.NAMES_ONLY, floor)
-    found["identity learned"] = learned_probe(deprived.IDENTITY, 1 / len(episodes[0].choices))
+    found["identity learned"] = learned_probe(deprived.IDENTITY, 1 / reading.choices)
     return found
 
 
@@ -210,14 +267,13 @@ def key(stored: StoredItem) -> str:
 
 
 def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
-    """One split and task: episodes are read here, in the worker (pickling them costs more than parsing)."""
-    episodes = [s.item() for s in items]
-    train = [s.item() for s in run.train] if run.train is not None else None
-    if train is not None and len(train) < learned.MIN_TRAIN:
-        raise UsageError(f"--train has {len(train)} {task} episodes; the learned baselines need {learned.MIN_TRAIN}")
-    found = rates(task, episodes, train)
+    """One split and task: episodes are read here, in the worker (pickling them costs more than parsing),
+    one at a time (rates keeps none)."""
+    if run.train is not None and len(run.train) < learned.MIN_TRAIN:
+        raise UsageError(f"--train has {len(run.train)} {task} episodes; the learned baselines need {learned.MIN_TRAIN}")
+    found = rates(task, (s.item() for s in items), None if run.train is None else (s.item() for s in run.train))
     chance = SOLVERS[task].chance
-    cells = {"n": str(len(episodes)), "oracle": _accuracy(found["oracle"], None)}
+    cells = {"n": str(len(items)), "oracle": _accuracy(found["oracle"], None)}
     cells |= {name: _accuracy(found.get(name), found["bars"].get(name)) for name in BASELINES}
     cells |= {name: found["probes"][name].cell() if name in found["probes"] else "-" for name in PROBES}
     cells["rule-aware"] = found["rule-aware"].cell()

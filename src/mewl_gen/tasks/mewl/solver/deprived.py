@@ -5,7 +5,9 @@ A deprived solver gets everything but the ingredient, plus the rules of the
 task; it must do no better than chance. Which deprivations a task has, and
 its guesser for each, are declared once in tasks.mewl.solver.SOLVERS; a
 guesser is handed the view below, so it cannot read what it is denied even
-by mistake.
+by mistake. A guess draws at most once from its generator (`rng.integers`):
+the audit makes every guess as it reads an episode and its draw afterwards
+(`outcomes`, `replayed`), so it keeps no episode.
 """
 from __future__ import annotations
 
@@ -68,3 +70,36 @@ def most_voted(choices, votes, rng: np.random.Generator) -> str:
     votes = np.asarray(votes, dtype=float)
     best = np.flatnonzero(votes == votes.max())
     return choices[int(best[rng.integers(len(best))])]
+
+
+class _Draw:
+    """The audit's generator as one deprived guess sees it while its episode is read: its one
+    `integers(k)` is answered with a preset index and k is kept, so that the draw itself is made later,
+    in the order in which the generator has always drawn (every text-only guess, then each deprivation's
+    guesses in turn) while no episode is kept meanwhile (tasks.mewl.audit)."""
+
+    def __init__(self, index: int):
+        self.index, self.bound = index, None
+
+    def integers(self, bound) -> int:
+        if self.bound is not None:
+            raise RuntimeError("a deprived guess drew twice; the audit replays one draw per guess")
+        if bound <= 0:
+            raise ValueError("high <= 0")
+        self.bound = int(bound)
+        return self.index
+
+
+def outcomes(guess, seen: Episode, answer: str) -> tuple[int, tuple[bool, ...]]:
+    """A guess under every draw it could be given: the bound of its draw (0: it draws nothing) and, for
+    each index the draw could return, whether the guess is the answer."""
+    first = _Draw(0)
+    hit = guess(seen, first) == answer
+    if first.bound is None:
+        return 0, (hit,)
+    return first.bound, (hit, *(guess(seen, _Draw(j)) == answer for j in range(1, first.bound)))
+
+
+def replayed(rng: np.random.Generator, bound: int, hits: tuple[bool, ...]) -> bool:
+    """Whether a guess kept by `outcomes` is the answer, its draw made now from `rng`."""
+    return hits[rng.integers(bound)] if bound else hits[0]

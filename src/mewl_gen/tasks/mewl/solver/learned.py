@@ -24,10 +24,33 @@ MIN_TRAIN = 100
 
 def rows(task: str, deprivation: str, episodes) -> tuple[np.ndarray, np.ndarray]:
     """Features (one row per choice, episodes after each other) and labels."""
-    features = {**FEATURES, **NO_QUERY_FEATURES}[(task, deprivation)]
-    x = [features(view(ep, deprivation, keep_lexicon=True)) for ep in episodes]
-    y = [np.array([c == ep.answer for c in ep.choices]) for ep in episodes]
-    return np.vstack(x), np.concatenate(y)
+    table = Table(task, deprivation)
+    for ep in episodes:
+        table.add(ep)
+    return table.rows()
+
+
+class Table:
+    """One deprivation's feature rows and labels of many episodes, made as each episode is read: the
+    episodes themselves are not kept (a parsed one weighs far more than its rows)."""
+
+    def __init__(self, task: str, deprivation: str):
+        self.features = {**FEATURES, **NO_QUERY_FEATURES}[(task, deprivation)]
+        self.deprivation = deprivation
+        self.x: list[np.ndarray] = []  # an episode's rows, one per choice
+        self.y: list[np.ndarray] = []  # which of its choices is the answer
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    def add(self, ep: Episode) -> None:
+        self.x.append(self.features(view(ep, self.deprivation, keep_lexicon=True)))
+        self.y.append(np.array([c == ep.answer for c in ep.choices]))
+
+    def rows(self, which=None) -> tuple[np.ndarray, np.ndarray]:
+        """The rows and labels of the episodes `which` (default: all), in order."""
+        which = range(len(self)) if which is None else which
+        return np.vstack([self.x[i] for i in which]), np.concatenate([self.y[i] for i in which])
 
 
 def _model():
@@ -45,30 +68,49 @@ def _picks(model, x: np.ndarray, n_choices: int, rng: np.random.Generator) -> np
     return score.argmax(axis=1)
 
 
-def hits(task: str, deprivation: str, train: list[Episode], test: list[Episode], seed: int = 0) -> np.ndarray:
-    """Whether the model fitted on `train` answers each `test` episode."""
+def fitted_hits(train: Table, test: Table, train_rows=None, test_rows=None, seed: int = 0) -> np.ndarray:
+    """Whether the model fitted on the `train_rows` episodes of `train` (default: all) answers each
+    `test_rows` episode of `test`."""
     from threadpoolctl import threadpool_limits
 
-    x, y = rows(task, deprivation, train)
+    test_rows = range(len(test)) if test_rows is None else test_rows
+    x, y = train.rows(train_rows)
     # One thread: the fit is small, and OpenMP threads on a shared machine
     # made it thirty times slower (measured on 2 busy cores).
     with threadpool_limits(limits=1):
         model = _model().fit(x, y)
-        picks = _picks(model, rows(task, deprivation, test)[0], len(test[0].choices), np.random.default_rng(seed))
-    return np.array([ep.choices[k] == ep.answer for ep, k in zip(test, picks)])
+        labels = [test.y[i] for i in test_rows]
+        picks = _picks(model, test.rows(test_rows)[0], len(labels[0]), np.random.default_rng(seed))
+    return np.array([answer[k] for answer, k in zip(labels, picks)])
 
 
-def cross_validated_hits(task: str, deprivation: str, episodes: list[Episode], seed: int = 0) -> np.ndarray | None:
-    """Every episode answered by a model fitted on the other fold(s): two
-    halves when there are plenty, five folds when few; None when too few."""
-    n = len(episodes)
+def hits(task: str, deprivation: str, train: list[Episode], test: list[Episode], seed: int = 0) -> np.ndarray:
+    """Whether the model fitted on `train` answers each `test` episode."""
+    tables = [Table(task, deprivation) for _ in range(2)]
+    for table, episodes in zip(tables, (train, test)):
+        for ep in episodes:
+            table.add(ep)
+    return fitted_hits(*tables, seed=seed)
+
+
+def cross_validated(table: Table, seed: int = 0) -> np.ndarray | None:
+    """Every episode of the table answered by a model fitted on the other fold(s): two halves when there
+    are plenty, five folds when few; None when too few."""
+    n = len(table)
     folds = 2 if n >= 400 else 5
     if n - n // folds < MIN_TRAIN:
         return None
     fold = np.random.default_rng(seed).permutation(n) % folds
     out = np.zeros(n, dtype=bool)
     for f in range(folds):
-        train = [ep for ep, g in zip(episodes, fold) if g != f]
         test_idx = np.flatnonzero(fold == f)
-        out[test_idx] = hits(task, deprivation, train, [episodes[i] for i in test_idx], seed)
+        out[test_idx] = fitted_hits(table, table, np.flatnonzero(fold != f), test_idx, seed)
     return out
+
+
+def cross_validated_hits(task: str, deprivation: str, episodes: list[Episode], seed: int = 0) -> np.ndarray | None:
+    """cross_validated on the episodes' table."""
+    table = Table(task, deprivation)
+    for ep in episodes:
+        table.add(ep)
+    return cross_validated(table, seed)
