@@ -9,6 +9,8 @@ not the training episodes.
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
 
 from ..item import Episode
@@ -22,23 +24,17 @@ from .no_query import FEATURES as NO_QUERY_FEATURES
 MIN_TRAIN = 100
 
 
-def rows(task: str, deprivation: str, episodes) -> tuple[np.ndarray, np.ndarray]:
-    """Features (one row per choice, episodes after each other) and labels."""
-    table = Table(task, deprivation)
-    for ep in episodes:
-        table.add(ep)
-    return table.rows()
-
-
 class Table:
-    """One deprivation's feature rows and labels of many episodes, made as each episode is read: the
-    episodes themselves are not kept (a parsed one weighs far more than its rows)."""
+    """One deprivation's feature rows and labels of many episodes, made as each episode is read (`add`):
+    the episodes themselves are not kept (a parsed one weighs far more than its rows)."""
 
-    def __init__(self, task: str, deprivation: str):
+    def __init__(self, task: str, deprivation: str, episodes: Iterable[Episode] = ()):
         self.features = {**FEATURES, **NO_QUERY_FEATURES}[(task, deprivation)]
         self.deprivation = deprivation
         self.x: list[np.ndarray] = []  # an episode's rows, one per choice
         self.y: list[np.ndarray] = []  # which of its choices is the answer
+        for ep in episodes:
+            self.add(ep)
 
     def __len__(self) -> int:
         return len(self.x)
@@ -86,11 +82,7 @@ def fitted_hits(train: Table, test: Table, train_rows=None, test_rows=None, seed
 
 def hits(task: str, deprivation: str, train: list[Episode], test: list[Episode], seed: int = 0) -> np.ndarray:
     """Whether the model fitted on `train` answers each `test` episode."""
-    tables = [Table(task, deprivation) for _ in range(2)]
-    for table, episodes in zip(tables, (train, test)):
-        for ep in episodes:
-            table.add(ep)
-    return fitted_hits(*tables, seed=seed)
+    return fitted_hits(Table(task, deprivation, train), Table(task, deprivation, test), seed=seed)
 
 
 def cross_validated(table: Table, seed: int = 0) -> np.ndarray | None:
@@ -107,10 +99,3 @@ def cross_validated(table: Table, seed: int = 0) -> np.ndarray | None:
         out[test_idx] = fitted_hits(table, table, np.flatnonzero(fold != f), test_idx, seed)
     return out
 
-
-def cross_validated_hits(task: str, deprivation: str, episodes: list[Episode], seed: int = 0) -> np.ndarray | None:
-    """cross_validated on the episodes' table."""
-    table = Table(task, deprivation)
-    for ep in episodes:
-        table.add(ep)
-    return cross_validated(table, seed)
