@@ -2,6 +2,7 @@
 the items' order, whatever order the workers finish in, and a worker's error reaches the writer."""
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -33,3 +34,15 @@ def test_a_workers_error_reaches_the_writer_after_the_rows_before_it():
         for row in in_order(list(range(20)), fails_at_seven, 2):
             made.append(row)
     assert made == list(range(7))
+    assert gc.get_freeze_count() == 0, "the writer's objects are frozen only while its workers live"
+
+
+def frozen_in_worker(n: int) -> int:
+    return gc.get_freeze_count()
+
+
+def test_the_workers_inherit_the_writers_objects_frozen_and_the_writer_gets_them_back():
+    """Forked workers share the writer's pages until something writes to them; the collector walking
+    the inherited objects would, so they are frozen (never walked) while the workers live."""
+    assert min(in_order(list(range(4)), frozen_in_worker, 2)) > 0
+    assert gc.get_freeze_count() == 0

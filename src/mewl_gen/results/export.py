@@ -17,6 +17,7 @@ overwritten.
 """
 from __future__ import annotations
 
+import gc
 import io
 import multiprocessing
 import os
@@ -154,8 +155,15 @@ def in_order(items: list, produce: Callable, workers: int | None = None) -> Iter
     if workers < 2 or len(items) < 2:
         yield from map(produce, items)
         return
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        yield from reader.ahead(pool, produce, items, reader.AHEAD * workers)
+    # The workers are forked: the objects this process holds (the webdataset library imports torch) stay
+    # shared with them only while nothing writes to their pages, and the collector of a worker that walks
+    # them writes to every one. Frozen, they are never walked; a worker's own objects still are.
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            yield from reader.ahead(pool, produce, items, reader.AHEAD * workers)
+    finally:
+        gc.unfreeze()
 
 
 def progress(total: int, what: str):
