@@ -9,10 +9,11 @@ seconds and per item, CPU seconds (cores used = CPU / wall), peak memory (the
 child's max RSS, and the largest sum over it and its worker processes seen
 every 0.2 s; and apart, the largest anonymous memory of them all: RSS less the
 pages of files they map, which are the page cache's), bytes written and, for
-the exports, the peak bytes on disk while it ran. Then the ratio of the largest size to the smallest (linear: 16x
-the items within 1.25 x 16x the time; flat memory: within 1.25x), the floor
-(scale_store.floor) and the extrapolation to the MEWL release, 37,800 episodes
-of 264,600 images, on this machine and per core. Every file was just written,
+the exports, the peak bytes on disk while it ran. Then the ratio of the
+largest size to the smallest (linear: 16x the items within 1.25 x 16x the
+time; flat memory: within 1.25x), the floor (scale_store.floor) and the
+extrapolation to the MEWL release, 37,800 episodes of 264,600 images, on
+this machine and per core. Every file was just written,
 so every read is from the page cache: a cold or network file system is slower
 (docs/scale.md).
 """
