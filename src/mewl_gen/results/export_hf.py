@@ -25,7 +25,7 @@ from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Column, Export
 from mewl_gen.tasks.stored import StoredItem
 
-from . import croissant
+from . import croissant, mapped
 from .export import KEY_COLUMNS, Chosen, exported, progress
 
 NAME = "mewl-gen-export"  # the dataset's name in croissant.json
@@ -160,16 +160,51 @@ def _write_task(task: str, splits: dict[str, Sequence[StoredItem]], passes: tupl
     import datasets
 
     layout = catalog.task(task).export
-    parts = {}
-    for split, items in splits.items():
-        part = datasets.Dataset.from_generator(
+    parts = {
+        split: datasets.Dataset.from_generator(
             _rows, features=features(layout, passes), cache_dir=cache, keep_in_memory=False,
             gen_kwargs={"items": items, "passes": passes, "bar": bar},
             fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
-        shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
+        for split, items in splits.items()
+    }
+    # Each part maps its Arrow file, and writing it out twice reads it whole: its pages are let go of as
+    # they are read, not kept resident until the task is done.
+    # The parts (and so the mappings) live until the block is done (results.mapped says why they must).
+    with mapped.letting_go(Path(cache)):
         folder = staging / "data" / task
         folder.mkdir(parents=True, exist_ok=True)
-        for k in range(shards):
-            part.shard(shards, k, contiguous=True).to_parquet(folder / f"{split}-{k:05d}-of-{shards:05d}.parquet")
-        parts[split] = part
-    datasets.DatasetDict(parts).save_to_disk(staging / "disk" / task)
+        for split, part in parts.items():
+            shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
+            for k in range(shards):
+                part.shard(shards, k, contiguous=True).to_parquet(folder / f"{split}-{k:05d}-of-{shards:05d}.parquet")
+        datasets.DatasetDict(parts).save_to_disk(staging / "disk" / task,
+                                                 num_shards={split: disk_shards(part) for split, part in parts.items()})
+
+
+def disk_shards(part) -> int | None:
+    """The Arrow files save_to_disk writes a split into, counted as it counts them (Dataset._estimate_nbytes:
+    the table's bytes, less the image paths' bytes of its first 1,000 rows scaled to all its rows, over
+    config.MAX_SHARD_SIZE, plus one), without its copy of those rows' images into Python objects: a task's
+    first 1,000 episodes' images at once, about 300 MB at draft quality (issue 41). None (and
+    save_to_disk counts) where an image is a file's path, which an export never writes."""
+    import pyarrow.compute as pc
+    from datasets import config
+    from datasets.features import Audio, Image, Video
+    from datasets.table import table_visitor
+    from datasets.utils.py_utils import convert_file_size_to_int
+
+    table = part.with_format("arrow")[:1000]
+    extra, by_path = 0, False
+
+    def visit(array, feature):
+        nonlocal extra, by_path
+        if isinstance(feature, (Audio, Image, Video)):
+            by_path = by_path or pc.any(pc.and_(pc.and_(pc.is_valid(array), pc.is_null(array.field("bytes"))),
+                                                pc.is_valid(array.field("path")))).as_py() is True
+            extra -= array.field("path").nbytes
+
+    table_visitor(table, visit)
+    if by_path or len(table) == 0:
+        return None
+    nbytes = part.data.nbytes + extra * len(part.data) // len(table)
+    return min(len(part.data), int(nbytes / convert_file_size_to_int(config.MAX_SHARD_SIZE)) + 1)

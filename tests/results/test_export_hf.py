@@ -1,0 +1,32 @@
+"""export hf's count of a split's save_to_disk files (results.export_hf.disk_shards) is the library's own."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+datasets = pytest.importorskip("datasets")
+
+from mewl_gen.results.export_hf import disk_shards  # noqa: E402
+
+
+def a_split(rows: int, seed: int, cache):
+    rng = np.random.default_rng(seed)
+    features = datasets.Features({"key": datasets.Value("string"), "images": datasets.List(datasets.Image())})
+
+    def gen():
+        for i in range(rows):
+            images = [{"bytes": rng.bytes(int(rng.integers(2_000, 6_000))), "path": None} for _ in range(3)]
+            yield {"key": f"train/toy/{i}", "images": images}
+
+    return datasets.Dataset.from_generator(gen, features=features, cache_dir=str(cache), keep_in_memory=True)
+
+
+@pytest.mark.parametrize(("rows", "max_shard"), [(1, "5KB"), (1, "500MB"), (37, "5KB"), (37, "60KB"), (37, "1MB"),
+                                              (1200, "60KB"), (1200, "150KB"), (1200, "1MB"), (1200, "500MB")])
+def test_disk_shards_counts_the_files_save_to_disk_writes(tmp_path, monkeypatch, rows, max_shard):
+    """From one file to one a row; 1,200 rows, of which the library reads the first 1,000."""
+    monkeypatch.setattr(datasets.config, "MAX_SHARD_SIZE", max_shard)
+    part = a_split(rows, rows, tmp_path / "cache")
+    part.save_to_disk(tmp_path / "disk")  # the library counts
+    written = len(list((tmp_path / "disk").glob("data-*.arrow")))
+    assert disk_shards(part) == written
