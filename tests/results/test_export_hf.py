@@ -1,4 +1,5 @@
-"""export hf's count of a split's save_to_disk files (results.export_hf.disk_shards) is the library's own."""
+"""export hf sizes what it writes as `datasets` does, without the library's copy of 1,000 rows of images: the count of
+a split's save_to_disk files (disk_shards) and the rows of a Parquet row group (parquet_rows)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +7,7 @@ import pytest
 
 datasets = pytest.importorskip("datasets")
 
-from mewl_gen.results.export_hf import disk_shards  # noqa: E402
+from mewl_gen.results.export_hf import disk_shards, parquet_rows  # noqa: E402
 
 
 def a_split(rows: int, seed: int, cache):
@@ -30,3 +31,15 @@ def test_disk_shards_counts_the_files_save_to_disk_writes(tmp_path, monkeypatch,
     part.save_to_disk(tmp_path / "disk")  # the library counts
     written = len(list((tmp_path / "disk").glob("data-*.arrow")))
     assert disk_shards(part) == written
+
+
+@pytest.mark.parametrize(("rows", "max_group"), [(1, "10KB"), (37, "10KB"), (37, "100MB"), (1200, "200KB"), (1200, "2MB")])
+def test_parquet_rows_writes_the_bytes_to_parquet_writes(tmp_path, monkeypatch, rows, max_group):
+    """Each contiguous shard of a split (as the export writes them), with the row groups the library would choose."""
+    monkeypatch.setattr(datasets.config, "MAX_ROW_GROUP_SIZE", max_group)
+    part = a_split(rows, rows, tmp_path / "cache")
+    for k in range(min(rows, 3)):
+        shard = part.shard(min(rows, 3), k, contiguous=True)
+        shard.to_parquet(tmp_path / f"library-{k}.parquet")
+        shard.to_parquet(tmp_path / f"ours-{k}.parquet", batch_size=parquet_rows(shard))
+        assert (tmp_path / f"ours-{k}.parquet").read_bytes() == (tmp_path / f"library-{k}.parquet").read_bytes()

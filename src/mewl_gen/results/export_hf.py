@@ -176,22 +176,21 @@ def _write_task(task: str, splits: dict[str, Sequence[StoredItem]], passes: tupl
         for split, part in parts.items():
             shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
             for k in range(shards):
-                part.shard(shards, k, contiguous=True).to_parquet(folder / f"{split}-{k:05d}-of-{shards:05d}.parquet")
+                shard = part.shard(shards, k, contiguous=True)
+                shard.to_parquet(folder / f"{split}-{k:05d}-of-{shards:05d}.parquet", batch_size=parquet_rows(shard))
         datasets.DatasetDict(parts).save_to_disk(staging / "disk" / task,
                                                  num_shards={split: disk_shards(part) for split, part in parts.items()})
 
 
-def disk_shards(part) -> int | None:
-    """The Arrow files save_to_disk writes a split into, counted as it counts them (Dataset._estimate_nbytes:
-    the table's bytes, less the image paths' bytes of its first 1,000 rows scaled to all its rows, over
-    config.MAX_SHARD_SIZE, plus one), without its copy of those rows' images into Python objects: a task's
-    first 1,000 episodes' images at once, about 300 MB at draft quality (issue 41). None (and
-    save_to_disk counts) where an image is a file's path, which an export never writes."""
+def estimated_bytes(part) -> int | None:
+    """A split's bytes as `datasets` estimates them where it sizes what it writes (Dataset._estimate_nbytes: the
+    table's bytes, less the image paths' bytes of its first 1,000 rows scaled to all its rows), without the
+    copy it makes of those rows' images into Python objects: a task's first 1,000 episodes' images at once,
+    about 300 MB at draft quality, twice for each task of an export (to Parquet, and save_to_disk; issue 41).
+    None where an image is a file's path, which an export never writes (`datasets` then estimates)."""
     import pyarrow.compute as pc
-    from datasets import config
     from datasets.features import Audio, Image, Video
     from datasets.table import table_visitor
-    from datasets.utils.py_utils import convert_file_size_to_int
 
     table = part.with_format("arrow")[:1000]
     extra, by_path = 0, False
@@ -206,5 +205,28 @@ def disk_shards(part) -> int | None:
     table_visitor(table, visit)
     if by_path or len(table) == 0:
         return None
-    nbytes = part.data.nbytes + extra * len(part.data) // len(table)
+    return part.data.nbytes + extra * len(part.data) // len(table)
+
+
+def disk_shards(part) -> int | None:
+    """The Arrow files save_to_disk writes a split into, counted as it counts them (its estimate of the bytes
+    over config.MAX_SHARD_SIZE, plus one), from estimated_bytes."""
+    from datasets import config
+    from datasets.utils.py_utils import convert_file_size_to_int
+
+    nbytes = estimated_bytes(part)
+    if nbytes is None:
+        return None
     return min(len(part.data), int(nbytes / convert_file_size_to_int(config.MAX_SHARD_SIZE)) + 1)
+
+
+def parquet_rows(shard) -> int | None:
+    """The rows of a Parquet row group that to_parquet writes a shard in, found as it finds them (about
+    config.MAX_ROW_GROUP_SIZE of its estimated bytes), from estimated_bytes."""
+    from datasets.arrow_writer import get_writer_batch_size_from_data_size, get_writer_batch_size_from_features
+
+    rows = get_writer_batch_size_from_features(shard.features)
+    if rows is not None:
+        return rows
+    nbytes = estimated_bytes(shard)
+    return None if nbytes is None else get_writer_batch_size_from_data_size(len(shard), nbytes)
