@@ -8,12 +8,13 @@ import errno
 import hashlib
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from mewl_gen.cli.main import main
-from mewl_gen.results import export_wds
+from mewl_gen.results import export_wds, mapped
 from mewl_gen.store.reader import read
 from mewl_gen.tasks import catalog
 from tests.conftest import rendered_all
@@ -58,8 +59,16 @@ def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_
 
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    # Each task's Arrow cache has its pages let go of while it is written out (results.mapped), which is
+    # safe only while its mapping lives: every pass over a task's cache sees the same one mapping.
+    passes: dict[str, list] = {}
+    let_go = mapped.let_go
+    monkeypatch.setattr(mapped, "let_go", lambda folder: (passes.setdefault(str(folder), []).append(
+        frozenset(mapped.mappings(folder))), let_go(folder)))
     dest = tmp_path / "hf"
     assert main(["export", str(rendered), "--to", "hf", str(dest)]) == 0
+    if sys.platform == "linux":  # /proc/self/maps lists the mappings
+        assert passes and all(len(set(seen)) == 1 and len(seen[0]) == 1 for seen in passes.values()), passes
     want = expected(rendered)
     card = (dest / "README.md").read_text()
     assert card.startswith("---\nlicense: cc-by-4.0\nconfigs:\n") and "\n---\n" in card
