@@ -18,8 +18,9 @@ It must not drop the pages of memory that only once was such a mapping: an
 address a mapping left may be given to new memory, whose pages
 MADV_DONTNEED would empty. So the mappings must live while `letting_go`
 runs: the code in the block reads the files through objects made before it
-and dropped after it (results.export_hf). Elsewhere than Linux it does
-nothing.
+and dropped after it (results.export_hf; tests/results/test_export.py checks
+that every pass over a task's cache sees its one mapping, unchanged).
+Elsewhere than Linux it does nothing.
 """
 from __future__ import annotations
 
