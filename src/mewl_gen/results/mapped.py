@@ -25,6 +25,7 @@ Elsewhere than Linux it does nothing.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import sys
 import threading
@@ -37,16 +38,16 @@ MADV_DONTNEED = 4  # Linux's value
 EVERY = 0.02
 
 
+@functools.cache
 def _madvise():
+    """libc's madvise, looked up when first needed (every `mewl` command imports this module); None
+    elsewhere than Linux."""
     if sys.platform != "linux":
         return None
     libc = ctypes.CDLL(None, use_errno=True)
     libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     libc.madvise.restype = ctypes.c_int
     return libc.madvise
-
-
-_MADVISE = _madvise()
 
 
 def mappings(folder: Path) -> list[tuple[int, int]]:
@@ -67,16 +68,20 @@ def mappings(folder: Path) -> list[tuple[int, int]]:
 
 def let_go(folder: Path) -> None:
     """Drop the resident pages of this process's read-only mappings of the files under `folder`."""
-    if _MADVISE is None:
+    madvise = _madvise()
+    if madvise is None:
         return
     for start, end in mappings(folder):
-        _MADVISE(start, end - start, MADV_DONTNEED)  # a failure only leaves the pages resident
+        madvise(start, end - start, MADV_DONTNEED)  # a failure only leaves the pages resident
 
 
 @contextmanager
 def letting_go(folder: Path, every: float = EVERY):
     """let_go(folder) every `every` seconds while the block runs, and once at its end. The mappings
     of those files must outlive the block (the module's docstring says why)."""
+    if _madvise() is None:
+        yield
+        return
     stop = threading.Event()
 
     def loop():
