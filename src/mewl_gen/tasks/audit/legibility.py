@@ -22,6 +22,8 @@ from pycocotools import mask as mask_utils
 from mewl_gen.scenes.universe import COLORS, MATERIALS, SHAPES
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
 
+from . import scikit
+
 # The targets: colour accuracy per material, and material accuracy.
 COLOR_TARGET = {"rubber": 0.98, "metal": 0.98, "glass": 0.95}
 MATERIAL_TARGET = 0.98
@@ -132,6 +134,7 @@ class Result:
 
 
 def _model(kind: str):
+    scikit.load()
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler

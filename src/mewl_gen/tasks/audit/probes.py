@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 from joblib import Parallel, delayed
 
 from ..stored import StoredItem
+from . import scikit
 from .statistics import above_chance, wilson
 
 
@@ -54,6 +55,7 @@ def learned(features: Sequence[Sequence[float]], targets: Sequence, floor: float
     """A deprived solver learned from features alone, fitted on the first half of the items and scored
     on the second half: a gradient-boosted classifier, or for an open answer (more than MANY_CLASSES
     answers, where boosting would fit a tree per answer) a decision tree."""
+    scikit.load()
     from sklearn.ensemble import HistGradientBoostingClassifier  # loads only for an audit
     from sklearn.tree import DecisionTreeClassifier
     from threadpoolctl import threadpool_limits

@@ -20,6 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..audit import scikit
 from .solver import NEGATIVES, POSITIVES, TESTS
 
 MIN_TRAIN = 20  # problems; fewer cannot fit a classifier worth reporting
@@ -49,6 +50,7 @@ def folds(n: int, seed: int = 0) -> np.ndarray | None:
 
 
 def _model():
+    scikit.load()
     from sklearn.ensemble import HistGradientBoostingClassifier  # scikit-learn loads only for an audit
 
     return HistGradientBoostingClassifier(max_iter=150, learning_rate=0.1, max_leaf_nodes=15,

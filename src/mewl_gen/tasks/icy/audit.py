@@ -54,6 +54,7 @@ from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import TUPLE_ORDER
 
 from ..audit import Audit, AuditRun, Findings, Probe, identity, leaking, learned, measured
+from ..audit import scikit
 from ..audit.rules import consistent, rule_column
 from ..stored import StoredItem
 from . import solver
@@ -201,6 +202,7 @@ def names_rows(item: dict) -> np.ndarray:
 
 def cross_validated(rows: list[np.ndarray], answers: list[int], seed: int = 0) -> np.ndarray:
     """Whether a model fitted on the other fold(s) ranks each item's answer first."""
+    scikit.load()
     from sklearn.ensemble import HistGradientBoostingClassifier  # loads only for an audit
     from threadpoolctl import threadpool_limits
 

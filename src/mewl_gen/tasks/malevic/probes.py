@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..audit import Probe
+from ..audit import Probe, scikit
 from .floor import decide, full_size_floor
 from .item import SIZE_LEVELS
 from .rules import Rules
@@ -153,6 +153,7 @@ def trees(fit: list[Seen], score: list[Seen], features: Callable[[Seen], list[fl
         return Probe(0, 0, floor)
     if len({s.label for s in fit}) < 2:
         return table(fit, score, lambda s: 0, floor)
+    scikit.load()
     from sklearn.ensemble import HistGradientBoostingClassifier  # loads only when a probe is fitted
     from threadpoolctl import threadpool_limits
 

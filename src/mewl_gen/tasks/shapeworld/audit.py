@@ -43,6 +43,7 @@ from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
 from ..audit import (REPEATS, Audit, AuditRun, Findings, Probe, balanced, identity, index_pairs, leaking, learned,
                      measured)
+from ..audit import scikit
 from ..audit.rules import consistent, rule_column
 from ..stored import StoredItem
 from . import solver
@@ -120,6 +121,7 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
 
 def caption_only(captions: list[str], labels: list[bool]) -> tuple[int, int]:
     """(right, tested) of a bag of words (1- and 2-grams) with logistic regression, first half -> second."""
+    scikit.load()
     from sklearn.feature_extraction.text import CountVectorizer  # loads only for an audit
     from sklearn.linear_model import LogisticRegression
 

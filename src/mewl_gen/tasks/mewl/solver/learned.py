@@ -13,6 +13,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ...audit import scikit
 from ..item import Episode
 from .deprived import view
 from .features import FEATURES
@@ -50,6 +51,7 @@ class Table:
 
 
 def _model():
+    scikit.load()
     from sklearn.ensemble import HistGradientBoostingClassifier  # scikit-learn loads only when a model is fitted
 
     return HistGradientBoostingClassifier(
