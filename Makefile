@@ -57,13 +57,13 @@ venv-elsewhere:
 	@echo "make: $(VENV) runs the code of $(or $(VENV_CODE),an unreadable install), not of $(realpath $(CURDIR)): making it again here" >&2
 	rm -rf $(VENV)
 
-# The packages are installed by uv (from PyPI, as pip would): on 2 cores it makes the venv in about 15 s where
-# pip took 95, much of it compiling every installed module's bytecode; Python writes a module's bytecode the first
-# time a process imports it, except in Blender, which never writes it: bpy's own modules are compiled here (1 s),
-# or every render worker would compile them again. uv reads no pip configuration, so what pip is told (its PIP_*
-# variables and config files, as `pip config list` shows them) is handed on to it: the indexes, the folders of
-# wheels (find-links, such as a machine's CPU-only torch) and the constraints, with pip's choice of the best
-# version on any index, so that both pick the same wheels from the same places.
+# The packages are installed by uv (from PyPI, as pip would): on 2 cores make setup took 19 to 26 s (uv's cache
+# full or empty) where pip took 102, much of it compiling every installed module's bytecode. Python writes a
+# module's bytecode the first time a process imports it, except in Blender, which never writes it: bpy's own
+# modules are compiled here (1 s), or every render worker would compile them again. uv reads no pip configuration,
+# so what pip is told (its PIP_* variables and config files, as `pip config list` shows them) is handed on to it:
+# the indexes, the folders of wheels (find-links, such as a machine's CPU-only torch) and the constraints, with
+# pip's choice of the best version on any index, so that both pick the same wheels from the same places.
 define UV_FROM_PIP
 import re, subprocess, sys
 listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
@@ -82,7 +82,7 @@ $(STAMP): pyproject.toml
 	@if [ -z "$(PYTHON311)" ]; then echo "make: error: Python 3.11 not found (bpy 5.0.1 needs it); install it or pass PY=/path/to/python3.11" >&2; exit 1; fi
 	$(PYTHON311) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet 'uv>=0.13,<0.14'
-	$(VENV)/bin/python -m uv pip install --quiet --python $(VENV)/bin/python $$($(PYTHON311) -c "$$UV_FROM_PIP") -e '.[test]'
+	$(VENV)/bin/python -m uv pip install --quiet --python $(VENV)/bin/python $$($(VENV)/bin/python -c "$$UV_FROM_PIP") -e '.[test]'
 	$(VENV)/bin/python -m compileall -q -j0 "$$($(VENV)/bin/python -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("bpy").origin))')"
 	@touch $(STAMP)
 
