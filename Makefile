@@ -76,13 +76,14 @@ if any(f.startswith(("--index-url", "--extra-index-url")) for f in flags):
     flags.append("--index-strategy=unsafe-best-match")
 print(" ".join(flags))
 endef
-export UV_FROM_PIP
+# Handed to the one recipe that runs it, not to every command make runs.
+$(STAMP): export UV_FROM_PIP_CODE = $(UV_FROM_PIP)
 
 $(STAMP): pyproject.toml
 	@if [ -z "$(PYTHON311)" ]; then echo "make: error: Python 3.11 not found (bpy 5.0.1 needs it); install it or pass PY=/path/to/python3.11" >&2; exit 1; fi
 	$(PYTHON311) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet 'uv>=0.13,<0.14'
-	$(VENV)/bin/python -m uv pip install --quiet --python $(VENV)/bin/python $$($(VENV)/bin/python -c "$$UV_FROM_PIP") -e '.[test]'
+	$(VENV)/bin/python -m uv pip install --quiet --python $(VENV)/bin/python $$($(VENV)/bin/python -c "$$UV_FROM_PIP_CODE") -e '.[test]'
 	$(VENV)/bin/python -m compileall -q -j0 "$$($(VENV)/bin/python -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("bpy").origin))')"
 	@touch $(STAMP)
 
