@@ -163,6 +163,28 @@ def test_mistakes_are_one_line_and_nothing_is_overwritten(rendered, tmp_path, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sampled", "taken"]
 
 
+def test_a_folder_that_cannot_be_made_is_one_line_before_any_item_is_read(tmp_path, monkeypatch, capsys):
+    """A new folder inside a file (a typo in its path): export, gallery and study say so before they read an
+    item, not after verifying every image of a release."""
+    from mewl_gen.store import reader
+
+    def read_nothing(*args, **kwargs):
+        raise AssertionError("the dataset was read before the folder to write was checked")
+
+    monkeypatch.setattr(reader, "read", read_nothing)
+    out, file = tmp_path / "out", tmp_path / "a-file"
+    out.mkdir()
+    file.write_text("mine")
+    for argv in (["export", str(out), "--to", "hf", str(file / "x")],
+                 ["export", str(out), "--to", "webdataset", str(file / "x")],
+                 ["gallery", str(out), str(file / "x")],
+                 ["study", str(out), "--out", str(file / "x")]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err == f"mewl: error: cannot create {file / 'x'}: {file} is not a folder\n", (argv, err)
+    assert file.read_text() == "mine" and list(out.iterdir()) == []
+
+
 @pytest.mark.render
 def test_a_full_disk_leaves_no_half_export(rendered, tmp_path, monkeypatch, capsys):
     def full(*args, **kwargs):

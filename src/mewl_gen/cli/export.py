@@ -18,8 +18,7 @@ def cmd_export(args) -> int:
     out, dest = Path(args.out), Path(args.dir)
     if args.shard_size < 1:
         raise UserError(f"--shard-size {args.shard_size}: expected a positive number of items per shard")
-    if dest.resolve() == out.resolve() or out.resolve() in dest.resolve().parents:
-        raise UserError(f"{dest} lies inside {out}; export into a folder outside the dataset")
+    export.check_dest(out, dest)  # before reading every item
     chosen = export.choose(out, args.strict)
     staging = export.staged(dest)
     for line in chosen.lines:

@@ -173,13 +173,26 @@ def progress(total: int, what: str):
     return tqdm(total=total, desc=what, unit="item", file=sys.stderr, disable=not sys.stderr.isatty())
 
 
-def staged(dest: Path, what: str = "export"):
-    """A new staging folder beside DEST; DEST itself must not exist (an empty folder is taken as new). `what`
-    the command does, for its message ("export" into a new folder)."""
+def check_dest(out: Path, dest: Path, what: str = "export") -> None:
+    """DEST must lie outside the dataset OUT, be new (an empty folder is taken as new) and have a folder to be
+    made in: else one line, which a command says before it reads any item. `what` the command does, for its
+    message ("export" into a new folder)."""
+    if dest.resolve() == out.resolve() or out.resolve() in dest.resolve().parents:
+        raise UserError(f"{dest} lies inside {out}; {what} into a folder outside the dataset")
+    _check_new(dest, what)
+
+
+def _check_new(dest: Path, what: str) -> None:
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise UserError(f"{dest} exists and is not an empty folder; {what} into a new folder (nothing is overwritten)")
     if not dest.parent.is_dir():
         raise UserError(f"cannot create {dest}: {dest.parent} is not a folder")
+
+
+def staged(dest: Path, what: str = "export"):
+    """A new staging folder beside DEST; DEST itself must not exist (checked again: it may have come since
+    check_dest). `what` the command does, for its message."""
+    _check_new(dest, what)
     staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     with writing(dest.parent):

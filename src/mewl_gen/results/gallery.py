@@ -192,12 +192,9 @@ def write(chosen: Chosen, staging: Path) -> int:
 
 
 def check_dest(out: Path, dest: Path) -> None:
-    """DEST must lie outside the dataset and be new (or an empty folder): else one line, before any work."""
-    if dest.resolve() == out.resolve() or out.resolve() in dest.resolve().parents:
-        raise UserError(f"{dest} lies inside {out}; write the gallery into a folder outside the dataset")
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise UserError(f"{dest} exists and is not an empty folder; write the gallery into a new folder "
-                        "(nothing is overwritten)")
+    """DEST must lie outside the dataset, be new (or an empty folder) and have a folder to be made in: else one
+    line, before any work."""
+    export.check_dest(out, dest, "write the gallery")
 
 
 def build(chosen: Chosen, dest: Path) -> int:

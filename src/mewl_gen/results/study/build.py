@@ -62,11 +62,7 @@ def library() -> dict[str, Path]:
 
 def check_places(out: Path, dest: Path, key: Path) -> None:
     """DEST outside the dataset and new (or an empty folder); KEY outside DEST and new: else one line."""
-    if dest.resolve() == out.resolve() or out.resolve() in dest.resolve().parents:
-        raise UserError(f"{dest} lies inside {out}; write the study into a folder outside the dataset")
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise UserError(f"{dest} exists and is not an empty folder; write the study into a new folder "
-                        "(nothing is overwritten)")
+    export.check_dest(out, dest, "write the study")
     if key.resolve() == dest.resolve() or dest.resolve() in key.resolve().parents:
         raise UserError(f"--key {key} lies inside {dest}; the key must stay outside the experiment participants load")
     if key.exists():
