@@ -5,7 +5,9 @@ machine. PIXELS holds, per CPU (tests.test_pinned_output.cpu_fingerprint), what 
 kernels: each task's PNGs and the records of checksums that hold their digests. Recorded for 0.4.0 on a
 2-core AMD EPYC, the CI machine kind: its version in every item, and Bongard's records naming the context
 negatives' near misses only (ICY's SHUFDET episodes changed too; none is pinned). Recorded again with the
-version set back to 0.3.0, every sampled group equalled 0.3.0's pins; every PNG is 0.3.0's."""
+version set back to 0.3.0, every sampled group equalled 0.3.0's pins; every PNG is 0.3.0's. The PIXELS of a 2-core
+Intel Xeon (fc9698f2a0b1b6a4) were recorded at 0.4.0 (ed7a1b7), whose SAMPLED and RENDERED equalled these: a
+session on that machine kind checks its PNGs too (a second render of three tasks gave the same bytes)."""
 
 PIXELS = {
     "9958f190b017d776": {
@@ -57,6 +59,56 @@ PIXELS = {
         "train/shapeworld-quantification record": "6f532d19a1c0b0708cee270a5f9ccbd118c42923ed3c320e93bcb7456cbcc13e",
         "train/shapeworld-relational png": "92a0b561f7e30786e0e15e7cc9b05b7a58166e5c0ab3779c362efd203f685b33",
         "train/shapeworld-relational record": "d84e1b5da85c40766a93623661d517f6742d1cdf251c1b05b46b9064c08f88c8"
+    },
+    "fc9698f2a0b1b6a4": {
+        "train/bongard-abstract png": "07447a94c9df8e3f93776767948a74d1654a4fad1389f9ef9666785dda5072e5",
+        "train/bongard-abstract record": "d81b0a19bfbee4ba0c0eb5ac95d620bf800c5bf8e6f32cfdf96fbb94c1c02a9d",
+        "train/bongard-basic png": "801f937b6003a90c4b3b4f1486c90ae121819ae6aa8361ad48f4bd55a82f0b5e",
+        "train/bongard-basic record": "4762537b2634b39f715e9b782149c17f82876b5955824c08d59f018b5c81a949",
+        "train/bongard-freeform png": "6ec66635a9d6f1f3fcd7b0f752c6c58e186d2a0262166c99196a9dee5022ea6a",
+        "train/bongard-freeform record": "f44385f559eac76acfc625a34e222a849a2a2dd203f295b7cb1cc386cd4d2d28",
+        "train/bootstrap png": "c10a9f6198565925b1f9960a6119e807eb4109f39607af3ea6f9027a07132e1b",
+        "train/bootstrap record": "c4f4e1219d5893a124c0cf09073b4fe03266d5df47ea1fa280450da70de93539",
+        "train/color png": "fbb6286f69a709c9ce612b60d9592f31d2a74aec4e608d202d2be74bd7bff0b7",
+        "train/color record": "affe0b6c5036b9a6b59e35f2c3f336276a6e1b13299aac955e32e6faabb71e5f",
+        "train/composite png": "0bdd36c7e0b5f77a2b24d60b8ce253ebbd2113a288123b2971ecad04bc1b66df",
+        "train/composite record": "723f9c562a2f7a18a9cd35784d7b6fcf5f72710e3473f8e09e8d6ae1c7d89757",
+        "train/icy-episodes png": "fad75ed227b5b1096281113d5c584f0d4ed4d4609880dc248e9a0cab346dd5e4",
+        "train/icy-episodes record": "2cab0704936d7820bfa64d11531bf48bd9dfc5ac6c5fcf20fcb071e3ad4afe3c",
+        "train/icy-naming png": "312d68c74d35d739e19d49282fe16a2356567413c0543347c61e51f6e85071b9",
+        "train/icy-naming record": "7cbb619cc4b9340b1f7f3a3bde7fee5df97a390ed7493b06d4f375dfd0d1bdb5",
+        "train/malevic-pos png": "c9b8a71b71477bb814a1d8aac7491b54d269b2639ade2faaf84308f9e962db2c",
+        "train/malevic-pos record": "4a60ee6683dfb1b71d027f1834e42b80c4f12f67bef0c897c4afa7a4d52703b0",
+        "train/malevic-pos-hard png": "d4b2044dab140fc2293f87c4f9ee268dab36a3530e76ae0f767ad2a8da95c4bf",
+        "train/malevic-pos-hard record": "0c31c4269ab9f5d03688d22f1b72fe759d7fb69e2b67fcb9580b800f75860a12",
+        "train/malevic-pos1 png": "87b04717c8c981dfa136e97dc02128e5e9855f46817db3451b953acc5261b17f",
+        "train/malevic-pos1 record": "af7f8dae403228cb38a107c6c485daefb0560579d4da22ff1c0a24534d065210",
+        "train/malevic-setpos png": "d9fbd4b3938d523c854709a7d9205d8bc2ba48d8066b9d5559452f81e0ceeea9",
+        "train/malevic-setpos record": "b4e532672b2a0f728618fd4738c2ac23a7706c0e71d53b2c457531e61491dcf0",
+        "train/malevic-setpos-hard png": "05286bf8c916df0946a6f75faca7e7024d48f70c3a7b36f98f30809ba3f6a759",
+        "train/malevic-setpos-hard record": "811e38c45bec1112d609725ef89266d339bd5fb4a6f34594aa404837d1356d13",
+        "train/malevic-sup1 png": "af3ef03c687b0ff1ab91f5526fa248d165de92f006685232c256df576b9b7cdc",
+        "train/malevic-sup1 record": "746e8bda3d9adbcbf7dd0cc6d96bb3d5cebb268deec80a6108b3905410888d60",
+        "train/material png": "ef7000f2737ed97d95ae8dd8b0211a8d539ab132393b6c46b3b4fc3612b54040",
+        "train/material record": "5ae956b211ca0d95558d63d89be0b859b5ebfaa5deaac5321bd375062d3a78bd",
+        "train/number png": "91135ddf84f6e65f4c52d04ffb71c04043c51d3dbe4255bf279f92c5265d28e3",
+        "train/number record": "ddc6f75227bc15232cc9e75a0a28314a90e436038c29589faaab1cddde7286ea",
+        "train/object png": "b73b6ec8c461731c2d7941208d318a1083e0fae955357c70b644b97cfdc50e10",
+        "train/object record": "dd42f6545eacb5569357d0c7f741a78f32da0e48c38a4f4dc730f1971253cbe8",
+        "train/pragmatic png": "ef4db00ae7c9182961cb5fae0acfc32de08d720bbd6ab17ddd064580bf275092",
+        "train/pragmatic record": "60fad0803333fbf2728636f09d5e584755924eaf91b83a8e552b3d430522f110",
+        "train/relation png": "b4f482117358fa88a78b06c038dff1e2da05c79ab6eb520fd91a984639fc8ed2",
+        "train/relation record": "3d2a9a41be03c76df7b7919b17366d159df380418435adfa0a04a130371c3323",
+        "train/shape png": "4918504c3ca51249ee36c17c40faac4056cfd7850c68b031267596b547a764ed",
+        "train/shape record": "b2763e988f3ad2764ddb5fe5bb26c13eea82b8c4a7a0840c759206f82e1c7904",
+        "train/shapeworld-existential png": "394c08d57eefcf1c65ae3957c0b935f887f40d6b7ce0d857ffa6824b6d778767",
+        "train/shapeworld-existential record": "6db0beb9babce789cb066ff24fa4817be2319e3710f85206c66c2b250c1b7af4",
+        "train/shapeworld-logical png": "3ae0b63c760d55c8b36f390c986645863ec0dce09e7834e408df9d90edd7cf03",
+        "train/shapeworld-logical record": "c5b52f9084d37f36ba74d19d4e3d6cd7651b74970c047a9d14eb9ecd79913f2a",
+        "train/shapeworld-quantification png": "768a4815b7030d84937c3dee706c678d158057a7bb002d5470d22e1f0ad75191",
+        "train/shapeworld-quantification record": "810c9e6453cf9414310ec793ce4c49bd62e3d650ee7d77d5065dbcfbdff0788e",
+        "train/shapeworld-relational png": "708efe6703b9d58cc753a04049d0d6eae3df3dfaa019c52ef8356d8d4241856d",
+        "train/shapeworld-relational record": "d94d8b77ed73f76af1c4220cfe822a3498f365e8181ccb872cfd18c0564c98ce",
     },
 }
 
