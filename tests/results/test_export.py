@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mewl_gen.cli.main import main
 from mewl_gen.results import export_wds, mapped
@@ -161,6 +163,21 @@ def test_mistakes_are_one_line_and_nothing_is_overwritten(rendered, tmp_path, ca
         assert err.count("\n") == 1 and message in err, (argv, err)
     assert [p.name for p in taken.iterdir()] == ["mine.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sampled", "taken"]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, st.integers(0, 4))
+def test_a_truths_text_compacted_is_what_json_gives_of_its_value(value, indent):
+    """An image's ground truth goes into both exports as json.dumps of its value; the export re-spaces the file's
+    text instead of parsing and writing it again: the same text for any file json.dumps wrote with an indent."""
+    from mewl_gen.results.export import compact_json
+
+    assert compact_json(json.dumps(value, indent=indent)) == json.dumps(value)
 
 
 def test_a_folder_that_cannot_be_made_is_one_line_before_any_item_is_read(tmp_path, monkeypatch, capsys):

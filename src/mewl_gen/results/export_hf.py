@@ -68,7 +68,7 @@ def features(export: Export, passes: tuple[str, ...] = ()):
 def row(stored: StoredItem, export: Export, passes: tuple[str, ...] = ()) -> dict:
     e = exported(stored, export, passes)
     return {**e.fields, "images": [{"bytes": png, "path": None} for png in e.pngs], **e.passes, "panels": e.members,
-            "scenes": e.scenes, "utterances": e.utterances, "truths": [json.dumps(t) for t in e.truths],
+            "scenes": e.scenes, "utterances": e.utterances, "truths": e.truths,
             "files": json.dumps(e.files)}
 
 

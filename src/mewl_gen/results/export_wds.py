@@ -32,7 +32,7 @@ def sample(stored, export, passes: tuple[str, ...] = ()) -> dict:
     meta = {**e.fields, "panels": e.members, "scenes": e.scenes, "utterances": e.utterances,
             "files": {name: json.loads(text) for name, text in e.files.items()}}
     extra = {f"{m}.{kind}.npy": data for kind, files in e.passes.items() for m, data in zip(e.members, files)}
-    truths = {f"{m}.json": json.dumps(truth).encode() for m, truth in zip(e.members, e.truths)}
+    truths = {f"{m}.json": truth.encode() for m, truth in zip(e.members, e.truths)}
     return {"__key__": e.fields["key"], **{f"{m}.png": png for m, png in zip(e.members, e.pngs)}, **truths, **extra,
             "json": json.dumps(meta, sort_keys=False).encode()}
 
