@@ -132,8 +132,9 @@ _BREAK = re.compile(r"\n *")
 def compact_json(text: str) -> str:
     """JSON text as json.dumps writes its value without an indent: for a file json.dumps wrote with one (an image's
     ground truth, render.blender_scene), the very text json.dumps(json.loads(text)) gives, at a third of its cost
-    (the export's largest cost after the check; tests/results/test_export.py holds the two equal). Other JSON
-    keeps its own spacing but for line breaks: the same value."""
+    (parsing and writing the truths again was the largest part of making an item's row or sample;
+    tests/results/test_export.py holds the two texts equal). Other JSON keeps its own spacing but for line
+    breaks: the same value."""
     return _BREAK.sub("", _ITEM_BREAK.sub(", ", text))
 
 
