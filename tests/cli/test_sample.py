@@ -36,6 +36,32 @@ def test_sample_writes_mewl_layout_and_is_byte_identical_twice(tmp_path):
     assert sorted(p.name for p in (a / "train/shape").glob("*")) == ["0", "1", "2"]
 
 
+@pytest.mark.parametrize("slices_here", [0, 1, None])
+def test_a_run_sampled_here_or_in_a_pool_is_the_same_bytes(tmp_path, monkeypatch, mewl, slices_here):
+    """A run's first items are sampled in the command's process, a few at a time, and a pool of workers takes
+    what is left after IN_PROCESS seconds (nothing, for a small run): the files are those of one worker
+    whether the pool takes every item, all but the first few, or none."""
+    import types
+
+    from mewl_gen.cluster import sample
+
+    argv = ("sample", "--task", "shape,color", "--n", 7, "--seed", 5)
+    assert mewl(*argv, "--out", tmp_path / "one", "--workers", 1)[0] == 0
+    if slices_here is None:
+        def no_pool(*args, **kwargs):
+            raise AssertionError("a pool was started for a run this process had sampled")
+        monkeypatch.setattr(sample, "Parallel", no_pool)
+    else:  # a clock that reads the deadline as passed after `slices_here` looks
+        looks = iter(range(10 ** 6))
+
+        def clock() -> float:  # the first look sets the deadline
+            return 0.0 if next(looks) <= slices_here else 10.0 ** 6
+
+        monkeypatch.setattr(sample, "time", types.SimpleNamespace(monotonic=clock, sleep=sample.time.sleep))
+    assert mewl(*argv, "--out", tmp_path / "two", "--workers", 2)[0] == 0
+    assert tree_digest(tmp_path / "one") == tree_digest(tmp_path / "two")
+
+
 @pytest.mark.slow
 def test_splits_and_seeds_give_different_episodes(tmp_path):
     mewl("sample", "--task", "color", "--n", 2, "--out", tmp_path / "x", "--split", "train")

@@ -23,6 +23,12 @@ from .planning import Settings
 from .writers import Writer, nfs_warning
 
 RECHECK = 1.0  # seconds between looks at episodes another writer holds
+BATCH = 50  # items of one task a worker process samples at a time
+# A pool of fresh interpreters costs about a second of CPU a worker to start (each imports the tool), more
+# than a few items of every task cost to sample: a run's first items are sampled in this process, a few at a
+# time, and a pool takes what is left after IN_PROCESS seconds. A small run never starts one.
+IN_PROCESS = 1.0
+FEW = 5
 
 
 def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str]:
@@ -67,9 +73,15 @@ def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -
         clean_stale(out)  # dead writers' staging folders and claims
         for task in tasks:
             bookkeeping.record_plan(out, split, task, n)
-    jobs = [(t, list(range(start, min(start + 50, n)))) for t in tasks for start in range(0, n, 50)]
-    # A single batch is sampled in this process: a pool of fresh interpreters costs seconds, more than one batch.
-    results = Parallel(n_jobs=min(workers, len(jobs)))(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
+    jobs = [(t, list(range(start, min(start + BATCH, n)))) for t in tasks for start in range(0, n, BATCH)]
+    results, deadline = [], time.monotonic() + IN_PROCESS
+    while jobs and time.monotonic() < deadline:
+        task, indices = jobs.pop(0)
+        results.append(_sample_batch(settings, task, indices[:FEW]))
+        if indices[FEW:]:
+            jobs.insert(0, (task, indices[FEW:]))
+    if jobs:  # one batch left is sampled here too (joblib's pool of one is this process)
+        results += Parallel(n_jobs=min(workers, len(jobs)))(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
     for task in tasks:
         index.rebuild(out, split, task)
     card.write_card(out)
