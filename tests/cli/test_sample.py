@@ -39,7 +39,7 @@ def test_sample_writes_mewl_layout_and_is_byte_identical_twice(tmp_path):
 @pytest.mark.parametrize("slices_here", [0, 1, None])
 def test_a_run_sampled_here_or_in_a_pool_is_the_same_bytes(tmp_path, monkeypatch, mewl, slices_here):
     """A run's first items are sampled in the command's process, a few at a time, and a pool of workers takes
-    what is left after IN_PROCESS seconds (nothing, for a small run): the files are those of one worker
+    what is left after IN_PROCESS seconds of its CPU (nothing, for a small run): the files are those of one worker
     whether the pool takes every item, all but the first few, or none."""
     import types
 
@@ -57,7 +57,7 @@ def test_a_run_sampled_here_or_in_a_pool_is_the_same_bytes(tmp_path, monkeypatch
         def clock() -> float:  # the first look sets the deadline
             return 0.0 if next(looks) <= slices_here else 10.0 ** 6
 
-        monkeypatch.setattr(sample, "time", types.SimpleNamespace(monotonic=clock, sleep=sample.time.sleep))
+        monkeypatch.setattr(sample, "time", types.SimpleNamespace(process_time=clock, sleep=sample.time.sleep))
     assert mewl(*argv, "--out", tmp_path / "two", "--workers", 2)[0] == 0
     assert tree_digest(tmp_path / "one") == tree_digest(tmp_path / "two")
 

@@ -26,7 +26,8 @@ RECHECK = 1.0  # seconds between looks at episodes another writer holds
 BATCH = 50  # items of one task a worker process samples at a time
 # A pool of fresh interpreters costs about a second of CPU a worker to start (each imports the tool), more
 # than a few items of every task cost to sample: a run's first items are sampled in this process, a few at a
-# time, and a pool takes what is left after IN_PROCESS seconds. A small run never starts one.
+# time, and a pool takes what is left after IN_PROCESS seconds of this process's CPU (on a loaded machine a
+# second of the clock may be a fraction of one of work). A small run never starts one.
 IN_PROCESS = 1.0
 FEW = 5
 
@@ -74,8 +75,8 @@ def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -
         for task in tasks:
             bookkeeping.record_plan(out, split, task, n)
     jobs = [(t, list(range(start, min(start + BATCH, n)))) for t in tasks for start in range(0, n, BATCH)]
-    results, deadline = [], time.monotonic() + IN_PROCESS
-    while jobs and time.monotonic() < deadline:
+    results, deadline = [], time.process_time() + IN_PROCESS
+    while jobs and time.process_time() < deadline:
         task, indices = jobs.pop(0)
         results.append(_sample_batch(settings, task, indices[:FEW]))
         if indices[FEW:]:
