@@ -29,7 +29,7 @@ DRY_RUN ?=
 PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: setup test test-fast sweep render release bench clean-venv
+.PHONY: setup test test-fast sweep pins render release bench clean-venv
 
 # The experiment library `mewl study` copies (jsPsych), at the versions package-lock.json pins.
 NODE_STAMP := node_modules/.installed
@@ -111,6 +111,12 @@ test-fast: setup
 sweep: setup
 	@$(COMPILE)
 	MEWL_TEST_SWEEP=full $(PYTEST) -n $(TEST_JOBS) --dist loadfile -m "slow and not render and not slurm and not browser" $(PYTEST_ARGS)
+
+# The draft render's pinned digests (tests/test_pinned_output.py) over every task, which make test checks for two
+# tasks (its shared render is at preview quality): a draft render of every task, about 4 minutes of CPU.
+pins: setup
+	@$(COMPILE)
+	MEWL_TEST_PINS=draft $(PYTEST) -q tests/test_pinned_output.py $(PYTEST_ARGS)
 
 render: setup
 	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \

@@ -102,15 +102,19 @@ def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: 
     return tuple(catalog.task(task).model.model_validate_json(j) for batch in batches for j in batch)
 
 
-# One draft render of every task (item 0 of each, seed 2026, split train), made once per test session by
+# One preview render of every task (item 0 of each, seed 2026, split train), made once per test session by
 # the first process that asks and read by the others: the pinned digests (test_pinned_output.py) and the
 # render tests of the benchmarks that read one item per task share it. Tests that change files copy it.
+# Preview (one sample, no denoiser): what its readers check is files, ground truth (read from the object-
+# index pass, the same at every quality) and that images load, not how true the colours read; a draft
+# render of every task cost a fifth of make test's CPU. Draft's pins are make pins' (test_pinned_output.py).
 RENDERED_SEED = "2026"
+RENDERED_QUALITY = "preview"
 
 
 def _render_command(folder: Path) -> list[str]:
     return [sys.executable, "-m", "mewl_gen", "render", "--task", "all", "--n", "1", "--seed", RENDERED_SEED,
-            "--quality", "draft", "--device", "cpu", "--workers", "1", "--out", str(folder / "out")]
+            "--quality", RENDERED_QUALITY, "--device", "cpu", "--workers", "1", "--out", str(folder / "out")]
 
 
 def rendered_all() -> Path:

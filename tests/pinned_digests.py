@@ -7,7 +7,13 @@ kernels: each task's PNGs and the records of checksums that hold their digests. 
 negatives' near misses only (ICY's SHUFDET episodes changed too; none is pinned). Recorded again with the
 version set back to 0.3.0, every sampled group equalled 0.3.0's pins; every PNG is 0.3.0's. The PIXELS of a 2-core
 Intel Xeon (fc9698f2a0b1b6a4) were recorded at 0.4.0 (ed7a1b7), whose SAMPLED and RENDERED equalled these: a
-session on that machine kind checks its PNGs too (a second render of three tasks gave the same bytes)."""
+session on that machine kind checks its PNGs too (a second render of three tasks gave the same bytes).
+
+PREVIEW_RENDERED and PREVIEW_PIXELS: the same render at preview quality (make test's shared render), recorded at
+0.4.0 (after eb81f92) on the 2-core Intel Xeon (fc9698f2a0b1b6a4), in the run whose SAMPLED, RENDERED and
+PIXELS equalled the pins above; a second preview render gave the same bytes. No AMD EPYC PNGs are pinned at
+preview: there make test compares the preview render's JSON files, and the draft PNGs of number and pragmatic
+(tests/cluster/test_pipeline_e2e.py)."""
 
 PIXELS = {
     "9958f190b017d776": {
@@ -272,4 +278,101 @@ RENDERED = {
     "train/shapeworld-quantification.jsonl files": "339e4fc9a9d07ec423832ffbdf93188bd201663e8198ea9a3d6bcbacb5ed6f42",
     "train/shapeworld-relational files": "8b54c2f6eaddbbe613e3bf1f01cf953874ab40264959549d797e186260e2f321",
     "train/shapeworld-relational.jsonl files": "ff8ac9bf5840c755e562da324c3a3f0c86f6d0086abf70c629f60546617bb86e"
+}
+
+PREVIEW_PIXELS = {
+    "fc9698f2a0b1b6a4": {
+        "train/bongard-abstract png": "24e05df8e374017895a66ef35c91b40d8e32d48ad7a6217faffc1c88703a3d4e",
+        "train/bongard-abstract record": "5aff1d8fcf320c1e81b7c9eb8585d5e7f9a80aec7131a8ef1b53b210d7c79c71",
+        "train/bongard-basic png": "90bc42ac82d0b4e6edf31052847d6bb5b281aa2c814bf3cb2a139278ff050aab",
+        "train/bongard-basic record": "6eedc4aa753bf332e052f2f62612fd9a4d4cd2767bb937b8a6021014a71fd791",
+        "train/bongard-freeform png": "07f81846b0774481c7f82e0a30fbef8325b652d366786d393ea18816dc71f5b3",
+        "train/bongard-freeform record": "db1821a58645902b265c15f0d3f253cc4b1982d00a51d7754e16bdc4c170cb41",
+        "train/bootstrap png": "1874533d0ecc0d37830935723f2518a56bb6eb8e82491263e9da839ce1621649",
+        "train/bootstrap record": "f005b1345b3b8baf8436587d95deb0cf2594947afd08c9289dfe4a247fc983b0",
+        "train/color png": "e119f24aae5c8010d85d4502916b45b30dd6e15b0be2e9a9ae017dbfa2797cc7",
+        "train/color record": "377771dca985c6c3968faae66606cfe6c5ee1ee237a3d5c51031640cd93db087",
+        "train/composite png": "af7ecc5576634a04e5a3f88b79a8d86f71e2abf162c576ccd69deb0c62d91e93",
+        "train/composite record": "851781038fa69dd30185f7a7beaafaad693e84d13c1e59f855ba15718ba1eaa0",
+        "train/icy-episodes png": "76edceaffb2ff8393a32f7b286a3da3e5b2462dd598354c1bf18e3edc1a3ea02",
+        "train/icy-episodes record": "4bf4ff3f049fb3fd54703053334e99fec2c7741b85780498667f83e6828ad797",
+        "train/icy-naming png": "8553f75129df36e04403c8704fa4a80a911eee83636e95a684fa635dbc5776b1",
+        "train/icy-naming record": "79afd3d4a827a60cc82e21d98a775583a1e791a873913646ce462285f208c9d5",
+        "train/malevic-pos png": "ce75974f6ddf1b1334400c16a320f07d5981115cfaea19d5d480f31af26ef4b6",
+        "train/malevic-pos record": "0a41214e61ca51f426d55b320936d86aaa2e87e59f258c7065e0cbd67247d622",
+        "train/malevic-pos-hard png": "c6b4d1157ca2301ba766fc8e7504668df113847a6b0808fa644f9bfb2e360cae",
+        "train/malevic-pos-hard record": "cb9603b2f08836dddc0a3bba24386eadde557d97e0080b3c8dfed4303c92f43a",
+        "train/malevic-pos1 png": "c1b4acd6f286acb07c0bb7dadd96843334dd9ef6df47b8f6e015c4542d367330",
+        "train/malevic-pos1 record": "5430b5304d4a269dbe45584e8646e587927ac8fef59cd2ea7fa4040453476839",
+        "train/malevic-setpos png": "083994dbac56b7b036544fe863af7aad4304b1cb12ed6cb427c9eb92db9b1987",
+        "train/malevic-setpos record": "bdc84ae647567c4e701eba2896c16ffc67186a4c57b8730535fb291d840ca49d",
+        "train/malevic-setpos-hard png": "fab74bed5ac39ecba1b629af2b567c6a5a845507ca94ebf494d818f7240df808",
+        "train/malevic-setpos-hard record": "b513b33fcdfc450215ae3cd0c222cf464482ee32f9d29db523cb9e557c26d97f",
+        "train/malevic-sup1 png": "5c50a2a6636dcc23bfa1f0dae89bd8d71199d1b45477bf3e3b744b0378f7e5aa",
+        "train/malevic-sup1 record": "9eb313e71a0e5dcda75add2c913081d0723b0f2753e1b6bd1413034d75ca322d",
+        "train/material png": "0cf8f3e5f4719795b74545cecd18d48d39011fa14fd5a1e7d2b1c1fc36421f92",
+        "train/material record": "fa8ea768e7984849b44bbc849a311e45dee135d8c019f0fc16be80d45447d69b",
+        "train/number png": "60afdc274ddda99879c3d9b08ddff7f2af6e008c3718426944f275aa8a7af518",
+        "train/number record": "3bf17de1c817cb0c5275dc8daa05359ab79dd4995eefe2a554343278543c34ef",
+        "train/object png": "2b144cddc0c5cb9c7a7d431346370f358de045ee32e42f875a78efe7451ea853",
+        "train/object record": "7fd153294c099193303f9ff510c284fc231d9a4d63fb00a8a0958617ec2dbce8",
+        "train/pragmatic png": "13b9beadf96221d25b3d0ec662c50780e4e7fdc87ddf2958570608ee89b07dfc",
+        "train/pragmatic record": "16277448a9db77ce5279f717f332386c6fb7e0bb48fc7db52304117064e9b184",
+        "train/relation png": "de0423825e9c0a01872650552a6616e5fcc6b6bb560cff9abb8a4273e5f82245",
+        "train/relation record": "174d0f5f577636a5710739d9a8edbc0fc16c1b7b456f320fe8c49229938c8f12",
+        "train/shape png": "7975bc871665bae73525a6695cc1a2d6bb157dc0df149fe7db716c98f76c54fa",
+        "train/shape record": "708daf5d3a54837c8f324379b535694b558139001af96a506eee731220119a8d",
+        "train/shapeworld-existential png": "a5d93b038645d93e422310fe94f3f18878287e0d888cfc1c96c85340a89d582c",
+        "train/shapeworld-existential record": "6e2f42756a16eeabc3ab9ccc049f45ca756e05ba208a86d5f1f8a1e7dab4954a",
+        "train/shapeworld-logical png": "ab66a50f932a77cea1124d3ccdc67abef77f2d242ec8f2c2531ae22fdb501c9c",
+        "train/shapeworld-logical record": "72ea73597148bdafe3aac6b4a63824cc3333957e3b443722b24adbfbf4971a0e",
+        "train/shapeworld-quantification png": "fc153c70e27d39defd2a35af34957d2d4dd7c7ad81ab22419826c729ae966edc",
+        "train/shapeworld-quantification record": "ee59a1fca54d342db5bd327eae8ea823057c95d541b09f950c502dabe9063f86",
+        "train/shapeworld-relational png": "002d0b54f4a9e66cdee9393a80dd1de4e170e31fd111912a1913f06a1df6bd96",
+        "train/shapeworld-relational record": "f92750b93207417eaed0c028660ca0bf3c42740b77cce611157b918634b3939a",
+    },
+}
+
+PREVIEW_RENDERED = {
+    "README.md files": "3fa60111153b5ebd5f7ad171c0a3ebc4f9f29fe9975477114a48816839f2482e",
+    "mewl-dataset.json files": "0bd1e0403896a5115643ea63fd3b22d57a1ca0c2179dab3dbedd6d8855326d1c",
+    "train/bongard-abstract files": "55484e1c4bdc73d521348957fc2db199c07a68269bb0333a04c055040b80f658",
+    "train/bongard-abstract.jsonl files": "603ab922e7338f55c1c5ac4849a3778ef83684c91e2f99f1d1f0075b865f6ec0",
+    "train/bongard-basic files": "cc64c40a42804807a168d6d5c6f220b5594e4897563fb25cedef94de66511fe8",
+    "train/bongard-basic.jsonl files": "59c5676dcfe47699dc3f810bd57b048998f6bae58bdf7ea5e383dc203bbf5635",
+    "train/bongard-freeform files": "8a8c68e001b6fc6fa0cf354a087d419524872b1867bdf39c89ba5efb311a5dd9",
+    "train/bongard-freeform.jsonl files": "f2d91ed18a81e4ed0c034cb102939b9718af96bda59a56477195a994e0b3e0f8",
+    "train/bootstrap files": "1dbcd80f22d1bd4f0b15f9195b6d083b52ae3bf63bd6ba9d277b62288fa4d834",
+    "train/color files": "2f61a7cb28b4f7bd69024a74f604beb219f280720b038e5de5d47b751e2c3524",
+    "train/composite files": "1dab0253d850f3ef93c604ecf289e384941c72bfd15c7f7efce69e05866f9a23",
+    "train/icy-episodes files": "860b23357598f26df2646c63b9d318dd3f61ffe3a38f86548af0d8baa0d6deb0",
+    "train/icy-episodes.jsonl files": "f83c9c5308731b813ef0f8608180af60ba185e5378a05656152edd6745a84ebb",
+    "train/icy-naming files": "f009ac3c028069fc8c8e8e9b93ca02f46c1946c48c6020b11b95a7ed5cfa2634",
+    "train/icy-naming.jsonl files": "1942b0d9d36a1af21d313907451ec79fa44c8556d6e40d21770acf57c969d9d2",
+    "train/malevic-pos files": "eb287dca7ce4a5bbc54cbb5b08bc081cbe44db5680ca951d9c802ea7d95b16df",
+    "train/malevic-pos-hard files": "abf99d074e049781d6fcb6ce062423769faad45dc0945b4373f1f0020ae3a390",
+    "train/malevic-pos-hard.jsonl files": "c782f37231a8dad100d66e579a32ea02cc85177f9d94f2e20c969028a672c58a",
+    "train/malevic-pos.jsonl files": "f66df7134754fba336ba585aac51bbc7bf82190cb656d4193eacaf2cb0df382d",
+    "train/malevic-pos1 files": "24bd8ac88f5edf40d58a59ba26623ae5da794c716c5c7ebf2783fc2e9b3553e0",
+    "train/malevic-pos1.jsonl files": "0b25fdc9560ba2d51d51ef8966eacb4a3708a3e653d112e6305d9de2ea027c9b",
+    "train/malevic-setpos files": "8fe295e7aabe8cdf6351e146678106137ff3a066be786896ba0e41b69d8a13a9",
+    "train/malevic-setpos-hard files": "71b1a74b18b3e2d67af3fc5f3c16a84ab96ac68ea1f25dcd2d3aef42b6acd92f",
+    "train/malevic-setpos-hard.jsonl files": "510db36c1e8ec02323e76ba8a3ad24b66ed5e05a2c3cf68f49f638069f789585",
+    "train/malevic-setpos.jsonl files": "3a6ee4d12484a0592425fbd1348c689e50928c6431493dabc0cfe4f0226223b0",
+    "train/malevic-sup1 files": "e036b6dd87f70809b1ef521e4089b5c82d4c703c35b7cb43fbd8ac5dfd423fbe",
+    "train/malevic-sup1.jsonl files": "002acc579d2318345dabca9674e8bde30a04315a710f023cbfe556b27919bb7a",
+    "train/material files": "61c9c9ab8c4a6f7f58bbef3fbe37721d8cdde3a915e49a916185e1dcb7858f81",
+    "train/number files": "3735fdab2d896207af9103cd00dd9d5fed5c0466ac6c24efe0e1630ba8bd3889",
+    "train/object files": "493b1fda3db044f77887b5bbe28927d4358d88a38c1b302124b86ebc879e0ae4",
+    "train/pragmatic files": "03a459cfc51045af1f838b708d8751d0a1ef2f9c554988f023e30dfe97720cb7",
+    "train/relation files": "685caf8c9875d1badf99272883f207a6deea8f0aa0b8692eec4b6f51c1a3264c",
+    "train/shape files": "58f8306655a49239dbf7c20772b43eac126b62c5fb9f227dad40ab03447257bc",
+    "train/shapeworld-existential files": "56aea20cc5612d21c9fa95479a68fe93968c19eb130c90d361c66be2dfca9147",
+    "train/shapeworld-existential.jsonl files": "355aae2e92dd2dd0b0e12f1036cd1ea83acb9308beeacb4c89cacfe257513981",
+    "train/shapeworld-logical files": "c865936895f1e46283dc8a17a35d8dff065123eaf8638afc6c7f85adf60cc49b",
+    "train/shapeworld-logical.jsonl files": "75e1d278d53bbce7c5511c9b98aea946fb4c8ceb156e950a3d00eb7f0bd490bf",
+    "train/shapeworld-quantification files": "77273a27697e1fb02623c2397580240c0e785185a4d7df4c5b4ca2cb993ce04c",
+    "train/shapeworld-quantification.jsonl files": "339e4fc9a9d07ec423832ffbdf93188bd201663e8198ea9a3d6bcbacb5ed6f42",
+    "train/shapeworld-relational files": "69b2f733b998c3b760e5290b0e60ae67c239df543857cb03c9f166c8d6314654",
+    "train/shapeworld-relational.jsonl files": "ff8ac9bf5840c755e562da324c3a3f0c86f6d0086abf70c629f60546617bb86e",
 }

@@ -3,8 +3,14 @@ rearranged (issue 27), recorded at main 78c5b37 before any code moved.
 
 Sampled: every task, three items each at seed 2026 (iid, train), and the
 configured forms (ShapeWorld's held-out relations in test, ICY's ROT
-language, MALeViC's unseen scheme in test). Rendered: one item of every task
-at draft quality, where each JSON file and each PNG is pinned. A PNG's bytes
+language, MALeViC's unseen scheme in test). Rendered: one item of every task,
+where each JSON file and each PNG is pinned, at two qualities. Draft, the
+render pinned before the move: `make pins` renders every task
+(MEWL_TEST_PINS=draft), and make test two of them (number and pragmatic:
+tests/cluster/test_pipeline_e2e.py's run resumed after kill -9 must give
+these bytes). Preview, the session's shared render (tests/conftest.py), in
+make test: pinned later, at 0.4.0 (ed7a1b7 and after), whose draft render
+equalled the draft pins on the machine that recorded them. A PNG's bytes
 hold on the CPU they were recorded on (Cycles' CPU kernels and
 OpenImageDenoise pick code paths by the CPU), and so does each item's record
 of checksums, which holds the PNGs' digests: those are pinned per CPU, and on
@@ -13,12 +19,13 @@ compared, and the test says so.
 A change that alters one byte fails here: if it is meant, it is a new
 generator version and these digests are recorded again in the same commit.
 
-    python -m tests.test_pinned_output    # prints today's digests
+    python -m tests.test_pinned_output    # prints today's digests, both qualities
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import sys
 from pathlib import Path
@@ -26,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.store.record import RECORD
-from tests.pinned_digests import PIXELS, RENDERED, SAMPLED
+from tests.pinned_digests import PIXELS, PREVIEW_PIXELS, PREVIEW_RENDERED, RENDERED, SAMPLED
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "2026"
@@ -38,6 +45,9 @@ SAMPLE_RUNS = {
     "icy-rot": ["--task", "icy", "--n", "3", "--split", "test", "--grammar", "rot:vocab_size=6,word_length=3"],
     "malevic-unseen": ["--task", "malevic", "--n", "3", "--split", "test", "--split-scheme", "malevic-unseen"],
 }
+# Per quality: (the JSON files' digests, on any CPU; per CPU, the PNGs' and records' digests).
+PINS = {"draft": (RENDERED, PIXELS), "preview": (PREVIEW_RENDERED, PREVIEW_PIXELS)}
+PINS_ENV = "MEWL_TEST_PINS"  # =draft (make pins): render every task at draft and compare it too
 
 
 def cpu_fingerprint() -> str:
@@ -81,13 +91,44 @@ def sample_all(root: Path) -> dict[str, dict[str, str]]:
     return result
 
 
-def render_all(root: Path) -> dict[str, str]:
+def render_all(root: Path, quality: str) -> dict[str, str]:
     from mewl_gen.cli.main import main
 
-    out = root / "rendered"
-    assert main(["render", "--task", "all", "--n", "1", "--seed", SEED, "--quality", "draft", "--device", "cpu",
+    out = root / f"rendered-{quality}"
+    assert main(["render", "--task", "all", "--n", "1", "--seed", SEED, "--quality", quality, "--device", "cpu",
                  "--out", str(out)]) == 0
     return digests(out)
+
+
+def split_pixels(found: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(what holds on any CPU, what depends on the CPU's renders: PNGs and the records holding their digests)."""
+    cpu_bound = {k: v for k, v in found.items() if k.endswith((" png", " record"))}
+    return {k: v for k, v in found.items() if k not in cpu_bound}, cpu_bound
+
+
+def assert_pinned(found: dict[str, str], quality: str, tasks: list[str] | None = None) -> str | None:
+    """Fail unless FOUND (digests() of a render of seed 2026's item 0) holds `quality`'s pins, of every task or
+    of `tasks` alone (their folders in train). Returns why the PNGs went unchecked (a CPU not pinned), or None."""
+    files_pinned, pixels_pinned = PINS[quality]
+    files, pixels = split_pixels(found)
+    cpu = cpu_fingerprint()
+    pixels_pinned = pixels_pinned.get(cpu)
+    if tasks is not None:
+        groups = {f"train/{t}" for t in tasks}
+
+        def only(d):
+            return {k: v for k, v in d.items() if k.rpartition(" ")[0] in groups}
+
+        files, pixels, files_pinned = only(files), only(pixels), only(files_pinned)
+        pixels_pinned = None if pixels_pinned is None else only(pixels_pinned)
+        assert files_pinned, f"no {quality} pins for {tasks}"
+    assert files == files_pinned
+    if pixels_pinned is None:
+        pinned_on = sorted(cpu for cpu in PINS[quality][1])
+        return (f"{quality} JSON files identical; PNGs and records unchecked: pinned on CPUs {pinned_on}, this is "
+                f"{cpu} (python -m tests.test_pinned_output prints its digests)")
+    assert pixels == pixels_pinned
+    return None
 
 
 @pytest.mark.slow
@@ -97,29 +138,31 @@ def test_sampled_items_of_every_task_are_byte_identical(tmp_path):
 
 @pytest.mark.render
 def test_rendered_items_of_every_task_are_byte_identical():
-    from tests.conftest import RENDERED_SEED, rendered_all
+    from tests.conftest import RENDERED_QUALITY, RENDERED_SEED, rendered_all
 
-    assert RENDERED_SEED == SEED
-    found = digests(rendered_all())  # `mewl render --task all --n 1 --seed 2026 --quality draft`, shared
-    files, pixels = split_pixels(found)
-    assert files == RENDERED
-    cpu = cpu_fingerprint()
-    if cpu not in PIXELS:
-        pytest.skip(f"JSON files identical; PNGs and records unchecked: pinned on CPUs {sorted(PIXELS)}, this is {cpu} "
-                    "(python -m tests.test_pinned_output prints its digests)")
-    assert pixels == PIXELS[cpu]
+    assert (RENDERED_SEED, RENDERED_QUALITY) == (SEED, "preview")
+    # `mewl render --task all --n 1 --seed 2026 --quality preview`, shared
+    unchecked = assert_pinned(digests(rendered_all()), RENDERED_QUALITY)
+    if unchecked:
+        pytest.skip(unchecked)
 
 
-def split_pixels(found: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """(what holds on any CPU, what depends on the CPU's renders: PNGs and the records holding their digests)."""
-    cpu_bound = {k: v for k, v in found.items() if k.endswith((" png", " record"))}
-    return {k: v for k, v in found.items() if k not in cpu_bound}, cpu_bound
+@pytest.mark.render
+@pytest.mark.skipif(os.environ.get(PINS_ENV) != "draft",
+                    reason="the draft render of every task is make pins' (make test checks number's and pragmatic's)")
+def test_a_draft_render_of_every_task_is_byte_identical(tmp_path):
+    unchecked = assert_pinned(render_all(tmp_path, "draft"), "draft")
+    if unchecked:
+        pytest.skip(unchecked)
 
 
 if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        files, pixels = split_pixels(render_all(Path(tmp) / "r")) if "--no-render" not in sys.argv else ({}, {})
-        record = {"CPU": cpu_fingerprint(), "SAMPLED": sample_all(Path(tmp) / "s"), "RENDERED": files, "PIXELS": pixels}
+        record = {"CPU": cpu_fingerprint(), "SAMPLED": sample_all(Path(tmp) / "s")}
+        if "--no-render" not in sys.argv:
+            for quality, (files_name, pixels_name) in (("draft", ("RENDERED", "PIXELS")),
+                                                       ("preview", ("PREVIEW_RENDERED", "PREVIEW_PIXELS"))):
+                record[files_name], record[pixels_name] = split_pixels(render_all(Path(tmp) / "r", quality))
     print(json.dumps(record, indent=1))

@@ -59,11 +59,12 @@ def test_the_scale_pages_make_lines_ask_the_bench_for_the_sizes_the_page_says(tm
 @pytest.mark.slow
 def test_the_scale_pages_line_with_sizes_measures_every_command_on_a_store(tmp_path):
     """`make bench ONLY=scale SCALE_SIZES=...` ("any sizes", the page says) at one store of 2 episodes, run whole:
-    the bench takes its 14 draft images from its renders folder, runs every store command on the store and
+    the bench takes its 14 images from its renders folder, runs every store command on the store and
     extrapolates to the release. The other two lines run the same bench with the sizes the test above checks;
     the ratios of a larger store to a smaller are tests/bench/test_scale.py's, on two tiny sizes. The renders
-    folder holds the session's draft render of the same tasks (another seed's items), as a second run of the
-    bench finds its first run's (the command that renders them is tests/bench/test_scale.py's)."""
+    folder holds the session's preview render of the same tasks (another seed's items, another quality: the
+    bench copies their files and reads no pixel), as a second run of the bench finds its first run's draft
+    render (the command that renders them is tests/bench/test_scale.py's)."""
     from mewl_gen.bench import scale, scale_store
     from mewl_gen.store.manifest import MANIFEST
 

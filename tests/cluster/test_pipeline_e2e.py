@@ -1,6 +1,6 @@
-"""`mewl render` end to end at draft quality: MEWL's loaders read the result,
-every image agrees with its ground truth, a kill -9 resumes to the same
-dataset, SIGTERM stops cleanly and leaves only complete episodes."""
+"""`mewl render` end to end: MEWL's loaders read the result, every image
+agrees with its ground truth, a kill -9 resumes to the pinned dataset (draft
+quality, every byte), SIGTERM stops cleanly and leaves only complete episodes."""
 from __future__ import annotations
 
 import contextlib
@@ -17,23 +17,25 @@ from PIL import Image
 
 from mewl_gen.store import layout
 from tests.command import MEWL, mewl_process
-from tests.conftest import RENDERED_SEED, rendered_all
+from tests.conftest import RENDERED_QUALITY, RENDERED_SEED, rendered_all
+from tests.test_pinned_output import assert_pinned, digests
 
 pytestmark = [pytest.mark.e2e, pytest.mark.render]
 
 REPO = Path(__file__).resolve().parents[2]
-# The reference covers every MEWL task: the session's one draft render of
+# The reference covers every MEWL task: the session's one preview render of
 # every task (tests/conftest.py, 63 of its images are MEWL's);
 # MEWL_E2E_TASKS=number,pragmatic renders a quicker one of its own. The kill -9
 # run renders two tasks with different shapes of episode (many objects; the
-# hand) and is compared with the reference's folders for them.
+# hand) at draft quality, and must give their pinned bytes (tests/test_pinned_output.py:
+# the draft render's only pins that make test checks, PNGs included on a pinned CPU).
 TASKS = os.environ.get("MEWL_E2E_TASKS", "mewl")
 RESUME_TASKS = "number,pragmatic"
 N = 1
 
 
-def render_args(out: Path, tasks: str, n: int = N) -> list[str]:
-    return [*MEWL, "render", "--task", tasks, "--n", str(n), "--out", str(out), "--quality", "draft",
+def render_args(out: Path, tasks: str, n: int = N, quality: str = RENDERED_QUALITY) -> list[str]:
+    return [*MEWL, "render", "--task", tasks, "--n", str(n), "--out", str(out), "--quality", quality,
             "--device", "cpu", "--seed", RENDERED_SEED, "--workers", "1"]
 
 
@@ -127,7 +129,7 @@ def test_every_image_agrees_with_its_ground_truth_and_the_episode(reference):
         episode = json.loads((folder / "episode.json").read_text())
         scenes = [(p["name"], p["scene"]) for p in episode["context_panels"]] + [("question", episode["query"])]
         for name, scene in scenes:
-            assert scene["render"]["quality"] == "draft"  # what was rendered, recorded
+            assert scene["render"]["quality"] == RENDERED_QUALITY  # what was rendered, recorded
             truth = json.loads((folder / f"{name}.json").read_text())
             with Image.open(folder / f"{name}.png") as im:
                 assert im.size == (scene["camera"]["width"], scene["camera"]["height"])
@@ -144,9 +146,9 @@ def test_every_image_agrees_with_its_ground_truth_and_the_episode(reference):
             assert any(p["scene"]["hand"] for p in episode["context_panels"])
 
 
-def test_resume_after_kill_9_gives_the_same_dataset(reference, tmp_path):
+def test_resume_after_kill_9_gives_the_pinned_dataset(tmp_path):
     out = tmp_path / "data"
-    proc = subprocess.Popen(render_args(out, RESUME_TASKS), cwd=REPO, start_new_session=True,
+    proc = subprocess.Popen(render_args(out, RESUME_TASKS, quality="draft"), cwd=REPO, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     partial, published = [], []
     # Killed mid-episode after a random number of the next episode's 7 images (at least one is
@@ -172,20 +174,14 @@ def test_resume_after_kill_9_gives_the_same_dataset(reference, tmp_path):
     assert published, "no episode was finished before the time limit"
     # Blender's temporary files (log, object-index EXR) lie in the killed writer's staging folder, not /tmp
     assert list(out.glob(".staging/*/.tmp/worker-0/mewl-worker-*/blender.log"))
-    r = subprocess.run(render_args(out, RESUME_TASKS), capture_output=True, text=True, cwd=REPO, timeout=600)
+    r = subprocess.run(render_args(out, RESUME_TASKS, quality="draft"), capture_output=True, text=True, cwd=REPO, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "removed 1 staging folder(s) of dead writers" in r.stderr
     assert not layout.partial_items(out) and not list(out.glob(".staging/*"))
 
-    def files(root: Path) -> set[str]:
-        return {str(p.relative_to(root)) for t in RESUME_TASKS.split(",") for p in (root / "train" / t).rglob("*") if p.is_file()}
-
-    want, have = files(reference), files(out)
-    assert want
-    assert have == want
-    for name in sorted(want):
-        if name.endswith(".json"):  # the renderer's JSON has no timing field: every byte must agree
-            assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+    assert sorted(str(f.relative_to(out)) for f in episode_folders(out)) == [f"train/{t}/0" for t in RESUME_TASKS.split(",")]
+    # every file of both items, PNGs too where this CPU is pinned: what one uninterrupted run gave before
+    assert_pinned(digests(out), "draft", RESUME_TASKS.split(","))
 
 
 def test_sigterm_stops_cleanly_leaving_only_complete_episodes(tmp_path):

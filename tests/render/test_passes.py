@@ -228,7 +228,7 @@ def test_render_spec_writes_the_passes_asked_for_and_never_over_a_file(rendered,
 
 
 # -- a dataset with passes ----------------------------------------------------------------------------
-DATASET = ["--task", "malevic-pos1", "--n", "1", "--seed", "3", "--quality", "draft", "--device", "cpu", "--workers", "1"]
+DATASET = ["--task", "malevic-pos1", "--n", "1", "--seed", "3", "--quality", "preview", "--device", "cpu", "--workers", "1"]
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from tests.conftest import rendered_all
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory) -> Path:
-    """The session's draft render of every task (one item each), the exportable tasks only."""
+    """The session's preview render of every task (one item each), the exportable tasks only."""
     out = tmp_path_factory.mktemp("export") / "data"
     shutil.copytree(rendered_all(), out)
     for task in (out / "train").iterdir():

@@ -1,5 +1,5 @@
 """`mewl gallery OUT --out DIR`: static pages that open from the file system. Built from the session's
-draft render of every task, opened in headless Chromium (every image of an episode page loads, the
+preview render of every task, opened in headless Chromium (every image of an episode page loads, the
 screenshot is not blank); every link resolves inside DIR; index pages list at most PER_PAGE items;
 a damaged item is named and left out; an existing DIR is never overwritten; every text is escaped."""
 from __future__ import annotations

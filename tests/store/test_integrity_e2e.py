@@ -182,4 +182,4 @@ def test_an_out_removed_mid_run_stops_the_render_in_one_line_and_is_never_made_a
     stderr = proc.communicate(timeout=300)[1]
     assert proc.returncode == 2 and stderr.count("mewl: error") == 1 and "Traceback" not in stderr, stderr
     assert f"mewl: error: {out} was removed or became unreadable while this run wrote it" in stderr, stderr
-    assert not out.exists() if how == "deleted" else not list(out.iterdir())  # nothing made again
+    assert not out.exists() if how == "deleted" else not list(out.iterdir()), sorted(str(p) for p in out.rglob("*"))  # nothing made again

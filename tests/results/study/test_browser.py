@@ -1,4 +1,4 @@
-"""`mewl study` end to end in a real browser: a study built from the session's draft render of every task
+"""`mewl study` end to end in a real browser: a study built from the session's preview render of every task
 (one task of each benchmark left unscored, so that its item gives the practice trial) is completed in
 headless Chromium by scripted participants, over file:// and over a local HTTP server on 127.0.0.1, with
 every request that would leave the machine refused. The oracle (answers from the key) scores 1.0 on every

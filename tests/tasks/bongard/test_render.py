@@ -1,4 +1,4 @@
-"""Bongard end to end: one draft-rendered problem per family (pos_0..neg_5, test_a, test_b), checked from its
+"""Bongard end to end: one rendered problem per family (pos_0..neg_5, test_a, test_b), checked from its
 files alone.
 
 The file-only checker (tasks/bongard/solver.py) rebuilds all fourteen
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.render
 
 @pytest.fixture(scope="module")
 def rendered():
-    """Problem 0 of each family, from the session's one draft render of every task (conftest)."""
+    """Problem 0 of each family, from the session's one preview render of every task (conftest)."""
     return sorted(rendered_all().glob("train/bongard-*/0"))
 
 

@@ -1,4 +1,4 @@
-"""`mewl render --task malevic` end to end at draft quality (the session's render of every task, whose
+"""`mewl render --task malevic` end to end at preview quality (the session's render of every task, whose
 MALeViC items are one of each task), checked from the files alone: every label recomputed from the sizes in image.json, every
 sentence's target unique, the index complete, the pixels where the ground
 truth says, and every object mostly visible as item.json claims."""

@@ -1,6 +1,6 @@
 """ShapeWorld end to end: rendered items, re-evaluated from their files alone.
 
-A real draft render of one item per task; the file-only evaluator
+A real preview render of one item per task; the file-only evaluator
 (tasks/shapeworld/solver.py) reads item.json and the renderer's image.json
 and must reach every stored agreement, and the near miss the other way."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.render
 
 
 def test_the_file_only_evaluator_agrees_with_rendered_items():
-    """Item 0 of each task, from the session's one draft render of every task (conftest)."""
+    """Item 0 of each task, from the session's one preview render of every task (conftest)."""
     out = rendered_all()
     items = stored_items(out, "shapeworld-")
     assert len(items) == 4
