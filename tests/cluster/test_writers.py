@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -133,3 +134,28 @@ def test_any_run_removes_dead_writers_leftovers_even_with_nothing_to_do(tmp_path
 def test_the_staleness_limit_exceeds_a_heartbeat_and_nfs_attribute_cache(tmp_path):
     assert writers.STALE_AFTER > writers.HEARTBEAT + nfs.NFS_CACHE_DEFAULT  # nfs(5)'s default acregmax, acdirmax
     assert writers.nfs_warning(tmp_path) is None  # local disk here
+
+
+def test_a_writer_makes_nothing_in_what_an_out_unmounted_under_it_leaves(tmp_path, monkeypatch):
+    """OUT unmounted (or emptied) after the writer last found its manifest (layout.present) and before it
+    makes a folder, the race that a loaded machine widens: OUT's path names the empty folder left under the
+    mount point. What the writer makes there (a claim's, an item's staging or Blender's scratch folders, the
+    task's folder an item is published into) is removed again, and each is one Vanished line."""
+    from mewl_gen.cluster.planning import Settings
+    from mewl_gen.store.files import Vanished
+    from mewl_gen.store.manifest import claim_output
+
+    out = tmp_path / "data"
+    claim_output(out, Settings(out=out, split="train", seed=0, quality="preview").manifest("rendered"), ["mewl"])
+    with writers.Writer(out, heartbeat=False) as writer:
+        staged = writer.staging("train", "shape", 0)
+        (staged / "record").write_text("{}")
+        layout.present(out)
+        for entry in list(out.iterdir()):  # unmounted: what is left at OUT's path is an empty folder
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+        monkeypatch.setattr(layout, "present", lambda out: None)  # as publish's look before the unmount found it
+        for make in (lambda: claims.claim(writer, "train", "shape", 1), lambda: writer.staging("train", "shape", 1),
+                     lambda: writer.temp_dir("worker-1"), lambda: layout.publish(staged, out, "train", "shape", 0)):
+            with pytest.raises(Vanished, match=f"^{out} was removed or became unreadable while this run wrote it"):
+                make()
+            assert not list(out.iterdir())

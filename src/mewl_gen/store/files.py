@@ -4,6 +4,7 @@ full disk, a read-only mount, a failing or vanished folder) said in one line
 (NoSpace, Vanished, UserError), never a traceback nor a renderer's crash."""
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -104,6 +105,14 @@ def make_folder(out: Path, folder: Path) -> list[Path]:
     except FileExistsError:
         return created
     return [*created, folder]
+
+
+def unmake_folders(created: list[Path]) -> None:
+    """Remove what make_folder made (the deepest first), where still empty: folders made after OUT was
+    unmounted or emptied under a writer lie in what is left at OUT's path, and must not stay there."""
+    for made in reversed(created):
+        with contextlib.suppress(OSError):
+            made.rmdir()
 
 
 class NoSpace(UserError):
