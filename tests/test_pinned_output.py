@@ -9,8 +9,8 @@ render pinned before the move: `make pins` renders every task
 (MEWL_TEST_PINS=draft), and make test two of them (number and pragmatic:
 tests/cluster/test_pipeline_e2e.py's run resumed after kill -9 must give
 these bytes). Preview, the session's shared render (tests/conftest.py), in
-make test: pinned later, at 0.4.0 (ed7a1b7 and after), whose draft render
-equalled the draft pins on the machine that recorded them. A PNG's bytes
+make test: pinned later (0.4.0, eb81f92's code), in a run whose draft render
+and samples equalled their pins on the machine that recorded it. A PNG's bytes
 hold on the CPU they were recorded on (Cycles' CPU kernels and
 OpenImageDenoise pick code paths by the CPU), and so does each item's record
 of checksums, which holds the PNGs' digests: those are pinned per CPU, and on
@@ -124,9 +124,8 @@ def assert_pinned(found: dict[str, str], quality: str, tasks: list[str] | None =
         assert files_pinned, f"no {quality} pins for {tasks}"
     assert files == files_pinned
     if pixels_pinned is None:
-        pinned_on = sorted(cpu for cpu in PINS[quality][1])
-        return (f"{quality} JSON files identical; PNGs and records unchecked: pinned on CPUs {pinned_on}, this is "
-                f"{cpu} (python -m tests.test_pinned_output prints its digests)")
+        return (f"{quality} JSON files identical; PNGs and records unchecked: pinned on CPUs "
+                f"{sorted(PINS[quality][1])}, this is {cpu} (python -m tests.test_pinned_output prints its digests)")
     assert pixels == pixels_pinned
     return None
 
