@@ -197,11 +197,15 @@ def stored_items(out: Path, prefix: str) -> list:
     return [s for (_, task), items in sorted(found.items.items()) if task.startswith(prefix) for s in items]
 
 
-# Files that take longest, started first: xdist hands whole files (--dist loadfile) to the free
-# process in collection order, so the long ones must not be left for the end (longest first).
-LONGEST_FIRST = ("tasks/bongard/test_sample.py", "tasks/test_every_task.py", "store/test_integrity_e2e.py",
-                 "cli/test_readme.py", "cli/test_doc_commands.py", "render/test_worker.py", "cli/test_doc_audits.py",
-                 "tasks/shapeworld/test_audit.py", "cluster/test_pipeline_e2e.py", "cluster/slurm/test_arrays.py")
+# Files that take longest, started first: xdist hands whole files (--dist loadfile) to the free process in
+# collection order (make test keeps it: --no-loadscope-reorder; xdist would otherwise start the files with the
+# most tests first, and the long files of a few tests ran last, on one core), so the long ones must not be left
+# for the end. Longest first, as a full run on 2 cores measured them.
+LONGEST_FIRST = ("tasks/test_every_task.py", "tasks/bongard/test_sample.py", "cli/test_readme.py",
+                 "store/test_integrity_e2e.py", "tasks/mewl/test_names.py", "cluster/test_pipeline_e2e.py",
+                 "cli/test_doc_commands.py", "results/study/test_browser.py", "cluster/slurm/test_arrays.py",
+                 "render/test_worker.py", "tasks/shapeworld/test_audit.py", "cli/test_doc_audits.py",
+                 "tasks/icy/test_episodes.py", "tasks/shapeworld/test_sampler.py", "tasks/test_audit.py")
 
 
 def pytest_collection_modifyitems(config, items):
