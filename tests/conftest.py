@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import atexit
 import fcntl
 import functools
 import json
@@ -18,7 +19,9 @@ from mewl_gen.tasks.mewl.item import Episode
 
 # Measured workers per device (cluster.calibrate) are kept per user; tests, and the
 # commands they start, must neither read a developer's measurements nor leave theirs.
-os.environ["MEWL_CACHE_DIR"] = tempfile.mkdtemp(prefix="mewl-test-cache-")
+# Each test process makes its own and removes it when it ends (the commands it starts write there too).
+os.environ["MEWL_CACHE_DIR"] = _CACHE_DIR = tempfile.mkdtemp(prefix="mewl-test-cache-")
+atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
 
 # The statistical sweeps' sizes. `make test` (CI) runs each at the size that still finds the leak or
 # breach it is about (each test says why); `make sweep` runs the same tests at the sizes they had before
