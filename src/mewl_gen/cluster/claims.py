@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mewl_gen.store import door
+from mewl_gen.store.files import make_folder
 from mewl_gen.store.layout import BOOKKEEPING, DAMAGED, STAGING
 from mewl_gen.store.nfs import create_exclusive, read_fresh, replace
 from mewl_gen.tasks import catalog
@@ -38,7 +39,7 @@ def claim(writer: Writer, split: str, task: str, index: int) -> str | None:
     """Claim an item for `writer`: None when it is now this writer's, else
     the live writer that holds it and when it would be taken over (writers.holder)."""
     path = claim_path(writer.out, split, task, index)
-    writer.make(path.parent)  # never OUT itself, nor in what an unmounted OUT leaves
+    make_folder(writer.out, path.parent, anchor=writer.root)  # never OUT itself, nor in what an unmounted OUT leaves
     mine = json.dumps(writer.who) + "\n"
     for _ in range(ATTEMPTS):
         if create_exclusive(path, mine):

@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from mewl_gen.store.files import make_folder, unmake_folders, vanished
+from mewl_gen.store.files import make_folder
 from mewl_gen.store.layout import STAGING
 from mewl_gen.store import door
 from mewl_gen.store.nfs import attribute_cache, read_fresh, replace
@@ -195,29 +195,19 @@ class Writer:
                 except OSError:
                     pass  # released meanwhile
 
-    def make(self, folder: Path) -> list[Path]:
-        """make_folder in OUT for this writer, and never in what an OUT unmounted or emptied under it leaves
-        at OUT's path: this writer's own staging folder, made when it started, is gone from there, and folders
-        made after the writer last looked (layout.present) are removed again, and the run stops (Vanished)."""
-        created = make_folder(self.out, folder)  # never OUT itself, were it removed meanwhile
-        if created and (not self.root.is_dir() or any(f == self.root or f in self.root.parents for f in created)):
-            unmake_folders(created)
-            raise vanished(self.out, f"no {self.root.relative_to(self.out)}")
-        return created
-
     def staging(self, split: str, task: str, index: int) -> Path:
         """A fresh folder for one episode, inside this writer's own staging
         folder: same filesystem as OUT, so publishing is an atomic rename."""
         folder = self.root / split / task / str(index)
         shutil.rmtree(folder, ignore_errors=True)  # this writer's own earlier attempt
-        self.make(folder)
+        make_folder(self.out, folder, anchor=self.root)  # never OUT itself, nor in what an unmounted OUT leaves
         return folder
 
     def temp_dir(self, name: str) -> Path:
         """A folder for a Blender worker's scratch and log files: removed with
         the writer, or by the next run if this one is killed."""
         folder = self.root / ".tmp" / name  # hidden: a split's name never starts with a dot
-        self.make(folder)
+        make_folder(self.out, folder, anchor=self.root)
         return folder
 
 

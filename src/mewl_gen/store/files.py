@@ -81,11 +81,26 @@ def sync_tree(folder: Path) -> None:
     sync_folder(folder)
 
 
-def make_folder(out: Path, folder: Path) -> list[Path]:
+def make_folder(out: Path, folder: Path, anchor: Path | None = None) -> list[Path]:
     """Create `folder` and its missing parents inside OUT, never OUT itself: a
     writer must not make a deleted output folder again (without its manifest
     every command would refuse it). Returns the folders created, top first;
-    Vanished when OUT is gone."""
+    Vanished when OUT is gone.
+
+    `anchor`: a path inside OUT made before (its manifest, a writer's staging folder). Where it is gone, or
+    had to be made again, OUT was unmounted or emptied since the caller last looked: what was made lies in
+    what is left at OUT's path, so it is removed again (the deepest first), and Vanished."""
+    created = _make(out, folder)
+    if created and anchor is not None and (not anchor.exists() or any(f == anchor or f in anchor.parents
+                                                                      for f in created)):
+        for made in reversed(created):
+            with contextlib.suppress(OSError):
+                made.rmdir()
+        raise vanished(out, f"no {anchor.relative_to(out)}")
+    return created
+
+
+def _make(out: Path, folder: Path) -> list[Path]:
     if folder == out:
         if out.is_dir():
             return []
@@ -99,20 +114,12 @@ def make_folder(out: Path, folder: Path) -> list[Path]:
     except FileExistsError:
         return []
     except FileNotFoundError:
-        created = make_folder(out, folder.parent)
+        created = _make(out, folder.parent)
     try:
         folder.mkdir()
     except FileExistsError:
         return created
     return [*created, folder]
-
-
-def unmake_folders(created: list[Path]) -> None:
-    """Remove what make_folder made (the deepest first), where still empty: folders made after OUT was
-    unmounted or emptied under a writer lie in what is left at OUT's path, and must not stay there."""
-    for made in reversed(created):
-        with contextlib.suppress(OSError):
-            made.rmdir()
 
 
 class NoSpace(UserError):

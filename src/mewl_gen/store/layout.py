@@ -24,7 +24,7 @@ from pathlib import Path
 from mewl_gen.scenes.spec import SPLIT_PATTERN
 
 from . import door
-from .files import make_folder, sync_folder, sync_tree, unmake_folders, vanished
+from .files import make_folder, sync_folder, sync_tree, vanished
 from .nfs import replace
 from .record import RECORD, quick_problem
 
@@ -87,10 +87,7 @@ def publish(tmp: Path, out: Path, split: str, task: str, index: int, durable: bo
     present(out)
     final = item_dir(out, split, task, index)
     door.guard(out, final)
-    created = make_folder(out, final.parent)
-    if created and not (out / MANIFEST).is_file():  # unmounted or emptied since present(): made in what is left
-        unmake_folders(created)
-        raise vanished(out, f"no {MANIFEST}")
+    created = make_folder(out, final.parent, anchor=out / MANIFEST)  # nothing made were OUT unmounted since
     if durable:
         sync_tree(tmp)
     record = (tmp / RECORD).read_bytes()  # written last and unique to this render: the proof of the rename
