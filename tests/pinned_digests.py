@@ -12,8 +12,8 @@ session on that machine kind checks its PNGs too (a second render of three tasks
 PREVIEW_RENDERED and PREVIEW_PIXELS: the same render at preview quality (make test's shared render), recorded at
 0.4.0 (after eb81f92) on the 2-core Intel Xeon (fc9698f2a0b1b6a4), in the run whose SAMPLED, RENDERED and
 PIXELS equalled the pins above; a second preview render gave the same bytes. No AMD EPYC PNGs are pinned at
-preview: there make test compares the preview render's JSON files, and the draft PNGs of number and pragmatic
-(tests/cluster/test_pipeline_e2e.py)."""
+preview: there make test compares the preview render's JSON files, and the draft PNGs of two tasks of one image an
+item (tests/test_pinned_output.py's DRAFT_TASKS)."""
 
 PIXELS = {
     "9958f190b017d776": {

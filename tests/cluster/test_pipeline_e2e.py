@@ -1,6 +1,6 @@
 """`mewl render` end to end: MEWL's loaders read the result, every image
-agrees with its ground truth, a kill -9 resumes to the pinned dataset (draft
-quality, every byte), SIGTERM stops cleanly and leaves only complete episodes."""
+agrees with its ground truth, a kill -9 resumes to the pinned dataset (every
+byte), SIGTERM stops cleanly and leaves only complete episodes."""
 from __future__ import annotations
 
 import contextlib
@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
 # every task (tests/conftest.py, 63 of its images are MEWL's);
 # MEWL_E2E_TASKS=number,pragmatic renders a quicker one of its own. The kill -9
 # run renders two tasks with different shapes of episode (many objects; the
-# hand) at draft quality, and must give their pinned bytes (tests/test_pinned_output.py:
-# the draft render's only pins that make test checks, PNGs included on a pinned CPU).
+# hand) at the shared render's quality, and must give their pinned bytes (tests/test_pinned_output.py,
+# PNGs included on a pinned CPU).
 TASKS = os.environ.get("MEWL_E2E_TASKS", "mewl")
 RESUME_TASKS = "number,pragmatic"
 N = 1
@@ -148,7 +148,7 @@ def test_every_image_agrees_with_its_ground_truth_and_the_episode(reference):
 
 def test_resume_after_kill_9_gives_the_pinned_dataset(tmp_path):
     out = tmp_path / "data"
-    proc = subprocess.Popen(render_args(out, RESUME_TASKS, quality="draft"), cwd=REPO, start_new_session=True,
+    proc = subprocess.Popen(render_args(out, RESUME_TASKS), cwd=REPO, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     partial, published = [], []
     # Killed mid-episode after a random number of the next episode's 7 images (at least one is
@@ -174,7 +174,7 @@ def test_resume_after_kill_9_gives_the_pinned_dataset(tmp_path):
     assert published, "no episode was finished before the time limit"
     # Blender's temporary files (log, object-index EXR) lie in the killed writer's staging folder, not /tmp
     assert list(out.glob(".staging/*/.tmp/worker-0/mewl-worker-*/blender.log"))
-    r = subprocess.run(render_args(out, RESUME_TASKS, quality="draft"), capture_output=True, text=True, cwd=REPO,
+    r = subprocess.run(render_args(out, RESUME_TASKS), capture_output=True, text=True, cwd=REPO,
                        timeout=600)
     assert r.returncode == 0, r.stderr
     assert "removed 1 staging folder(s) of dead writers" in r.stderr
@@ -183,7 +183,7 @@ def test_resume_after_kill_9_gives_the_pinned_dataset(tmp_path):
     tasks = RESUME_TASKS.split(",")
     assert [str(f.relative_to(out)) for f in episode_folders(out)] == [f"train/{t}/0" for t in sorted(tasks)]
     # every file of both items, PNGs too where this CPU is pinned: what one uninterrupted run gave before
-    assert_pinned(digests(out), "draft", tasks)
+    assert_pinned(digests(out), RENDERED_QUALITY, tasks)
 
 
 def test_sigterm_stops_cleanly_leaving_only_complete_episodes(tmp_path):

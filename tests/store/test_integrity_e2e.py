@@ -1,4 +1,4 @@
-"""Rendered datasets you can trust, end to end at draft quality: two
+"""Rendered datasets you can trust, end to end at preview quality: two
 `mewl render` at once into one OUT, one of them in another PID namespace
 (`unshare --pid`, as in a container), equal one uninterrupted run byte for
 byte with no episode rendered twice; a killed writer's claim is taken over;

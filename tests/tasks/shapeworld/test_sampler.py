@@ -9,8 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.linear_model import LogisticRegression
 
 from mewl_gen.scenes.camera import directions
 from mewl_gen.scenes.relations import offset_table, relationships
@@ -200,6 +198,9 @@ def test_agreement_is_half_and_false_captions_are_near_misses(task):
 @pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_the_caption_alone_predicts_nothing(task):
+    from sklearn.feature_extraction.text import CountVectorizer  # imported here: every test process collects this file
+    from sklearn.linear_model import LogisticRegression
+
     items = episodes(task, ITEMS)
     texts, labels = [it.caption for it in items], [it.agreement for it in items]
     half = len(items) // 2
