@@ -10,13 +10,33 @@ from __future__ import annotations
 import numpy as np
 
 
+def _row_codes(columns: np.ndarray) -> np.ndarray | None:
+    """Each row of integer `columns` (N, k) as one integer, in the rows' lexicographic order (the first column
+    the most significant digit, each column's values shifted to start at 0), or None where they do not fit in
+    one. np.unique of the codes counts the rows in the order np.unique(columns, axis=0) does, without its sort of
+    rows as records, which took most of the metrics' time."""
+    if not (np.issubdtype(columns.dtype, np.integer) or columns.dtype == bool) or len(columns) == 0:
+        return None
+    columns = columns.astype(np.int64)
+    low = columns.min(axis=0)
+    spans = columns.max(axis=0) - low + 1
+    if np.prod(spans.astype(float)) >= 2.0 ** 62:
+        return None
+    codes = np.zeros(len(columns), dtype=np.int64)
+    for column, first, span in zip(columns.T, low, spans):
+        codes = codes * span + (column - first)
+    return codes
+
+
 def entropy(columns: np.ndarray) -> float:
     """Entropy in bits of the rows of `columns` (N, k) taken as joint symbols; 0 for k = 0."""
     if columns.ndim == 1:
         columns = columns[:, None]
     if columns.shape[1] == 0:
         return 0.0
-    _, counts = np.unique(columns, axis=0, return_counts=True)
+    codes = _row_codes(columns)
+    # The counts in the same order either way, so that their sum below adds the same numbers in the same order.
+    _, counts = np.unique(columns, axis=0, return_counts=True) if codes is None else np.unique(codes, return_counts=True)
     p = counts / counts.sum()
     return float(-(p * np.log2(p)).sum())
 
