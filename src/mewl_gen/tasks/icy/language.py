@@ -166,7 +166,9 @@ def message_of(obj: ObjectTuple, index: int, spec: LanguageSpec, words: dict[str
 def language(root_seed: int, spec: LanguageSpec) -> Language:
     words = draw_words(_rng(root_seed, f"words:{spec.symbols}:{spec.V}:{spec.c_w}"), spec)
     parameters = draw_parameters(_rng(root_seed, f"grammar:{spec.model_dump_json()}"), spec)
-    messages = {o: message_of(o, i, spec, words, parameters) for i, o in enumerate(UNIVERSE)}
+    # PROJ's matrix made an array once, not once an object (message_of takes either: the same float64 values)
+    applied = {**parameters, "projection": np.asarray(parameters["projection"])} if "projection" in parameters else parameters
+    messages = {o: message_of(o, i, spec, words, applied) for i, o in enumerate(UNIVERSE)}
     return Language(spec, words, draw_holdout(_rng(root_seed, "holdout")), messages, parameters)
 
 
