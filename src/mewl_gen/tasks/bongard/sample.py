@@ -51,9 +51,15 @@ class Thing(NamedTuple):
     size: str
 
 
+@lru_cache(maxsize=None)
+def _attributes(t: Thing) -> dict[str, str]:
+    """An object's attributes as a panel reads them: one dict for each of the universe's objects, read only."""
+    return t._asdict()
+
+
 def unplaced(things: list[Thing]) -> Panel:
     """A panel before placement: positional concepts are not asked of it."""
-    return Panel(tuple(t._asdict() for t in things), {})
+    return Panel(tuple(map(_attributes, things)), {})
 
 
 @lru_cache(maxsize=1024)
@@ -62,16 +68,32 @@ def _named_values(c: Concept) -> tuple[str, ...]:
     return tuple(v for v in flat if isinstance(v, str) and v not in ATTRIBUTES)
 
 
-def _things(rng: np.random.Generator, c: Concept, n: int) -> list[Thing]:
+@lru_cache(maxsize=1024)
+def _named_by_attribute(c: Concept) -> tuple[tuple[str, ...], ...]:
+    """The values the concept names, of each attribute in tuple order (a value named twice, twice)."""
     named = _named_values(c)
-    palette = {}
-    with QuickDraws(rng) as q:  # drawn thousands of times for a problem: NumPy's draws without its cost per call
-        for a in TUPLE_ORDER:
-            values = ATTRIBUTES[a]
-            chosen = q.choice(values, q.integers(1, len(values) + 1))
-            chosen += [v for v in named if attribute_of(v) == a and v not in chosen and q.random() < MENTIONED]
-            palette[a] = chosen
-        return [Thing(*(palette[a][q.integers(0, len(palette[a]))] for a in TUPLE_ORDER)) for _ in range(n)]
+    return tuple(tuple(v for v in named if attribute_of(v) == a) for a in TUPLE_ORDER)
+
+
+def _things(q: QuickDraws, c: Concept, n: int) -> list[Thing]:
+    """Objects from small per-scene palettes: q draws from the item's generator (a redraw loop opens it once,
+    _drawing_things)."""
+    palettes = []
+    for a, named in zip(TUPLE_ORDER, _named_by_attribute(c)):
+        values = ATTRIBUTES[a]
+        chosen = q.choice(values, q.integers(1, len(values) + 1))
+        chosen += [v for v in named if v not in chosen and q.random() < MENTIONED]
+        palettes.append(chosen)
+    s, k, m, z = palettes  # each object draws its shape, color, material and size, in that order
+    return [Thing(s[q.integers(0, len(s))], k[q.integers(0, len(k))], m[q.integers(0, len(m))],
+                  z[q.integers(0, len(z))]) for _ in range(n)]
+
+
+def _drawing_things(rng: np.random.Generator, c: Concept, n: int, ok, what: str) -> list[Thing]:
+    """Objects redrawn until ok accepts them: drawn thousands of times for a problem, so NumPy's draws
+    without its cost per call (QuickDraws), one block for the whole loop (ok draws nothing)."""
+    with QuickDraws(rng) as q:
+        return redraw(lambda: _things(q, c, n), ok, what)
 
 
 def _shape_swaps(things: list[Thing]) -> list[tuple[str, list[Thing]]]:
@@ -110,13 +132,13 @@ def _edits(things: list[Thing], basic: bool) -> list[tuple[str, list[Thing]]]:
 def _named_present(rng, c: Concept, n: int) -> list[Thing]:
     """Objects showing every value a positional concept names: then placement alone decides it, either way."""
     named = _named_values(c)
-    return redraw(lambda: _things(rng, c, n), lambda t: all(any(v in x for x in t) for v in named), "objects")
+    return _drawing_things(rng, c, n, lambda t: all(any(v in x for x in t) for v in named), "objects")
 
 
 def _positive(rng, c: Concept, n: int) -> list[Thing]:
     if c.positional:
         return _named_present(rng, c, n)
-    return redraw(lambda: _things(rng, c, n), lambda t: holds(c, unplaced(t)), "positive objects")
+    return _drawing_things(rng, c, n, lambda t: holds(c, unplaced(t)), "positive objects")
 
 
 def _breakable(rng, c: Concept, n: int) -> tuple[list[Thing], tuple[str, list[Thing]]]:
