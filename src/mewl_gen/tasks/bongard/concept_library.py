@@ -78,12 +78,28 @@ class Separator(NamedTuple):
         return holds(self.concept, panel) == self.positive
 
 
-Program = tuple[Concept, Callable[..., bool], tuple, bool]
+# Templates that hold when objects of each description argument exist: read off which panels show each
+# description (_shown), not asked of each panel.
+CATEGORICAL = ("exists", "both")
+Program = tuple[Concept, Callable[..., bool], tuple, bool, bool]
+# Every nonempty set of attributes, in tuple order: an object has the description each one reads off it.
+_ATTRIBUTE_SETS = tuple(s for k in range(1, len(TUPLE_ORDER) + 1) for s in itertools.combinations(TUPLE_ORDER, k))
 
 
 def _program(c: Concept) -> Program:
-    """The concept with its interpreter, its arguments and whether it reads positions, looked up once."""
-    return c, TEMPLATES[c.kind].holds, c.args, c.positional
+    """The concept with its interpreter, its arguments, whether it reads positions and whether it is
+    categorical, looked up once."""
+    return c, TEMPLATES[c.kind].holds, c.args, c.positional, c.kind in CATEGORICAL
+
+
+def _shown(panels: Sequence[Panel]) -> dict[tuple[str, ...], int]:
+    """Description -> the panels with an object of it, as bits (panel i: 1 << i); a description none shows
+    is left out."""
+    shown: dict[tuple[str, ...], int] = {}
+    for i, p in enumerate(panels):
+        for d in {tuple(o[a] for a in s) for o in p.objects for s in _ATTRIBUTE_SETS}:
+            shown[d] = shown.get(d, 0) | 1 << i
+    return shown
 
 
 @lru_cache(maxsize=8)
@@ -101,14 +117,26 @@ def separators(positives: Sequence[Panel], negatives: Sequence[Panel], max_compl
     read = dict.fromkeys(read_concepts(positives[0]) + read_concepts(negatives[0]))  # programs: never listed
     candidates = _programs(max_complexity) + tuple(map(_program, read))
     others = tuple(positives[1:])
-    for concept, program, args, positional in candidates:
+    shown = _shown(tuple(positives) + tuple(negatives))
+    every = (1 << (len(positives) + len(negatives))) - 1
+    on_positives = (1 << len(positives)) - 1  # true on every positive and no negative
+    for concept, program, args, positional, categorical in candidates:
         if positional and not positions:
             continue
-        side = program(positives[0], *args)
-        if all(program(p, *args) == side for p in others) and not any(program(n, *args) == side for n in negatives):
-            separator = Separator(concept, side)
-            if separator.complexity <= max_complexity:
-                found.append(separator)
+        if categorical:  # the panels where it holds: those showing each of its descriptions
+            truth = every
+            for d in args:
+                truth &= shown.get(d, 0)
+            if truth != on_positives and truth != every ^ on_positives:
+                continue
+            side = truth == on_positives
+        else:
+            side = program(positives[0], *args)
+            if not all(program(p, *args) == side for p in others) or any(program(n, *args) == side for n in negatives):
+                continue
+        separator = Separator(concept, side)
+        if separator.complexity <= max_complexity:
+            found.append(separator)
     return found
 
 
