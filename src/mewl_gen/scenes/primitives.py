@@ -66,18 +66,18 @@ def _boxes_hit(boxes, origin, d, rows, yaw) -> np.ndarray:
     cs, sn = np.cos(-yaw), np.sin(-yaw)
     rot = np.array([[cs, -sn, 0], [sn, cs, 0], [0, 0, 1]])
     ld = d @ rot.T
-    if rows is not None:
-        ld = ld[rows]
-    half = np.array([b[2] for b in boxes])[:, None, :]
-    lo = np.array([rot @ (origin - b[1]) for b in boxes])[:, None, :]
+    # The slabs are worked axis first, (box, axis, ray): every element is the same division, but
+    # numpy runs along the rays instead of stepping three numbers at a time (several times quicker).
+    ld = np.ascontiguousarray((ld if rows is None else ld[rows]).T)
+    half = np.array([b[2] for b in boxes])[:, :, None]
+    lo = np.array([rot @ (origin - b[1]) for b in boxes])[:, :, None]
     t1, t2 = (-half - lo) / ld, (half - lo) / ld
     # Maxima and minima are exact whatever their order: the three axes (and the boxes) are compared
     # element by element, quicker than numpy's reductions over such short axes.
     near, far = np.minimum(t1, t2), np.maximum(t1, t2)
-    tn = np.maximum(np.maximum(near[..., 0], near[..., 1]), near[..., 2])
-    tf = np.minimum(np.minimum(far[..., 0], far[..., 1]), far[..., 2])
-    t = np.where(tn <= tf, tn, np.inf)
-    t[~(t > 0)] = np.inf
+    tn = np.maximum(np.maximum(near[:, 0], near[:, 1]), near[:, 2])
+    tf = np.minimum(np.minimum(far[:, 0], far[:, 1]), far[:, 2])
+    t = np.where((tn <= tf) & (tn > 0), tn, np.inf)
     nearest = t[0]
     for other in t[1:]:
         nearest = np.minimum(nearest, other)
