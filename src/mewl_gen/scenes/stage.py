@@ -34,7 +34,9 @@ def base_camera() -> CameraSpec:
 
 
 def _jitter(rng: np.random.Generator, loc, amount: float) -> tuple[float, float, float]:
-    return tuple(round(float(v + rng.uniform(-amount, amount)), 6) for v in loc)
+    # One call for the three draws: the same numbers in the same order as three scalar draws, added
+    # to the coordinates as Python floats, as they were.
+    return tuple(round(v + u, 6) for v, u in zip(loc, rng.uniform(-amount, amount, 3).tolist()))
 
 
 _BASE_CAMERA = base_camera()  # frozen: every jittered camera is a copy of it
