@@ -102,6 +102,7 @@ class _Layout:
         self._hits: dict[tuple[int, int], np.ndarray] = {}
         self._inside: dict[tuple[int, int], np.ndarray] = {}
         self._unhidden: dict[tuple[int, int], np.ndarray] = {}
+        self._counts: dict[tuple[int, float | None, bool], int | None] = {}
 
     def area(self, i: int) -> float:
         if i not in self._areas:
@@ -138,6 +139,13 @@ class _Layout:
             else:
                 self._unhidden[i, k] = self.unhidden(i, objs, k - 1) & (own < self.hits(objs[k - 1], i))
         return self._unhidden[i, k]
+
+    def count(self, i: int, stop_below: float | None, decide: bool, compute) -> int | None:
+        """Object i's count by `compute`, kept for the next hand that leaves object i alone."""
+        key = (i, stop_below, decide)
+        if key not in self._counts:
+            self._counts[key] = compute()
+        return self._counts[key]
 
 
 _last_layout: _Layout | None = None
@@ -194,50 +202,63 @@ def _estimate(spec: SceneSpec, hand: HandSpec | None, stop_below: float | None, 
     decide = decide and stop_below is not None
     # The hand (last) is the likeliest to be too small: check it first.
     for i in [n] * (hand is not None) + list(range(n)):
-        (u0, v0, u1, v1), clipped, (near, far) = screens[i]
+        (u0, v0, u1, v1), _, (_, far) = screens[i]
         occluders = [
             j for j, (a0, b0, a1, b1) in enumerate(boxes)
             if j != i and a1 > u0 and a0 < u1 and b1 > v0 and b0 < v1 and screens[j][2][0] < far
         ]
-        if not occluders and not clipped:
-            # Nothing can hide it: the outline's area is the pixel count.
-            area = layout.area(i) if i < n else view.outline_area(ents[i])
-            counts[i] = int(area * fills[i])
-            if stop_below is not None and counts[i] < stop_below:
-                break
-            continue
-        if u1 <= u0 or v1 <= v0:
+        if i < n and n not in occluders:  # the objects and camera alone decide it: once per layout
+            count = layout.count(i, stop_below, decide, lambda: _count_entity(
+                layout, ents, screens, fills, i, occluders, stop_below, decide))
+        else:
+            count = _count_entity(layout, ents, screens, fills, i, occluders, stop_below, decide)
+        if count is None:  # its box holds no pixel
             if stop_below is not None:
                 break
             continue
-        # An object's occluders are the objects (the layout's, kept there) and last the hand.
-        objs = [j for j in occluders if j < n] if i < n else []
-        if i < n:
-            d, own, us, vs = layout.rays(i)
-            visible = layout.unhidden(i, objs, 0)
-        else:
-            d, us, vs = view.rays(boxes[i])
-            own = hits(ents[i], origin, d)
-            visible = np.isfinite(own)
-        if decide and all(screens[j][2][0] > 0 for j in occluders):  # boxes of points before the camera
-            hidden = np.logical_or.reduce(
-                [layout.inside(i, j) if j in objs else _inside(us, vs, boxes[j]) for j in occluders])
-            counts[i] = _count(visible & ~hidden, fills[i])
-            if counts[i] >= stop_below:  # enough that no occluder can hide
-                continue
-        for k, j in enumerate(occluders):
-            if decide and _count(visible, fills[i]) < stop_below:  # occluders only take rays away
-                break
-            if j in objs:
-                visible = layout.unhidden(i, objs, k + 1)
-            else:  # a new hand: test only the rays nothing hides yet
-                rows = np.flatnonzero(visible)
-                visible = visible.copy() if i < n else visible
-                visible[rows] = own[rows] < hits(ents[j], origin, d, rows)
-        counts[i] = _count(visible, fills[i])
-        if stop_below is not None and counts[i] < stop_below:
+        counts[i] = count
+        if stop_below is not None and count < stop_below:
             break
     return counts
+
+
+def _count_entity(layout: _Layout, ents: list, screens: list, fills: list[float], i: int, occluders: list[int],
+                  stop_below: float | None, decide: bool) -> int | None:
+    """Entity i's count (a bound with `decide`, as _estimate says), None where its box holds no pixel."""
+    view, origin, n = layout.view, layout.origin, len(layout.prims)
+    boxes = [b for b, _, _ in screens]
+    (u0, v0, u1, v1), clipped, _ = screens[i]
+    if not occluders and not clipped:
+        # Nothing can hide it: the outline's area is the pixel count.
+        area = layout.area(i) if i < n else view.outline_area(ents[i])
+        return int(area * fills[i])
+    if u1 <= u0 or v1 <= v0:
+        return None
+    # An object's occluders are the objects (the layout's, kept there) and last the hand.
+    objs = [j for j in occluders if j < n] if i < n else []
+    if i < n:
+        d, own, us, vs = layout.rays(i)
+        visible = layout.unhidden(i, objs, 0)
+    else:
+        d, us, vs = view.rays(boxes[i])
+        own = hits(ents[i], origin, d)
+        visible = np.isfinite(own)
+    if decide and all(screens[j][2][0] > 0 for j in occluders):  # boxes of points before the camera
+        hidden = np.logical_or.reduce(
+            [layout.inside(i, j) if j in objs else _inside(us, vs, boxes[j]) for j in occluders])
+        count = _count(visible & ~hidden, fills[i])
+        if count >= stop_below:  # enough that no occluder can hide
+            return count
+    for k, j in enumerate(occluders):
+        if decide and _count(visible, fills[i]) < stop_below:  # occluders only take rays away
+            break
+        if j in objs:
+            visible = layout.unhidden(i, objs, k + 1)
+        else:  # a new hand: test only the rays nothing hides yet
+            rows = np.flatnonzero(visible)
+            visible = visible.copy() if i < n else visible
+            visible[rows] = own[rows] < hits(ents[j], origin, d, rows)
+    return _count(visible, fills[i])
 
 
 def projected_areas(spec: SceneSpec) -> list[float]:
