@@ -141,9 +141,9 @@ def _cross(a, b) -> np.ndarray:
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
-def hull_area(pts: np.ndarray) -> float:
-    """Area of the convex hull of 2D points (monotone chain + shoelace)."""
-    pts = sorted(map(tuple, pts.tolist()))
+def hull_area(u: np.ndarray, v: np.ndarray) -> float:
+    """Area of the convex hull of the 2D points (u, v) (monotone chain + shoelace)."""
+    pts = sorted(zip(u.tolist(), v.tolist()))
 
     def half(points):
         chain: list[tuple] = []

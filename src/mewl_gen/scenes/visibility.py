@@ -47,11 +47,13 @@ class _View:
 
     def screen_box(self, prims) -> tuple[tuple, bool, tuple]:
         """(clamped pixel box, whether it leaves the image, depth range) of an entity."""
-        u, v, depth = self.project(np.concatenate([bounds(p) for p in prims]))
-        u0, v0, u1, v1 = np.floor(u.min()), np.floor(v.min()), np.ceil(u.max()), np.ceil(v.max())
+        uvd = np.array(self.project(np.concatenate([bounds(p) for p in prims])))
+        # Minima and maxima are exact: u, v and depth reduced together, two calls instead of six.
+        low, high = uvd.min(axis=1), uvd.max(axis=1)
+        (u0, v0), (u1, v1) = np.floor(low[:2]), np.ceil(high[:2])
         box = (max(u0, 0), max(v0, 0), min(u1, self.width), min(v1, self.height))
         clipped = bool(u0 < 0 or v0 < 0 or u1 > self.width or v1 > self.height)
-        return box, clipped, (depth.min(), depth.max())
+        return box, clipped, (low[2], high[2])
 
     def rays(self, box) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Unit world directions through the pixel grid of a box, row by row, and the grid's
@@ -72,7 +74,7 @@ class _View:
         total = 0
         for p in prims:
             u, v, _ = self.project(silhouette_points(p, self.location))
-            total += hull_area(np.stack([u, v], axis=1))
+            total += hull_area(u, v)
         return total
 
 
