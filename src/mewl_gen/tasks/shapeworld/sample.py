@@ -32,6 +32,7 @@ import numpy as np
 
 from mewl_gen.scenes.draws import OutOfDraws, redraw
 from mewl_gen.scenes.placement import PlacementError, place_scene
+from mewl_gen.scenes.quick_draws import QuickDraws
 from mewl_gen.scenes.relations import RELATION_MARGIN, separated_in
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER
 
@@ -84,10 +85,10 @@ def _held_out_ok(task: str, dist: Distribution | None, test: bool):
     return lambda pair: not any(dist.in_caption(f) for f in pair)
 
 
-def _thing(rng: np.random.Generator, mentioned) -> Thing:
-    values = {a: vs[int(rng.integers(len(vs)))] for a, vs in ATTRIBUTES.items()}
-    if rng.random() < MENTIONED:
-        values.update(mentioned[int(rng.integers(len(mentioned)))].stated)
+def _thing(q: QuickDraws, mentioned) -> Thing:
+    values = {a: vs[q.integers(0, len(vs))] for a, vs in ATTRIBUTES.items()}
+    if q.random() < MENTIONED:
+        values.update(mentioned[q.integers(0, len(mentioned))].stated)
     return Thing(*(values[a] for a in TUPLE_ORDER))
 
 
@@ -109,7 +110,8 @@ class SceneDraw:
         self.found: dict[bool, list[Thing]] = {}  # objects either_way found, used first by scene()
 
     def things(self) -> list[Thing]:
-        return [_thing(self.rng, self.mentioned) for _ in range(self.count)]
+        with QuickDraws(self.rng) as q:  # drawn thousands of times for a pair: NumPy's draws without its cost per call
+            return [_thing(q, self.mentioned) for _ in range(self.count)]
 
     def feasible(self, objects: list[Thing], agreement: bool) -> bool:
         """The objects can decide the pair as asked once placed (exactly, if nothing depends on places),
