@@ -62,11 +62,14 @@ class _Reading:
     episode weighs about 75 kB): per episode a few booleans and numbers, each deprived guess under every
     draw it could get, and the learned baselines' feature rows."""
 
-    def __init__(self, task: str, train: Iterable[Episode] | None):
-        self.task, self.solvers = task, SOLVERS[task]
+    def __init__(self, task: str, train: Iterable[Episode] | None, whole: bool = True):
+        """`whole`: read everything `rates` reports; else only what `_probes` reads (the names-only guesses
+        and the names-only and identity tables), which is all `probes` needs: each channel has its own
+        generator and table, so leaving the others unread changes none of its numbers."""
+        self.task, self.solvers, self.whole = task, SOLVERS[task], whole
         self.rng, self.names_rng = np.random.default_rng(0), np.random.default_rng(0)
-        self.learns = [*self.solvers.deprived, *([deprived.NAMES_ONLY] if task in names.FALLBACK else []),
-                       deprived.IDENTITY]
+        probed = [*([deprived.NAMES_ONLY] if task in names.FALLBACK else []), deprived.IDENTITY]
+        self.learns = [*self.solvers.deprived, *probed] if whole else probed
         self.tables = {d: learned.Table(task, d) for d in self.learns}
         self.train = None
         if train is not None:
@@ -81,21 +84,27 @@ class _Reading:
         self.choices = None
 
     def add(self, ep: Episode) -> None:
+        if self.whole:
+            self._add_rates(ep)
+        if self.task in names.FALLBACK:
+            self.names_only.append(names.guess(deprived.view(ep, deprived.NAMES_ONLY), self.names_rng) == ep.answer)
+        for table in self.tables.values():
+            table.add(ep)
+        self.choices = self.choices or len(ep.choices)
+
+    def _add_rates(self, ep: Episode) -> None:
+        """What `rates` reports beyond the probes: the oracle, the text-only and deprived guesses, the
+        rules replayed, the answer's position and the balanced concepts."""
         solvers = self.solvers
         answered = _oracle_answers(solvers, ep)
         self.oracle.append(answered)
         self.text_only.append(solvers.text_only(ep.model_copy(update={"lexicon": {}}), self.rng) == ep.answer)
         for d, guesser in solvers.deprived.items():
             self.guesses[d].append(deprived.outcomes(guesser.guess, deprived.view(ep, d), ep.answer))
-        if self.task in names.FALLBACK:
-            self.names_only.append(names.guess(deprived.view(ep, deprived.NAMES_ONLY), self.names_rng) == ep.answer)
-        for table in self.tables.values():
-            table.add(ep)
         self.kept.append(consistent(ep.model_dump(mode="json"), ep.choices, admits))
         self.answers.append(ep.answer)
         self.indices.append(ep.index)
         self.positions.append(ep.answer_index)
-        self.choices = self.choices or len(ep.choices)
         if answered:  # balance() reads the oracle's answer; a miss is reported already
             for name, (values, support) in solvers.balance(ep).items():
                 self.balance.setdefault(name, ([], support))[0].extend(values)
@@ -111,8 +120,8 @@ class _Reading:
         return learned.cross_validated(self.tables[d])
 
 
-def _read(task: str, episodes: Iterable[Episode], train: Iterable[Episode] | None) -> _Reading:
-    reading = _Reading(task, train)
+def _read(task: str, episodes: Iterable[Episode], train: Iterable[Episode] | None, whole: bool = True) -> _Reading:
+    reading = _Reading(task, train, whole)
     for ep in episodes:
         reading.add(ep)
     return reading
@@ -148,7 +157,7 @@ def probes(task: str, episodes: Iterable[Episode], train: Iterable[Episode] | No
     """The channels a model is not meant to read, each against its floor: the panels' names where a
     task's names can carry a number (solver/names.py), and the identity fields (deprived.IDENTITY; the
     answer's position is uniform, so a guess of it is at 1 / choices)."""
-    return _probes(_read(task, episodes, train))
+    return _probes(_read(task, episodes, train, whole=False))
 
 
 def _probes(reading: _Reading) -> dict[str, Probe]:
