@@ -26,6 +26,12 @@ from .deprived import IDENTITY, NAMES_ONLY, NO_HAND, NO_LANGUAGE, QUERY_ONLY
 MISSING = -1.0
 
 
+def mean(counts: list[int]) -> float:
+    """The mean of a few small counts, bit for bit numpy.mean's (both sum exactly and divide once,
+    correctly rounded) at a tenth of its cost: the features call it once per choice."""
+    return sum(counts) / len(counts)
+
+
 def text(ep: Episode) -> np.ndarray:
     """Position, length, alphabetical rank and how often a choice's tokens
     recur among the choices (by position in the choice and overall)."""
@@ -37,7 +43,7 @@ def text(ep: Episode) -> np.ndarray:
     for k, (c, ts) in enumerate(zip(ep.choices, tokens)):
         counts = [anywhere[t] for t in ts]
         same_place = [at[i][t] for i, t in enumerate(ts)]
-        rows.append([k, len(ts), len(c), order.index(c), min(counts), max(counts), np.mean(counts),
+        rows.append([k, len(ts), len(c), order.index(c), min(counts), max(counts), mean(counts),
                      min(same_place), max(same_place), sum(n == 1 for n in counts)])
     return np.array(rows, dtype=float)
 

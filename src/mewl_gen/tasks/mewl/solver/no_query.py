@@ -16,7 +16,7 @@ from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
 from ..item import TASKS, Episode
 from .deprived import NO_QUERY
-from .features import MISSING, text
+from .features import MISSING, mean, text
 from .pragmatic import VALUES, standing_out
 
 
@@ -30,7 +30,7 @@ def heard(ep: Episode) -> np.ndarray:
         tokens = c.split()
         counts = [sum(t in s for s in said) for t in tokens]
         first = [k for k, s in enumerate(said) if any(t in s for t in tokens)]
-        rows.append([min(counts), max(counts), np.mean(counts), counts.count(0),
+        rows.append([min(counts), max(counts), mean(counts), counts.count(0),
                      any(p.utterance == c for p in ep.context_panels), first[0] if first else MISSING])
     return np.hstack([text(ep), np.array(rows, dtype=float)])
 
