@@ -34,8 +34,8 @@ RESUME_TASKS = "number,pragmatic"
 N = 1
 
 
-def render_args(out: Path, tasks: str, n: int = N, quality: str = RENDERED_QUALITY) -> list[str]:
-    return [*MEWL, "render", "--task", tasks, "--n", str(n), "--out", str(out), "--quality", quality,
+def render_args(out: Path, tasks: str, n: int = N) -> list[str]:
+    return [*MEWL, "render", "--task", tasks, "--n", str(n), "--out", str(out), "--quality", RENDERED_QUALITY,
             "--device", "cpu", "--seed", RENDERED_SEED, "--workers", "1"]
 
 
