@@ -1,6 +1,6 @@
 """`make bench ONLY=scale` (`QUICK=1`: the smallest size only): every store command at a release's scale.
 
-Stores of about 1,000, 4,000 and 16,000 items (bench.scale_store: the real
+Stores of 1,125, 4,000 and 16,000 items (SIZES; bench.scale_store: the real
 layout and records, images of a few real draft renders reused across items)
 and, on each, every command that reads a store, run as `mewl` runs it, one
 child process each: status, verify, index, audit, text, export --to hf and
@@ -31,7 +31,10 @@ from pathlib import Path
 from . import scale_store as store
 from .scale_report import RELEASE_IMAGES, RELEASE_ITEMS, check, format_report
 
-SIZES = (1000, 4000, 16000)
+# About 1,000, 4,000 and 16,000 items. The smallest is 125 episodes a task, the fewest on which `mewl audit` fits
+# its learned baselines (five folds leave learned.MIN_TRAIN = 100 to fit on): with fewer, the smallest store's
+# audit would fit nothing, and its time and memory would be those of a smaller command than the others'.
+SIZES = (1125, 4000, 16000)
 POLL = 0.2  # seconds between two looks at an export's bytes on disk
 
 # name -> (what it runs after `mewl`, where it writes: "dest" a new folder, "out" beside the items)

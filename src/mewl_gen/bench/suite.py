@@ -249,7 +249,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="bench-out", type=Path)
     ap.add_argument("--only", default=",".join(PARTS), help="comma list of parts to run")
     ap.add_argument("--task", default="all", help="(a): the tasks sampled (a task, a benchmark, all or a comma list)")
-    ap.add_argument("--scale-sizes", default=None, help="scale: comma list of store sizes (default 1000,4000,16000)")
+    ap.add_argument("--scale-sizes", default=None, help="scale: comma list of store sizes (default 1125,4000,16000)")
     ap.add_argument("--pipeline-task", default=None,
                     help="(c): the tasks of which item 0 is rendered (default: the first task of every benchmark; "
                          "the Makefile names shape, number, pragmatic and relation)")

@@ -29,3 +29,17 @@ def test_identity_rows_are_kept_as_one_row_and_their_positions_and_given_back_as
     assert sum(k.nbytes for k in table.x[0]) * 3 < made[0].nbytes
     x, _ = table.rows()
     assert np.array_equal(x.view(np.int64), np.vstack(made).view(np.int64))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda width: st.lists(
+    hnp.arrays(np.float64, st.tuples(st.integers(1, 5), st.just(width)),
+               elements=st.sampled_from([0.0, -0.0, 1.0, 2.5, np.nan, np.inf])), min_size=1, max_size=6)))
+def test_a_tables_rows_are_stacked_as_vstack_stacks_them(episodes_rows):
+    """Table.rows writes the kept rows into one array: the same values, bit for bit, as stacking each
+    episode's rows given back."""
+    kept = [learned.kept(rows) for rows in episodes_rows]
+    stacked = learned.stacked(kept)
+    expected = np.vstack(episodes_rows)
+    assert stacked.shape == expected.shape and stacked.dtype == expected.dtype
+    assert np.array_equal(stacked.view(np.int64), expected.view(np.int64))

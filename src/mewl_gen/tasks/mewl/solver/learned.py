@@ -73,9 +73,30 @@ class Table:
         self.y.append(np.array([c == ep.answer for c in ep.choices]))
 
     def rows(self, which=None) -> tuple[np.ndarray, np.ndarray]:
-        """The rows and labels of the episodes `which` (default: all), in order."""
+        """The rows and labels of the episodes `which` (default: all), in order: each episode's rows
+        written into one array, so that a large table is never held twice (its episodes' rows, then
+        them stacked)."""
         which = range(len(self)) if which is None else which
-        return np.vstack([given_back(self.x[i]) for i in which]), np.concatenate([self.y[i] for i in which])
+        return stacked([self.x[i] for i in which]), np.concatenate([self.y[i] for i in which])
+
+
+def stacked(parts: list[Kept]) -> np.ndarray:
+    """np.vstack of the parts' given_back rows, value for value, without making each part's rows first."""
+    if not parts or any(isinstance(k, np.ndarray) and k.ndim != 2 for k in parts):
+        return np.vstack([given_back(k) for k in parts])
+    first = [k if isinstance(k, np.ndarray) else k[0][None, :] for k in parts]
+    heights = [len(k) if isinstance(k, np.ndarray) else len(k[2]) for k in parts]
+    out = np.empty((sum(heights), first[0].shape[1]), dtype=np.result_type(*first))
+    at = 0
+    for k, height in zip(parts, heights):
+        if isinstance(k, np.ndarray):
+            out[at:at + height] = k
+        else:
+            start, differ, values = k
+            out[at:at + height] = start
+            out[at:at + height, differ] = values
+        at += height
+    return out
 
 
 def _model():
@@ -105,6 +126,7 @@ def fitted_hits(train: Table, test: Table, train_rows=None, test_rows=None, seed
     # made it thirty times slower (measured on 2 busy cores).
     with threadpool_limits(limits=1):
         model = _model().fit(x, y)
+        del x  # the train rows are not needed to score the test rows
         labels = [test.y[i] for i in test_rows]
         picks = _picks(model, test.rows(test_rows)[0], len(labels[0]), np.random.default_rng(seed))
     return np.array([answer[k] for answer, k in zip(labels, picks)])
