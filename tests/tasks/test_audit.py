@@ -19,7 +19,7 @@ from mewl_gen.tasks.mewl.audit import rates
 from mewl_gen.tasks.mewl.item import TASKS, Episode
 from mewl_gen.tasks.mewl.solver import SOLVERS, deprived, learned
 from tests.chance import Z_999
-from tests.conftest import HALF, episodes
+from tests.conftest import FEW, HALF, episodes
 
 OWN = ("shape", "color", "material", "object", "composite", "number")
 
@@ -312,3 +312,15 @@ def test_a_guess_that_draws_twice_is_refused_not_replayed():
         deprived.outcomes(greedy, ep, ep.answer)
     assert deprived.outcomes(lambda e, rng: e.choices[rng.integers(3)], ep, ep.choices[1]) == (3, (False, True, False))
     assert deprived.outcomes(lambda e, rng: e.answer, ep, ep.answer) == (0, (True,))
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_guess_with_a_pool_gives_the_audit_what_a_guess_under_each_draw_gives(task):
+    """Deprived.pool: the audit reads every draw's guess from one call of the pool; the guesses made under
+    each draw (the audit's way for a guess without one) are the same, draw for draw."""
+    pooled = {d: g for d, g in SOLVERS[task].deprived.items() if g.pool is not None}
+    for ep in episodes(task, FEW):
+        for d, guesser in pooled.items():
+            seen = deprived.view(ep, d)
+            assert (deprived.outcomes(guesser.guess, seen, ep.answer, guesser.pool)
+                    == deprived.outcomes(guesser.guess, seen, ep.answer)), (task, d, ep.index)

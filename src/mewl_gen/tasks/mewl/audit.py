@@ -100,7 +100,7 @@ class _Reading:
         self.oracle.append(answered)
         self.text_only.append(solvers.text_only(ep.model_copy(update={"lexicon": {}}), self.rng) == ep.answer)
         for d, guesser in solvers.deprived.items():
-            self.guesses[d].append(deprived.outcomes(guesser.guess, deprived.view(ep, d), ep.answer))
+            self.guesses[d].append(deprived.outcomes(guesser.guess, deprived.view(ep, d), ep.answer, guesser.pool))
         self.kept.append(consistent(ep.model_dump(mode="json"), ep.choices, admits))
         self.answers.append(ep.answer)
         self.indices.append(ep.index)

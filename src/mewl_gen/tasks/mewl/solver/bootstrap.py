@@ -10,6 +10,7 @@ from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import DIRECTIONS
 
 from ..item import Episode
+from .deprived import pick
 
 # The choices name five different pairs, none said in context; from the text
 # alone any of them may be the query's.
@@ -61,11 +62,11 @@ def text_only_guess(ep: Episode, rng) -> str:
     return pool[rng.integers(len(pool))]
 
 
-def _most_often_alone(ep: Episode, object_pairs, rng) -> str:
+def _most_often_alone(ep: Episode, object_pairs) -> list[str]:
     """Hypotheses: two words of the choices name two of the query's objects
     (an ordered pair from `object_pairs`), every other word an object not
-    shown. Over all of them alike, the choices most often the only true one;
-    a uniform pick among them."""
+    shown. Over all of them alike, the choices most often the only true one
+    (the guess: a uniform pick among them)."""
     objs = ep.query.objects
     said = [c.split() for c in ep.choices]
     words = sorted({t[0] for t in said} | {t[2] for t in said})
@@ -78,23 +79,30 @@ def _most_often_alone(ep: Episode, object_pairs, rng) -> str:
             if len(true) == 1:
                 alone[true[0]] += 1
     best = max(alone.values(), default=0)
-    pool = [c for k, c in enumerate(ep.choices) if alone[k] == best]
-    return pool[rng.integers(len(pool))]
+    return [c for k, c in enumerate(ep.choices) if alone[k] == best]
+
+
+def query_only_pool(ep: Episode) -> list[str]:
+    """The query scene and the choices, never the context: any two of the
+    query's objects may be the named ones."""
+    return _most_often_alone(ep, list(itertools.permutations(range(len(ep.query.objects)), 2)))
 
 
 def query_only_guess(ep: Episode, rng) -> str:
-    """The query scene and the choices, never the context: any two of the
-    query's objects may be the named ones."""
-    return _most_often_alone(ep, list(itertools.permutations(range(len(ep.query.objects)), 2)), rng)
+    return pick(query_only_pool(ep), rng)
 
 
-def no_language_guess(ep: Episode, rng) -> str:
+def no_language_pool(ep: Episode) -> list[str]:
     """The context scenes without their utterances (or panel names), the
     query and the choices: the query's objects seen in context are the named
     pair, but which words name them is open."""
     seen = {o.properties for p in ep.context_panels for o in p.scene.objects}
     named = [i for i, o in enumerate(ep.query.objects) if o.properties in seen]
-    return _most_often_alone(ep, list(itertools.permutations(named, 2)), rng)
+    return _most_often_alone(ep, list(itertools.permutations(named, 2)))
+
+
+def no_language_guess(ep: Episode, rng) -> str:
+    return pick(no_language_pool(ep), rng)
 
 
 def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:

@@ -64,12 +64,21 @@ def view(ep: Episode, deprivation: str, keep_lexicon: bool = False) -> Episode:
     raise KeyError(deprivation)
 
 
+def pick(pool, rng: np.random.Generator) -> str:
+    """A uniform pick among the pool: a guess's one draw, where its pool is all it draws among."""
+    return pool[rng.integers(len(pool))]
+
+
+def most_voted_pool(choices, votes) -> list[str]:
+    """The choices with the most votes (hypotheses under which each is the answer), ties included."""
+    votes = np.asarray(votes, dtype=float)
+    return [choices[int(k)] for k in np.flatnonzero(votes == votes.max())]
+
+
 def most_voted(choices, votes, rng: np.random.Generator) -> str:
     """The choice with the most votes (hypotheses under which it is the
     answer); ties, including no votes at all, broken at random."""
-    votes = np.asarray(votes, dtype=float)
-    best = np.flatnonzero(votes == votes.max())
-    return choices[int(best[rng.integers(len(best))])]
+    return pick(most_voted_pool(choices, votes), rng)
 
 
 class _Draw:
@@ -90,9 +99,15 @@ class _Draw:
         return self.index
 
 
-def outcomes(guess, seen: Episode, answer: str) -> tuple[int, tuple[bool, ...]]:
+def outcomes(guess, seen: Episode, answer: str, pool=None) -> tuple[int, tuple[bool, ...]]:
     """A guess under every draw it could be given: the bound of its draw (0: it draws nothing) and, for
-    each index the draw could return, whether the guess is the answer."""
+    each index the draw could return, whether the guess is the answer. `pool`, where the guess is
+    pick(pool(seen), rng) (Deprived.pool), gives them in one call instead of one guess per index."""
+    if pool is not None:
+        found = pool(seen)
+        if not found:
+            raise ValueError("high <= 0")
+        return len(found), tuple(c == answer for c in found)
     first = _Draw(0)
     hit = guess(seen, first) == answer
     if first.bound is None:

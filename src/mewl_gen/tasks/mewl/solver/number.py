@@ -6,7 +6,7 @@ import itertools
 from mewl_gen.scenes.universe import COLORS, SHAPES
 
 from ..item import Episode
-from .deprived import most_voted
+from .deprived import most_voted_pool, pick
 
 # Every choice is a context word, each heard once; the answer is uniform
 # among the six words and the left-out word uniform among the other five.
@@ -40,7 +40,7 @@ def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:
     }
 
 
-def query_only_guess(ep: Episode, rng) -> str:
+def query_only_pool(ep: Episode) -> list[str]:
     """Any bijection of the six words (the five offered and one left out) to
     1..6 fits without the context; each votes for the word of the query's
     count, unless that is the word left out."""
@@ -51,4 +51,8 @@ def query_only_guess(ep: Episode, rng) -> str:
         word = words[counts.index(n)]
         if word is not None:
             votes[ep.choices.index(word)] += 1
-    return most_voted(ep.choices, votes, rng)
+    return most_voted_pool(ep.choices, votes)
+
+
+def query_only_guess(ep: Episode, rng) -> str:
+    return pick(query_only_pool(ep), rng)

@@ -6,7 +6,7 @@ import itertools
 from mewl_gen.scenes.universe import COLORS, MATERIALS, SHAPES, SIZES
 
 from ..item import Episode
-from .deprived import most_voted
+from .deprived import most_voted_pool, pick
 
 # The answer and the four distractors are five unseen 3-subsets drawn
 # exchangeably; word order is random, so the text cannot rank them.
@@ -57,7 +57,7 @@ def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:
     }
 
 
-def query_only_guess(ep: Episode, rng) -> str:
+def query_only_pool(ep: Episode) -> list[str]:
     """Any three words of the choices may name the query's three objects
     (in any order); a hypothesis counts when exactly one choice utters
     exactly those words, and votes for it."""
@@ -67,4 +67,8 @@ def query_only_guess(ep: Episode, rng) -> str:
         hits = [k for k, s in enumerate(said) if s == frozenset(triple)]
         if len(hits) == 1:
             votes[hits[0]] += 1
-    return most_voted(ep.choices, votes, rng)
+    return most_voted_pool(ep.choices, votes)
+
+
+def query_only_guess(ep: Episode, rng) -> str:
+    return pick(query_only_pool(ep), rng)

@@ -15,6 +15,7 @@ from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import DIRECTIONS
 
 from ..item import Episode
+from .deprived import pick
 
 # Without the context images, the dead fifth statement is still plain from
 # the text and the rules, and the four live ones are equally likely.
@@ -45,11 +46,11 @@ def solve(ep: Episode) -> str:
     return hits[0]
 
 
-def _most_often_alone(choices, relations_of, layouts, rng, live: int | None = None) -> str:
+def _most_often_alone(choices, relations_of, layouts, live: int | None = None) -> list[str]:
     """Over every layout (a function giving a choice's word and true
     directions) in which `live` choices can be the only true one (any number
     if None), and every map of the words to directions, the choices most
-    often the only true one; a uniform pick among them."""
+    often the only true one (the guess: a uniform pick among them)."""
     words = sorted({c.split()[2] for c in choices})
     alone = Counter()
     for layout in layouts:
@@ -63,14 +64,17 @@ def _most_often_alone(choices, relations_of, layouts, rng, live: int | None = No
         if live is None or len(here) == live:
             alone.update(here)
     best = max(alone.values(), default=0)
-    pool = [c for k, c in enumerate(choices) if alone[k] == best]
-    return pool[rng.integers(len(pool))]
+    return [c for k, c in enumerate(choices) if alone[k] == best]
+
+
+def query_only_pool(ep: Episode) -> list[str]:
+    """The query scene and the choices, never the context: every lexicon
+    weighted alike."""
+    return _most_often_alone(ep.choices, lambda scene, c: _relations(scene, c), [ep.query])
 
 
 def query_only_guess(ep: Episode, rng) -> str:
-    """The query scene and the choices, never the context: every lexicon
-    weighted alike."""
-    return _most_often_alone(ep.choices, lambda scene, c: _relations(scene, c), [ep.query], rng)
+    return pick(query_only_pool(ep), rng)
 
 
 def _rank_layouts(phrases: list[str]):
@@ -97,7 +101,7 @@ def text_only_guess(ep: Episode, rng) -> str:
         t = c.split()
         return t[2], layout[" ".join(t[:2]), " ".join(t[3:])]
 
-    return _most_often_alone(ep.choices, relations_of, list(_rank_layouts(phrases)), rng, live=4)
+    return pick(_most_often_alone(ep.choices, relations_of, list(_rank_layouts(phrases)), live=4), rng)
 
 
 def _meaning(ep: Episode) -> dict[str, str]:
@@ -108,7 +112,7 @@ def _meaning(ep: Episode) -> dict[str, str]:
     return {w: next(iter(m)) for w, m in meanings.items() if len(m) == 1}
 
 
-def no_query_guess(ep: Episode, rng) -> str:
+def no_query_pool(ep: Episode) -> list[str]:
     """The context (so the words' meanings) and the choices, never the query
     image: every layout of the named objects the rules allow, weighted alike."""
     meaning = _meaning(ep)
@@ -125,8 +129,11 @@ def no_query_guess(ep: Episode, rng) -> str:
         if k is not None:
             alone[k] += 1
     best = max(alone.values(), default=0)
-    pool = [c for k, c in enumerate(ep.choices) if alone[k] == best]
-    return pool[rng.integers(len(pool))]
+    return [c for k, c in enumerate(ep.choices) if alone[k] == best]
+
+
+def no_query_guess(ep: Episode, rng) -> str:
+    return pick(no_query_pool(ep), rng)
 
 
 def _alone(said, layout, meaning) -> int | None:
