@@ -292,7 +292,7 @@ def test_the_audit_reads_each_episode_once_and_draws_as_if_it_held_them_all(task
     """rates() keeps no episode: it reads them from a generator, once, and makes each deprived guess as
     it reads, its draw later. The figures are those of the audit that held every episode: one generator
     drawing every text-only guess, then each deprivation's guesses in turn."""
-    eps = list(episodes(task, 60))
+    eps = list(episodes(task, FEW))
     read = []
     found = rates(task, (read.append(ep.index) or ep for ep in eps), None)
     assert read == [ep.index for ep in eps]
