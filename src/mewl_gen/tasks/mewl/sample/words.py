@@ -80,6 +80,14 @@ def _spelled(parts: int) -> re.Pattern[str]:
     return re.compile(f"(?:{_trie(list(SYLLABLES))}){{0,{parts}}}")
 
 
+def _begun(parts: int) -> re.Pattern[str]:
+    """What every beginning of a word `_spelled(parts)` spells matches whole: at most `parts` syllables,
+    then the beginning of one more."""
+    starts = sorted({s[:i] for s in SYLLABLES for i in range(1, len(s))})
+    partial = f"(?:{_trie(starts)})?" if starts else ""
+    return re.compile(f"(?:{_trie(list(SYLLABLES))}){{0,{parts}}}{partial}")
+
+
 _LONGEST = max(map(len, SYLLABLES))
 
 
@@ -149,6 +157,15 @@ def coinable_english(words: frozenset[str]) -> list[str]:
     return sorted(lines.findall("\n".join(words)))
 
 
+def coinable_inflected(words: frozenset[str]) -> list[str]:
+    """coinable_english(inflected(words)), inflecting only the words whose forms could split into syllables:
+    every form of a word begins with the word less its last two letters (inflections), and a form that
+    splits into at most MAX_SYLLABLES syllables begins with what `_begun` matches (a fifth of the time
+    over the lists' words)."""
+    begun = _begun(MAX_SYLLABLES)
+    return coinable_english(inflected(frozenset(w for w in words if begun.fullmatch(w[:-2]))))
+
+
 @cache
 def english_words() -> frozenset[str]:
     """The English words a coined word must not be (ENGLISH_FILE and SYSTEM_FILE), read once per process."""
@@ -176,5 +193,5 @@ def pseudo_words(rng: np.random.Generator, n: int, syllables: int, exclude=()) -
 
 
 if __name__ == "__main__":  # write ENGLISH_FILE and SYSTEM_FILE from the word lists and their inflections
-    ENGLISH_FILE.write_text("\n".join(coinable_english(inflected(english_lists()))) + "\n")
-    SYSTEM_FILE.write_text("\n".join(coinable_english(inflected(system_lists()))) + "\n")
+    ENGLISH_FILE.write_text("\n".join(coinable_inflected(english_lists())) + "\n")
+    SYSTEM_FILE.write_text("\n".join(coinable_inflected(system_lists())) + "\n")
