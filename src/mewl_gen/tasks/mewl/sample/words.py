@@ -85,7 +85,7 @@ def _begun(parts: int) -> re.Pattern[str]:
     then the beginning of one more."""
     starts = sorted({s[:i] for s in SYLLABLES for i in range(1, len(s))})
     partial = f"(?:{_trie(starts)})?" if starts else ""
-    return re.compile(f"(?:{_trie(list(SYLLABLES))}){{0,{parts}}}{partial}")
+    return re.compile(f"{_spelled(parts).pattern}{partial}")
 
 
 _LONGEST = max(map(len, SYLLABLES))

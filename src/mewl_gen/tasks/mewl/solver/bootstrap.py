@@ -59,7 +59,7 @@ def text_only_guess(ep: Episode, rng) -> str:
     """The query's pair is never said in context; any other choice may be it."""
     said = {frozenset(p.utterance.split()[::2]) for p in ep.context_panels}
     pool = [c for c in ep.choices if frozenset(c.split()[::2]) not in said] or list(ep.choices)
-    return pool[rng.integers(len(pool))]
+    return pick(pool, rng)
 
 
 def _most_often_alone(ep: Episode, object_pairs) -> list[str]:

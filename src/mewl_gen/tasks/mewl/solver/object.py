@@ -43,7 +43,7 @@ def text_only_guess(ep: Episode, rng) -> str:
             together[frozenset(pair)] = together.get(frozenset(pair), 0) + 1
     score = [sum(together.get(frozenset(pair), 0) for pair in itertools.combinations(_words(c), 2)) for c in ep.choices]
     best = [c for c, s in zip(ep.choices, score) if s == max(score)]
-    return best[rng.integers(len(best))]
+    return pick(best, rng)
 
 
 def balance(ep: Episode) -> dict[str, tuple[list, tuple]]:
