@@ -43,6 +43,8 @@ def test_a_run_sampled_here_or_in_a_pool_is_the_same_bytes(tmp_path, monkeypatch
     whether the pool takes every item, all but the first few, or none."""
     import types
 
+    import joblib
+
     from mewl_gen.cluster import sample
 
     argv = ("sample", "--task", "shape,color", "--n", 7, "--seed", 5)
@@ -50,7 +52,7 @@ def test_a_run_sampled_here_or_in_a_pool_is_the_same_bytes(tmp_path, monkeypatch
     if slices_here is None:
         def no_pool(*args, **kwargs):
             raise AssertionError("a pool was started for a run this process had sampled")
-        monkeypatch.setattr(sample, "Parallel", no_pool)
+        monkeypatch.setattr(joblib, "Parallel", no_pool)  # where sample.py takes it from, when a pool starts
         monkeypatch.setattr(sample, "IN_PROCESS", 600.0)  # however loaded the machine, the run fits in it
     else:  # a clock that reads the deadline as passed after `slices_here` looks
         looks = iter(range(10 ** 6))

@@ -13,8 +13,6 @@ import os
 import sys
 from pathlib import Path
 
-from joblib import Parallel, delayed
-
 from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import is_pass_file
 from mewl_gen.store import card, door, reader
@@ -65,6 +63,8 @@ def audit_benchmark(bench: Benchmark, out: Path, train_dir: Path | None, markdow
     # A pool of fresh interpreters costs seconds to start, about what auditing a couple of hundred items
     # does: a small dataset is audited in this process, a larger one on one worker per POOL_ITEMS items.
     pool = min(workers, len(runs), sum(len(items) for _, _, items, _ in runs) // POOL_ITEMS) or 1
+    from joblib import Parallel, delayed  # loads only for an audit, not at every command's start
+
     try:
         rows = Parallel(n_jobs=pool)(delayed(bench.audit.row)(*run) for run in runs)
     except (ValueError, KeyError, TypeError, IndexError) as err:  # files that agree with their record, yet are no item's

@@ -10,8 +10,6 @@ from __future__ import annotations
 import sys
 import time
 
-from joblib import Parallel, delayed
-
 from mewl_gen.store import bookkeeping, card, index, layout
 from mewl_gen.store.files import writing
 from mewl_gen.tasks.benchmark import ItemError
@@ -82,6 +80,8 @@ def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -
         if indices[FEW:]:
             jobs.insert(0, (task, indices[FEW:]))
     if jobs:  # one batch left is sampled here too (joblib's pool of one is this process)
+        from joblib import Parallel, delayed  # loads only where a pool samples, not at every command's start
+
         results += Parallel(n_jobs=min(workers, len(jobs)))(delayed(_sample_batch)(settings, t, idx) for t, idx in jobs)
     for task in tasks:
         index.rebuild(out, split, task)

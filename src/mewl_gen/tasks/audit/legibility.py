@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
-from pycocotools import mask as mask_utils
 
 from mewl_gen.scenes.universe import COLORS, MATERIALS, SHAPES
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
@@ -76,6 +74,8 @@ def features(pixels: np.ndarray, gradient: np.ndarray) -> np.ndarray:
 
 
 def _decode(mask: dict) -> np.ndarray:
+    from pycocotools import mask as mask_utils  # loads only for this audit, not at every command's start
+
     return mask_utils.decode({"size": mask["size"], "counts": mask["counts"].encode()}).astype(bool)
 
 
@@ -85,6 +85,8 @@ class NoObjects(ValueError):
 
 def collect(images: list[tuple[tuple, Path, Path]]) -> Objects:
     """Every universe object with enough visible pixels of the images (item key, PNG, its ground truth JSON)."""
+    from PIL import Image  # loads only for this audit, not at every command's start
+
     rows, colors, materials, keys = [], [], [], []
     for key, png, path in images:
         gt = json.loads(path.read_text())

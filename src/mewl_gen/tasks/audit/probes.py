@@ -6,8 +6,6 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from joblib import Parallel, delayed
-
 from ..stored import StoredItem
 from . import scikit
 from .statistics import above_chance, wilson
@@ -16,6 +14,8 @@ from .statistics import above_chance, wilson
 def measured(measure: Callable[[list[StoredItem]], list], items: Sequence[StoredItem], workers: int,
              batch: int = 200) -> list:
     """measure() over the items in batches, on `workers` processes; one result per item, in order."""
+    from joblib import Parallel, delayed  # loads only for an audit: every command imports this module
+
     batches = [list(items[k:k + batch]) for k in range(0, len(items), batch)]
     # One batch is measured in this process: a pool of fresh interpreters costs seconds, more than one batch.
     return [r for b in Parallel(n_jobs=min(workers, len(batches)) or 1)(delayed(measure)(b) for b in batches) for r in b]

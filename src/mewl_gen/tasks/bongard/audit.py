@@ -36,7 +36,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
 
 from mewl_gen.scenes.image_truth import geometric_truth
 from mewl_gen.scenes.spec import SceneSpec
@@ -87,6 +86,8 @@ def labels(item: dict) -> dict[str, bool]:
 
 
 def _pixel_histogram(png: Path) -> np.ndarray:
+    from PIL import Image  # loads only where pixels are audited, not at every command's start
+
     rgb = np.asarray(Image.open(png).convert("RGB"), dtype=np.int64) * LEVELS // 256
     codes = (rgb[..., 0] * LEVELS + rgb[..., 1]) * LEVELS + rgb[..., 2]
     bins = np.bincount(codes.ravel(), minlength=LEVELS ** 3)
