@@ -16,8 +16,9 @@ PASSES ?=
 PYTEST_ARGS ?=
 # Test processes: two more than the cores, since many tests wait on Blender, SLURM, a browser or the shared
 # render (on 2 cores the suite used two thirds of the CPU with one per core; with four processes it took 417 s
-# where three took 489 s, run in turns on one checkout); each test file stays in one process (the SLURM tests
-# of a file share one cluster).
+# where three took 489 s, run in turns on one checkout, though a fresh clone's run with four then read 487 s:
+# this machine's speed moves as much); each test file stays in one process (the SLURM tests of a file share
+# one cluster).
 TEST_JOBS ?= $(shell echo $$(( $$(nproc) + 2 )))
 QUICK ?=
 ONLY ?=
