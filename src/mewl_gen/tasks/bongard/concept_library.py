@@ -19,14 +19,13 @@ from typing import Callable, Iterator, NamedTuple, Sequence
 
 from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 
-from .concepts import TEMPLATES, VALUES, Concept, Panel, holds, read_concepts
+from .concepts import NEGATION, TEMPLATES, VALUES, Concept, Panel, holds, read_concepts, unnegated
 
 # Every description: one value or none per attribute, at least one value, in MEWL's tuple order.
 DESCRIPTIONS: tuple[tuple[str, ...], ...] = tuple(sorted(
     (tuple(v for v in choice if v is not None)
      for choice in itertools.product(*((None,) + ATTRIBUTES[a] for a in TUPLE_ORDER))
      if any(v is not None for v in choice)), key=len))
-NEGATION = 1  # 'not c' is one symbol more than c
 COUNTS = (1, 2, 3)
 
 
@@ -37,6 +36,7 @@ def _same_attribute(v: str, w: str) -> bool:
 # What each signature letter string ranges over (see Template.signature).
 ARGUMENTS = {
     "p": lambda k: (),  # free-form programs: read off the panels (concepts.read_concepts), never listed
+    "!": lambda k: (),  # negations: every separator is tried both ways
     "a": lambda k: ((a,) for a in ATTRIBUTES),
     "ab": lambda k: ((a, b) for a in ATTRIBUTES for b in ATTRIBUTES if a != b),
     "an": lambda k: ((a, n) for a in ATTRIBUTES for n in range(1, min(len(ATTRIBUTES[a]), 4) + 1)),
@@ -145,7 +145,7 @@ def unfair(concept: Concept, positives: Sequence[Panel], negatives: Sequence[Pan
     """Why the problem is not fair (empty: it is). tests: (panel, is it positive)."""
     found = separators(positives, negatives, concept.complexity, positions)
     reasons = []
-    if Separator(concept, True) not in found and (positions or not concept.positional):
+    if Separator(*unnegated(concept)) not in found and (positions or not concept.positional):
         reasons.append(f"'{concept.words()}' does not separate the positives from the negatives")
     simpler = [s for s in found if s.complexity < concept.complexity]
     if simpler:

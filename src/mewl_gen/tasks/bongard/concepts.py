@@ -10,7 +10,10 @@ the validator and the file-only checker all run this one program.
 
 Each template has a complexity (about the number of symbols in its program);
 concept_library.py enumerates every concept up to a complexity and proves
-a problem fair with it. Pure: no sampler, no bpy.
+a problem fair with it. A problem may also be about a negation, `not c`
+(kind "not", args: c's kind and args), one more in complexity: the library
+never lists those, since every separator is tried both ways. Pure: no
+sampler, no bpy.
 """
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER, attribute_of
 from . import arrangements
 
 Arg = Union[str, int, tuple[str, ...]]
+NEGATION = 1  # 'not c' is one symbol more than c
+NOT = "not"
 
 
 class Concept(BaseModel):
@@ -216,13 +221,29 @@ TEMPLATES: dict[str, Template] = {
     "every-left-of-every": Template(_every_before_every, _fixed(4),
                                     lambda v, w: f"every {_phrase((v,))} is left of every {_phrase((w,))}", "vy", True),
 }
+# a negation: a problem's concept (item.problem_concepts), never enumerated (the library tries each concept both ways)
+TEMPLATES[NOT] = Template(lambda p, kind, *args: not TEMPLATES[kind].holds(p, *args),
+                          lambda args: TEMPLATES[args[0]].complexity(args[1:]) + NEGATION,
+                          lambda kind, *args: f"not ({TEMPLATES[kind].words(*args)})", "!")
 # freeform: figures drawn by action programs (arrangements.py); never enumerated, read off the panels instead
 TEMPLATES["program"] = Template(lambda p, program: arrangements.follows(p.positions, program), _fixed(2),
                                 arrangements.words, "p", True)
 BASIC_TEMPLATES = ("exists", "both")
 FREEFORM_TEMPLATES = ("program",)
-ABSTRACT_TEMPLATES = tuple(k for k in TEMPLATES if k not in BASIC_TEMPLATES + FREEFORM_TEMPLATES)
+ABSTRACT_TEMPLATES = tuple(k for k in TEMPLATES if k not in BASIC_TEMPLATES + FREEFORM_TEMPLATES + (NOT,))
+# Templates that read only which objects share values, never which values: exchanging two values of an attribute
+# throughout a scene keeps their truth, so no near miss that keeps every count statistic breaks them (sample.py).
+SHARING = ("same", "distinct", "kinds", "odd-one-out", "same-within")
 VALUES: tuple[str, ...] = tuple(v for vs in ATTRIBUTES.values() for v in vs)
+
+
+def negation(c: Concept) -> Concept:
+    return Concept(kind=NOT, args=(c.kind, *c.args))
+
+
+def unnegated(c: Concept) -> tuple[Concept, bool]:
+    """The concept a negation negates and False, or the concept itself and True."""
+    return (Concept(kind=c.args[0], args=c.args[1:]), False) if c.kind == NOT else (c, True)
 
 
 def holds(concept: Concept, panel: Panel) -> bool:

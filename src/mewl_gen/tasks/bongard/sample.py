@@ -23,6 +23,7 @@ bongard-freeform draws its two programs and its scenes in freeform.py.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import combinations, permutations
 from typing import NamedTuple
 
 import numpy as np
@@ -36,8 +37,8 @@ from ..benchmark import Draw
 from ..seeds import draw_seed
 from . import freeform
 from .concept_library import unfair
-from .concepts import BASIC_TEMPLATES, Concept, Panel, holds
-from .item import SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
+from .concepts import SHARING, Concept, Panel, holds, unnegated
+from .item import EXCHANGED, SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
 
 PROBLEM_DRAWS = 30  # whole sets of fourteen scenes per concept
 MENTIONED = 0.7  # chance that a value the concept names joins a scene's palette
@@ -96,65 +97,120 @@ def _drawing_things(rng: np.random.Generator, c: Concept, n: int, ok, what: str)
         return redraw(lambda: _things(q, c, n), ok, what)
 
 
-def _shape_swaps(things: list[Thing]) -> list[tuple[str, list[Thing]]]:
+class Edit(NamedTuple):
+    words: str  # what the record says of it
+    things: list[Thing]  # the objects it leaves
+    undone: str  # the words of the edit back
+
+
+def _exchanges(things: list[Thing], attributes: tuple[str, ...], both_shown: bool) -> list[Edit]:
+    """Every exchange of two values of one attribute throughout the scene (every cube made a sphere and every
+    sphere a cube), both of them shown or only one: the scene is the same up to the two values' names."""
     out = []
-    for i in range(len(things)):
-        for j in range(i + 1, len(things)):
-            x, y = things[i], things[j]
-            if x.shape != y.shape:
-                swapped = list(things)
-                swapped[i], swapped[j] = x._replace(shape=y.shape), y._replace(shape=x.shape)
-                out.append((f"objects {i} and {j}: shapes swapped", swapped))
+    for a in attributes:
+        shown = {getattr(t, a) for t in things}
+        for u, v in combinations(ATTRIBUTES[a], 2):
+            if (u in shown) + (v in shown) == (2 if both_shown else 1):
+                other = {u: v, v: u}
+                words = f"{a}s {u} and {v} exchanged"
+                out.append(Edit(words, [t._replace(**{a: other.get(getattr(t, a), getattr(t, a))}) for t in things],
+                                words))
     return out
 
 
-def _edits(things: list[Thing], basic: bool) -> list[tuple[str, list[Thing]]]:
-    """Every one-step change of the objects that keeps their count and the area of each color; for basic
-    (basic=True), every one that keeps each object's color, material and size."""
-    out = _shape_swaps(things) if basic else []
+def _object_edits(things: list[Thing]) -> list[Edit]:
+    """Every change of one object's shape or material, and every swap of two objects' colors (of one size)
+    or sizes (of one color): the object count and each color's area stay."""
+    out = []
     for i, t in enumerate(things):
-        for a in ("shape",) if basic else ("shape", "material"):
+        for a in ("shape", "material"):
             for v in ATTRIBUTES[a]:
                 if v != getattr(t, a):
-                    out.append((f"object {i}: {a} {getattr(t, a)} -> {v}",
-                                things[:i] + [t._replace(**{a: v})] + things[i + 1:]))
-    for a, kept in () if basic else (("color", "size"), ("size", "color")):  # each color's area stays
-        for i in range(len(things)):
-            for j in range(i + 1, len(things)):
-                x, y = things[i], things[j]
-                if getattr(x, a) != getattr(y, a) and getattr(x, kept) == getattr(y, kept):
-                    swapped = list(things)
-                    swapped[i], swapped[j] = x._replace(**{a: getattr(y, a)}), y._replace(**{a: getattr(x, a)})
-                    out.append((f"objects {i} and {j}: {a}s swapped", swapped))
+                    u = getattr(t, a)
+                    out.append(Edit(f"object {i}: {a} {u} -> {v}", things[:i] + [t._replace(**{a: v})] + things[i + 1:],
+                                    f"object {i}: {a} {v} -> {u}"))
+    for a, kept in (("color", "size"), ("size", "color")):
+        for i, j in combinations(range(len(things)), 2):
+            x, y = things[i], things[j]
+            if getattr(x, a) != getattr(y, a) and getattr(x, kept) == getattr(y, kept):
+                swapped = list(things)
+                swapped[i], swapped[j] = x._replace(**{a: getattr(y, a)}), y._replace(**{a: getattr(x, a)})
+                words = f"objects {i} and {j}: {a}s swapped"
+                out.append(Edit(words, swapped, words))
     return out
 
 
-def _named_present(rng, c: Concept, n: int) -> list[Thing]:
-    """Objects showing every value a positional concept names: then placement alone decides it, either way."""
-    named = _named_values(c)
-    return _drawing_things(rng, c, n, lambda t: all(any(v in x for x in t) for v in named), "objects")
+def _edits(things: list[Thing], c: Concept, task: str) -> tuple[list[Edit], ...]:
+    """The one-step changes a near miss of the concept is drawn from, in tiers: the first tier with one that
+    breaks it. A concept that names values: exchanges of two values (item.EXCHANGED), which keep every count
+    statistic of the scene; two values it shows where one of those breaks it (its negative shows the same
+    values), else a shown one and another. A SHARING concept, which no exchange changes: one object's
+    change; its problems are about it or its negation alike."""
+    if c.kind in SHARING:
+        return (_object_edits(things),)
+    return tuple(_exchanges(things, EXCHANGED[task], both) for both in (True, False))
+
+
+@lru_cache(maxsize=None)
+def _orders(n: int) -> tuple[dict[str, list[list[int]]], ...]:
+    """The relationship table of every order of n objects along one axis (left = front, right = behind)."""
+    tables = []
+    for order in permutations(range(n)):
+        before = [list(order[:order.index(i)]) for i in range(n)]
+        after = [list(order[order.index(i) + 1:]) for i in range(n)]
+        tables.append({"left": before, "right": after, "front": before, "behind": after})
+    return tuple(tables)
+
+
+def _either_way(c: Concept, things: list[Thing]) -> bool:
+    """Some order of the objects along the concept's axis satisfies it and some order does not."""
+    objects = tuple(map(_attributes, things))
+    seen = set()
+    for table in _orders(len(things)):
+        seen.add(holds(c, Panel(objects, table)))
+        if len(seen) == 2:
+            return True
+    return False
+
+
+def _placeable(rng, c: Concept, n: int) -> list[Thing]:
+    """Objects that placement alone makes satisfy a positional concept, or fail it: both sides' objects are
+    drawn so, and only where they stand tells them apart."""
+    return _drawing_things(rng, c, n, lambda t: _either_way(c, t), "objects")
 
 
 def _positive(rng, c: Concept, n: int) -> list[Thing]:
     if c.positional:
-        return _named_present(rng, c, n)
+        return _placeable(rng, c, n)
     return _drawing_things(rng, c, n, lambda t: holds(c, unplaced(t)), "positive objects")
 
 
-def _breakable(rng, c: Concept, n: int) -> tuple[list[Thing], tuple[str, list[Thing]]]:
+def _breakable(rng, c: Concept, n: int, task: str) -> tuple[list[Thing], Edit]:
     """A positive of n objects that one edit can break, and that edit: positives and the scenes negatives
     are made from are drawn alike, so nothing but the concept tells the sides apart (a positive with
     two red cubes, which one edit cannot break, would make red commoner among positives)."""
     if c.positional:
-        return _named_present(rng, c, n), ("objects placed so the concept fails", _named_present(rng, c, n))
+        words = "objects placed so the concept fails"
+        return _placeable(rng, c, n), Edit(words, _placeable(rng, c, n), words)
 
     def attempt():
         things = _positive(rng, c, n)
-        edits = _edits(things, c.kind in BASIC_TEMPLATES)
-        order = rng.permutation(len(edits))
-        return things, next((edits[k] for k in order if not holds(c, unplaced(edits[k][1]))), None)
+        breaking = ([e for e in tier if not holds(c, unplaced(e.things))] for tier in _edits(things, c, task))
+        edits = next((tier for tier in breaking if tier), [])
+        return things, edits[int(rng.integers(len(edits)))] if edits else None
 
     return redraw(attempt, lambda drawn: drawn[1] is not None, "near miss")
+
+
+def _sides(rng, c: Concept, counts: list[int], task: str) -> tuple[list, list, tuple[str, ...]]:
+    """Seven positives and seven near misses, each of a fresh breakable positive. For 'not c' the sides turn
+    over: its positives are c's near misses, its negatives c's positives, each one edit (undone) from one."""
+    concept, kept = unnegated(c)
+    shown = [_breakable(rng, concept, n, task) for n in counts]
+    made = [_breakable(rng, concept, n, task) for n in counts]
+    if kept:
+        return [t for t, _ in shown], [e.things for _, e in made], tuple(e.words for _, e in made)
+    return [e.things for _, e in shown], [t for t, _ in made], tuple(e.undone for _, e in made)
 
 
 def _place(rng, c: Concept, things: list[Thing], positive: bool):
@@ -164,12 +220,10 @@ def _place(rng, c: Concept, things: list[Thing], positive: bool):
                        accept=lambda s: apart(s, axis(c)) and holds(c, panel(s)) == positive)
 
 
-def _problem(rng, c: Concept):
+def _problem(rng, c: Concept, task: str):
     lo, hi = objects_range(c)
     counts = [int(rng.integers(lo, hi + 1)) for _ in range(SIDE)]
-    pos = [_breakable(rng, c, n)[0] for n in counts]
-    misses = [_breakable(rng, c, n)[1] for n in counts]
-    neg = [t for _, t in misses]
+    pos, neg, misses = _sides(rng, c, counts, task)
     early = unfair(c, [unplaced(t) for t in pos[:-1]], [unplaced(t) for t in neg[:-1]],
                    [(unplaced(pos[-1]), True), (unplaced(neg[-1]), False)], positions=False)
     if early:
@@ -182,7 +236,7 @@ def _problem(rng, c: Concept):
     p, q = [panel(s) for s in pos_specs], [panel(s) for s in neg_specs]
     if unfair(c, p[:-1], q[:-1], [(p[-1], True), (q[-1], False)]):
         return None
-    return pos_specs, neg_specs, tuple(m for m, _ in misses)
+    return pos_specs, neg_specs, misses
 
 
 def _arranged(rng, split: str):
@@ -205,7 +259,7 @@ def _concept_problem(rng, task: str):
     c = options[int(rng.integers(len(options)))]
     for _ in range(PROBLEM_DRAWS):
         try:
-            drawn = _problem(rng, c)
+            drawn = _problem(rng, c, task)
         except OutOfDraws:
             drawn = None
         if drawn is not None:

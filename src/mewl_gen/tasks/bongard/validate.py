@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..validation import require
 from . import arrangements
 from .concept_library import unfair
-from .concepts import FREEFORM_TEMPLATES, Concept, holds
+from .concepts import FREEFORM_TEMPLATES, Concept, holds, unnegated
 from .freeform import usable
 from .item import BongardItem, apart, axis, objects_range, panel, problem_concepts
 
@@ -20,7 +20,7 @@ def concept_of_family(task: str, split: str, c: Concept) -> bool:
     """The rule that picks a problem's concept: one of the family's (item.problem_concepts), or for
     freeform a program of the split's share of figures."""
     if task != "bongard-freeform":
-        return c in problem_concepts(task).get(c.kind, ())
+        return c in problem_concepts(task).get(unnegated(c)[0].kind, ())
     return c.kind == "program" and len(c.args) == 1 and program_of_split(c.args[0], split)
 
 
