@@ -29,11 +29,12 @@ class Probe:
     hits: int
     n: int
     floor: float
+    tests: int = 1  # the best of this many solvers: the verdict's bound is divided among them
 
     @property
     def leaks(self) -> bool:
         """Whether even the verdict's interval lies above the floor."""
-        return above_chance(self.hits, self.n, self.floor)
+        return above_chance(self.hits, self.n, self.floor, self.tests)
 
     def cell(self) -> str:
         """'accuracy [95 % interval] / floor', in per cent: what every probe column shows."""

@@ -21,9 +21,16 @@ def wilson(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def above_chance(hits: int, n: int, chance: float) -> bool:
-    """Whether even the verdict's interval lies above chance."""
-    return wilson(hits, n, Z_VERDICT)[0] > chance
+def z_verdict(tests: int = 1) -> float:
+    """The verdict's z for the best of `tests` solvers: its bound divided among them (Bonferroni)."""
+    from statistics import NormalDist
+
+    return Z_VERDICT if tests == 1 else NormalDist().inv_cdf(1 - NormalDist().cdf(-Z_VERDICT) / tests)
+
+
+def above_chance(hits: int, n: int, chance: float, tests: int = 1) -> bool:
+    """Whether even the verdict's interval (for the best of `tests` solvers) lies above chance."""
+    return wilson(hits, n, z_verdict(tests))[0] > chance
 
 
 def uniform_p(observed: list, support: tuple) -> float:
