@@ -13,10 +13,13 @@ tasks.malevic.probes (the neighbour rule, neighbours, sizes without k and
 target-relative features on the threshold tasks; target size only, scene
 statistics only, the no-target rule, index parity, retried, pair partner), each "accuracy [95 % interval] /
 floor", fitted on `--train` items where given, else on the first half by index,
-and the rule-aware solver (tasks.audit.rules: the sampler's rules replayed under
-both labels, floor 1/2).
+the learned probe of the target's neighbours (views.py: a generic view of the
+objects at the target's level and one level either side, floor 1/2; not SUP1),
+the marker scan of the twin against the objects a solver could take for it
+(tasks.audit.markers), and the rule-aware solver (tasks.audit.rules: the
+sampler's rules replayed under both labels, floor 1/2).
 Exit 1 when the oracle misses an item, text-only beats chance, the true share
-is off 1/2, classes are unbalanced or a probe is above its floor.
+is off 1/2, classes are unbalanced, a probe is above its floor or the twin stands out.
 """
 from __future__ import annotations
 
@@ -28,17 +31,21 @@ import numpy as np
 from mewl_gen.scenes.universe import COLORS
 
 from ..audit import BALANCE_P, Z_VERDICT, Audit, AuditRun, Findings, Probe, leaking, measured, uniform_p, wilson
+from ..audit.markers import scan
 from ..audit.rules import consistent, rule_column
+from ..audit.views import halves_probe
 from ..stored import StoredItem
 from . import solver
 from .probes import Seen, level_of, probes
 from .rules import TASK_RULES
 from .sample import sentence_classes
+from .views import neighbours_view, twin_and_pool
 
 PROBES = ("neighbour rule", "neighbours", "sizes without k", "target-relative", "target size only",
           "scene statistics only", "no-target rule", "index parity", "retried", "pair partner")
 COLUMNS = ("n", "oracle", "text-only", "area shortcut", "sharp k ceiling", "true share", "class balance p",
-           "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "rule-aware")
+           "corr(size, area)", "corr(size, distance)", "redrawn", *PROBES, "neighbours view", "twin markers",
+           "rule-aware")
 
 
 def truth(stored: StoredItem, item: dict) -> dict:
@@ -65,13 +72,26 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
         eye = item["scene"]["camera"]["location"]
         distance = [math.dist(p["3d_coords"], eye) for p in image["objects"]]
         levels = tuple(level_of(p["3d_coords"][2]) for p in image["objects"])
+        rules = TASK_RULES[item["task"].removeprefix("malevic-")]
         seen = Seen(item["label"], solver.parse(item["sentence"])[2], levels[target], levels, item["index"],
                     item["retry"], tuple(item["reference"]))
         rows.append((item["label"], solver.solve(item, image), solver.text_only_guess(item["sentence"]),
                      solver.area_guess(item, image), item["label_sharp"], (o["shape"], o["color"], item["adjective"]),
                      _corr(item["sizes"], item["projected_area"]), _corr(item["sizes"], distance), item["retry"] > 0,
-                     seen, consistent(item, (True, False), admits)))
+                     seen, consistent(item, (True, False), admits), twin_and_pool(rules, item),
+                     neighbours_view(rules, item)))
     return rows
+
+
+def _markers(rows: list[tuple], train: list[tuple] | None, found: dict) -> list[str]:
+    """The learned probe on the view of the target's neighbours (floor 1/2), and the marker scan of the
+    twin against the objects a solver could take for it (views.py); their cells, and the verdict's words."""
+    view = halves_probe([(r[9].index, r[12], r[0]) for r in rows if r[12] is not None],
+                        [(r[12], r[0]) for r in train if r[12] is not None] if train else None, 1 / 2)
+    pairs = [r[11] for r in rows if r[11] is not None]
+    twin = scan([role for role, _ in pairs], [pool for _, pool in pairs])
+    found["neighbours view"], found["twin markers"] = view.cell(), twin.cell()
+    return [*leaking({"neighbours view": view}), *twin.failures("the twin")]
 
 
 def admits(item: dict, label: bool) -> bool:
@@ -113,7 +133,8 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
              "corr(size, area)": float(np.mean([r[6] for r in rows if r[6] is not None])),
              "corr(size, distance)": float(np.mean([r[7] for r in rows if r[7] is not None])),
              "redrawn": sum(r[8] for r in rows) / n}
-    train = [r[9] for r in measured(_measure, run.train, run.workers)] if run.train else None
+    train_rows = measured(_measure, run.train, run.workers) if run.train else None
+    train = [r[9] for r in train_rows] if train_rows else None
     found_probes = probes([r[9] for r in rows], train, TASK_RULES[task.removeprefix("malevic-")])
     found.update({name: found_probes[name].cell() if name in found_probes else "-" for name in PROBES})
     failures = []
@@ -127,6 +148,7 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     if found["class balance p"] < BALANCE_P:
         failures.append("classes unbalanced")
     failures += leaking(found_probes)
+    failures += _markers(rows, train_rows, found)
     aware, replayed = rule_column(labels, [r[10] for r in rows], [s.index for s in items], 1 / 2)
     found["rule-aware"] = aware.cell()
     failures += replayed
