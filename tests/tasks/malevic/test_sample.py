@@ -17,7 +17,7 @@ from mewl_gen.tasks.benchmark import MAX_RETRIES, Draw
 from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.malevic import check_split, solver
 from mewl_gen.tasks.malevic.item import K_SHARP, K_SPREAD, SIZE_LEVELS, MalevicItem, sentence
-from mewl_gen.tasks.malevic.rules import TASK_RULES, twin
+from mewl_gen.tasks.malevic.rules import TASK_RULES, may_pair, object_counts, twin
 from mewl_gen.tasks.malevic.sample import HELD_OUT, UNSEEN, draw_sentence
 from mewl_gen.tasks.seeds import item_rng
 from mewl_gen.tasks.validation import InvalidItem
@@ -118,9 +118,9 @@ def test_each_task_keeps_the_papers_rules(task):
     rules = TASK_RULES[task.removeprefix("malevic-")]
     for text, label, adjective, st, *_ in statements(task):
         t, sizes, n = st.target, st.sizes, len(st.shapes)
-        assert 1 <= st.levels[t] <= 8 and 5 <= n <= 9
+        assert 1 <= st.levels[t] <= 8 and n in object_counts(rules) and 5 <= n <= (8 if rules.one_shape else 9)
         key = [(c, s) for c, s in zip(st.colors, st.shapes)]
-        assert key.count(key[t]) == 1, "the target's description names one object"
+        assert len(set(key)) == n, "every object's description names one object, the target's included"
         assert (len(set(st.shapes)) == 1) == rules.one_shape
         ref = [i for i in range(n) if not rules.shape_reference or st.shapes[i] == st.shapes[t]]
         if task.endswith("setpos") or task.endswith("setpos-hard"):
@@ -133,17 +133,77 @@ def test_each_task_keeps_the_papers_rules(task):
         assert twin(rules, st, adjective) is not None, "the other object the sentence could have named"
 
 
+def shape_mate_neighbours(st, side: int) -> list[int]:
+    """The objects of the target's shape `side` levels from it (one above: 1, below: -1)."""
+    t = st.target
+    return [j for j in range(len(st.shapes)) if j != t and st.shapes[j] == st.shapes[t]
+            and st.levels[j] == st.levels[t] + side]
+
+
+def uniquely_colored(st, j: int) -> bool:
+    return sum(st.shapes[x] == st.shapes[j] and st.colors[x] == st.colors[j] for x in range(len(st.shapes))) == 1
+
+
+@pytest.mark.parametrize("task", [t for t in TASKS if t != "malevic-sup1"])
+@pytest.mark.slow
+def test_the_twin_is_not_found_by_color_or_shape(task):
+    """0.4.0's marker, replayed: of the target's shape-mates one level above and one below, the uniquely
+    colored side held the twin (so the target is the other end of the pair), and in POS the side with a
+    shape-mate at all did. Every object is now uniquely named, so the color rule never commits where
+    every neighbour shares the target's shape, and where it commits (POS: on shapes alone) it is at 1/2."""
+    commits = hits = 0
+    for _, label, adjective, st, *_ in statements(task):
+        above = any(uniquely_colored(st, j) for j in shape_mate_neighbours(st, 1))
+        below = any(uniquely_colored(st, j) for j in shape_mate_neighbours(st, -1))
+        if above != below:  # the twin below: the target is the upper of the pair, big
+            commits += 1
+            hits += (below == (adjective in ("big", "biggest"))) == label
+    if TASK_RULES[task.removeprefix("malevic-")].noun_is_shape:
+        assert commits == 0
+    else:
+        assert commits > 100
+        assert_at_chance(hits / commits, commits, 0.5, f"{task}: the twin found by color or shape")
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.slow
+def test_the_twin_is_drawn_like_the_other_objects_that_could_be_it(task):
+    """The twin against one other object that could have been it (rules.may_pair; one per scene, by a coin
+    of the index): the same law of shape (relative to the target's), of how many objects share its color,
+    and of its color being the target's. Chi-square per feature, 99.9 % with the features counted."""
+    from scipy.stats import chi2_contingency
+
+    rules = TASK_RULES[task.removeprefix("malevic-")]
+    rows: dict[str, list[tuple]] = {"twin": [], "other": []}
+    for _, _, adjective, st, index, _ in statements(task):
+        j = twin(rules, st, adjective)
+        others = [i for i in range(len(st.shapes)) if i != j and may_pair(rules, st, i)]
+        if not others:
+            continue
+        o = others[int(np.random.default_rng([index, 17]).integers(len(others)))]
+        for role, x in (("twin", j), ("other", o)):
+            rows[role].append((st.shapes[x] == st.shapes[st.target], st.colors.count(st.colors[x]),
+                               st.colors[x] == st.colors[st.target]))
+    assert len(rows["twin"]) > 100
+    features = len(rows["twin"][0])
+    for f in range(features):
+        values = sorted({r[f] for rs in rows.values() for r in rs})
+        if len(values) < 2:
+            continue
+        table = [[sum(r[f] == v for r in rows[role]) for v in values] for role in rows]  # no empty column
+        assert chi2_contingency(table).pvalue > 1e-3 / features, (task, f, table)
+
+
 def kept_k_mean(task: str) -> float:
     """The mean of the k the sampler keeps: the paper's N(0.29, 0.066) inside [0, 1], given that some
     reference range puts T between the pair (a uniform on 1..7; low pairs need a larger k)."""
     from mewl_gen.tasks.malevic.floor import _window, reference_sizes
-    from mewl_gen.tasks.malevic.item import OBJECT_COUNTS
     from mewl_gen.tasks.malevic.sample import PAIR_LOW, TOP
 
     grid = np.linspace(0, 1, 4001)
     prior = np.exp(-0.5 * ((grid - K_SHARP) / K_SPREAD) ** 2)
     means = []
-    for n in OBJECT_COUNTS:
+    for n in object_counts(TASK_RULES[task.removeprefix("malevic-")]):
         for a in PAIR_LOW:
             weight = np.zeros_like(grid)
             for m in reference_sizes(TASK_RULES[task.removeprefix("malevic-")], n):

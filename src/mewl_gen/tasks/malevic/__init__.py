@@ -1,4 +1,4 @@
-"""MALeViC (Pasquali et al., 2021): size adjectives verified against a visual context, in 3D.
+"""MALeViC (Pezzelle and Fernández, EMNLP 2019): size adjectives verified against a visual context, in 3D.
 
 Six tasks, each an image of 5 to 9 objects and a sentence about one object's
 size, true or false: SUP1, POS1, POS, SET+POS (section 3) and the hard
@@ -33,7 +33,7 @@ SUMMARIES = {
 
 UNSEEN_SCHEME = Scheme(UNSEEN, "paper 7.2: 'big cylinder' and 'small cube' only in test; train and val see the "
                                "other adjective-noun pairs", splits=tuple(SCHEME_SPLITS))
-RELEASE = ("Items of MALeViC's tasks (Pasquali et al., 2021) in 3D: each folder `<split>/<task>/<i>/` holds "
+RELEASE = ("Items of MALeViC's tasks (Pezzelle and Fernández, EMNLP 2019) in 3D: each folder `<split>/<task>/<i>/` holds "
            "`image.png` with its ground truth `image.json` (as MEWL's images) and `item.json`: the sentence, its "
            "label, the target, the reference set, every object's size, k, T, the label under k = 0.29, and each "
            "object's projected area and visible fraction. `<split>/<task>.jsonl` lists the complete items, one "

@@ -19,8 +19,8 @@ from __future__ import annotations
 from functools import cache
 from math import erf, sqrt
 
-from .item import K_SHARP, K_SPREAD, OBJECT_COUNTS, SIZE_LEVELS
-from .rules import HAIR, Rules
+from .item import K_SHARP, K_SPREAD, SIZE_LEVELS
+from .rules import HAIR, Rules, object_counts
 from .sample import PAIR_LOW, RUN_MIN, SET_MIN, TOP
 
 HAIR_LEVELS = HAIR / (SIZE_LEVELS[1] - SIZE_LEVELS[0])  # the hair in level steps
@@ -61,13 +61,14 @@ def reference_sizes(rules: Rules, n: int) -> tuple[int, ...]:
 def seen_law(rules: Rules) -> dict[tuple, tuple[float, float]]:
     """(n, m, lo, hi, t) -> (P(seen, target upper), P(seen, target lower)), each half of the items."""
     law: dict[tuple, list[float]] = {}
-    for n in OBJECT_COUNTS:
+    counts = object_counts(rules)
+    for n in counts:
         for a in PAIR_LOW:
             sizes = reference_sizes(rules, n)
             joint = {(m, *r): p / len(sizes) for m in sizes for r, p in ranges(a, m).items()}
             total = sum(joint.values())
             for (m, lo, hi), p in joint.items():
-                weight = p / total / len(OBJECT_COUNTS) / len(PAIR_LOW) / 2
+                weight = p / total / len(counts) / len(PAIR_LOW) / 2
                 law.setdefault((n, m, lo, hi, a + 1), [0.0, 0.0])[0] += weight
                 law.setdefault((n, m, lo, hi, a), [0.0, 0.0])[1] += weight
     return {s: (u, v) for s, (u, v) in law.items()}

@@ -1,7 +1,7 @@
 """MALeViC's item: one image and one sentence about the relative size of one object.
 
-Pasquali et al. (2021) frame every task as sentence verification: an image of
-5 to 9 objects and a sentence such as 'The red cube is a big cube', true or
+Pezzelle and Fernández (EMNLP 2019) frame every task as sentence verification: an
+image of 5 to 9 objects and a sentence such as 'The red cube is a big cube', true or
 false. The item stores what a checker needs to recompute the label from the
 sizes alone: the target, the reference set, every size, k and T.
 """

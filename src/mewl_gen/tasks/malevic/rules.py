@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .item import SIZE_LEVELS
+from mewl_gen.scenes.universe import COLORS
+
+from .item import OBJECT_COUNTS, SIZE_LEVELS
 
 # A target this close to T (scene units, a tenth of a level step) is never
 # queried: its label would hang on float rounding, not on the vagueness the
@@ -58,6 +60,17 @@ class Statement:
         return tuple(SIZE_LEVELS[v] for v in self.levels)
 
 
+def object_counts(rules: Rules) -> tuple[int, ...]:
+    """How many objects a scene may hold: the paper's 5 to 9, and in a one-shape task no more than there are
+    colors, since every object there is told apart by its color alone (broken_rule)."""
+    return tuple(n for n in OBJECT_COUNTS if not rules.one_shape or n <= len(COLORS))
+
+
+def description(rules: Rules, st: Statement, i: int) -> tuple[str, ...]:
+    """What a sentence calls object i by: its color in a one-shape task, else its color and shape."""
+    return (st.colors[i],) if rules.one_shape else (st.colors[i], st.shapes[i])
+
+
 def reference_set(rules: Rules, shapes, target: int) -> tuple[int, ...]:
     if rules.shape_reference:
         return tuple(i for i, s in enumerate(shapes) if s == shapes[target])
@@ -97,17 +110,20 @@ def true_adjective(rules: Rules, st: Statement) -> str | None:
 def broken_rule(rules: Rules, st: Statement) -> str | None:
     """The first rule of the task the statement breaks, in words; None if it keeps them all."""
     n, t = len(st.shapes), st.target
-    if not 5 <= n <= 9:
-        return f"{n} objects, not 5 to 9"
+    counts = object_counts(rules)
+    if n not in counts:
+        return f"{n} objects, not {counts[0]} to {counts[-1]}"
     if st.levels[t] not in range(1, len(SIZE_LEVELS) - 1):
         return f"the target's size level {st.levels[t]} is not one of the middle eight"
     if rules.one_shape and len(set(st.shapes)) != 1:
         return "more than one shape type in a one-shape task"
     if not rules.one_shape and len(set(st.shapes)) < 2:
         return "one shape type in a task of several"
-    key = (lambda i: st.colors[i]) if rules.one_shape else (lambda i: (st.colors[i], st.shapes[i]))
-    if [key(i) for i in range(n)].count(key(t)) != 1:
+    named = [description(rules, st, i) for i in range(n)]
+    if named.count(named[t]) != 1:
         return "the target is not uniquely identified by its description"
+    if len(set(named)) != n:  # every object could be named: uniqueness marks no object (docs/tasks.md)
+        return "two objects share a description"
     reference = reference_set(rules, st.shapes, t)
     if rules.shape_reference and len(reference) < SET_MIN:
         return f"{len(reference)} objects share the target's shape, fewer than {SET_MIN}"
@@ -122,14 +138,22 @@ def broken_rule(rules: Rules, st: Statement) -> str | None:
     return None
 
 
-def twin(rules: Rules, st: Statement, adjective: str) -> int | None:
-    """The object the sampler paired the target with: of the target's shape, one level away, a valid
-    target itself, and on the other side of the adjective (exactly one of the two makes the sentence
-    true). Every item has one: which of the two the sentence names is the label's only cause."""
+def may_pair(rules: Rules, st: Statement, j: int) -> bool:
+    """Whether object j could be the target's twin by what the rules let a reader see: one level from the
+    target, and of its shape where the reference set is the target's shape or the scene has one shape
+    (in POS any shape: the sentence's noun is 'object')."""
     t = st.target
+    same_shape = rules.shape_reference or rules.one_shape
+    return j != t and abs(st.levels[j] - st.levels[t]) == 1 and (not same_shape or st.shapes[j] == st.shapes[t])
+
+
+def twin(rules: Rules, st: Statement, adjective: str) -> int | None:
+    """The object the sampler paired the target with: one level away (may_pair), a valid target itself,
+    and on the other side of the adjective (exactly one of the two makes the sentence true). Every item
+    has one: which of the two the sentence names is the label's only cause."""
     fits = true_adjective(rules, st) == adjective
-    for j, (shape, level) in enumerate(zip(st.shapes, st.levels)):
-        if j == t or shape != st.shapes[t] or abs(level - st.levels[t]) != 1:
+    for j in range(len(st.shapes)):
+        if not may_pair(rules, st, j):
             continue
         other = replace(st, target=j)
         if broken_rule(rules, other) is None and (true_adjective(rules, other) == adjective) != fits:

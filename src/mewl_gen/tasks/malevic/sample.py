@@ -30,8 +30,9 @@ from mewl_gen.scenes.visibility import estimate_visible_pixels, projected_areas
 
 from ..benchmark import IID, Draw
 from ..seeds import draw_seed, name_code, split_code
-from .item import K_SHARP, K_SPREAD, OBJECT_COUNTS, POSITIVE, SIZE_LEVELS, MalevicItem, sentence
-from .rules import HAIR, SET_MIN, Rules, Statement, broken_rule, positive, reference_set, threshold, twin
+from .item import K_SHARP, K_SPREAD, POSITIVE, SIZE_LEVELS, MalevicItem, sentence
+from .rules import (HAIR, SET_MIN, Rules, Statement, broken_rule, object_counts, positive, reference_set,
+                    threshold, twin)
 
 UNSEEN = "malevic-unseen"
 # Paper 7.2 held out half the (adjective, noun) pairs, each adjective seen with two
@@ -126,23 +127,47 @@ def draw_levels(rng: np.random.Generator, rules: Rules, n: int, adjective: str, 
 
 def draw_scene(rng: np.random.Generator, rules: Rules, n: int, shape: str, color: str, adjective: str, a: int,
                upper: bool) -> Statement | None:
-    """A scene around the pair at levels (a + 1, a); the target, colored `color`, is the upper one
-    or the lower one. Everything but which of the two wears `color` is drawn alike either way."""
+    """A scene around the pair at levels (a + 1, a); the target, a `color` `shape`, is the upper one
+    or the lower one. Everything but which of the two the sentence names is drawn alike either way, and
+    the twin is drawn like the objects around it (docs/tasks.md, "Constructions leave no marker"): its
+    shape like any object's that may share the target's level range, and every object's color without
+    replacement among the objects of its shape, so that no description repeats and being uniquely named
+    marks no object. None where a shape has more objects than there are colors."""
     drawn = draw_levels(rng, rules, n, adjective, a)
     if drawn is None:
         return None
     levels, m, k = drawn
-    rest = [s for s in SHAPES if s != shape]
-    shapes = [shape if rules.one_shape or i < m and (rules.shape_reference or i < 2)
-              else str(rng.choice(rest if rules.shape_reference else SHAPES)) for i in range(n)]
-    partner = str(rng.choice([c for c in COLORS if c != color]))
-    pair = (color, partner) if upper else (partner, color)
-    spare = [c for c in COLORS if c not in pair]
-    colors = [*pair, *(str(rng.choice(spare if s == shape else COLORS)) for s in shapes[2:])]
+    target = 0 if upper else 1
+    shapes = [shape if i == target else object_shape(rng, rules, shape, i < m) for i in range(n)]
+    colors = distinct_colors(rng, shapes, target, color)
+    if colors is None:
+        return None
     order = rng.permutation(n)
-    st = Statement(tuple(shapes[i] for i in order), tuple(colors[i] for i in order),
-                   tuple(levels[i] for i in order), int(np.flatnonzero(order == (0 if upper else 1))[0]), k)
-    return st
+    return Statement(tuple(shapes[i] for i in order), tuple(colors[i] for i in order),
+                     tuple(levels[i] for i in order), int(np.flatnonzero(order == target)[0]), k)
+
+
+def object_shape(rng: np.random.Generator, rules: Rules, shape: str, in_reference: bool) -> str:
+    """A shape for an object other than the target: the target's in a one-shape task and inside a SET+POS
+    reference set, another outside it, and in POS any, uniformly."""
+    if rules.one_shape or rules.shape_reference and in_reference:
+        return shape
+    return str(rng.choice([s for s in SHAPES if s != shape] if rules.shape_reference else SHAPES))
+
+
+def distinct_colors(rng: np.random.Generator, shapes: list[str], target: int, color: str) -> list[str] | None:
+    """Colors, distinct within each shape, the target's `color`: each shape's other objects draw without
+    replacement from the colors left (for the target's shape, every color but `color`). None where a shape
+    has more objects than colors."""
+    colors: list[str] = [color] * len(shapes)
+    for s in dict.fromkeys(shapes):
+        members = [i for i, x in enumerate(shapes) if x == s and i != target]
+        free = [c for c in COLORS if s != shapes[target] or c != color]
+        if len(members) > len(free):
+            return None
+        for i, c in zip(members, rng.choice(free, len(members), replace=False)):
+            colors[i] = str(c)
+    return colors
 
 
 def matched(rules: Rules, st: Statement | None, adjective: str) -> bool:
@@ -174,7 +199,7 @@ def draw_sentence(rng: np.random.Generator, d: Draw, rules: Rules) -> tuple[str,
     color = str(rng.choice(COLORS))
     label = item_label(d.root_seed, d.split, d.code, d.index)
     upper = (POSITIVE[adjective] == "big") == label
-    n = int(rng.choice(OBJECT_COUNTS))
+    n = int(rng.choice(object_counts(rules)))
     a = int(rng.choice(PAIR_LOW))
     st = redraw(lambda: draw_scene(rng, rules, n, shape, color, adjective, a, upper),
                 lambda s: matched(rules, s, adjective), f"{d.task} scene around levels {a} and {a + 1}",
