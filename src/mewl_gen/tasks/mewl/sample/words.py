@@ -1,6 +1,7 @@
 """Pseudo-words built from common English syllables, never English words."""
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from pathlib import Path
@@ -103,23 +104,46 @@ def english_lists() -> frozenset[str]:
     return frozenset(get_english_words_set(["web2", "gcide"], lower=True)) | frequent
 
 
-# The system's dictionaries (Debian's wamerican, wbritish and their -large and -huge packages: SCOWL
-# sizes up to 70), read when SYSTEM_FILE is written; nothing reads them at run time.
-SYSTEM_LISTS = tuple(Path("/usr/share/dict") / f"{variety}-english{size}"
-                     for variety in ("american", "british") for size in ("", "-large", "-huge"))
+# SCOWL, the lists Debian's wamerican/wbritish/wcanadian packages are cut from, whole: every spelling
+# (American, British, Canadian, Australian and their variants) at every size up to 95, the largest. The
+# -insane packages (size 95) lack the Australian spellings (`afto`), which only Debian's `scowl` package ships.
+# Read when SYSTEM_FILE is written; nothing reads them at run time.
+SCOWL = Path("/usr/share/dict/scowl")
+SCOWL_SPELLINGS = ("english", "american", "british", "british_z", "canadian", "australian",
+                   "variant_1", "variant_2", "variant_3")
 SYSTEM_FILE = Path(__file__).with_name("english_system_coinable.txt")
+# The widest English lists on the npm registry (both the Letterpress list; word-list drops its one-letter and
+# vulgar words), pinned by package-lock.json and installed by `make setup` (npm ci); read when NPM_FILE is written.
+NODE_MODULES = Path(__file__).resolve().parents[5] / "node_modules"
+NPM_LISTS = ("an-array-of-english-words/index.json", "word-list/words.txt")
+NPM_FILE = Path(__file__).with_name("english_npm_coinable.txt")
 
 
-def system_lists(paths=SYSTEM_LISTS) -> frozenset[str]:
-    """Every alphabetic word of the system's dictionaries, lowercased (possessives and accented words
-    dropped: no coinage has an apostrophe or an accent). A missing list is an error: the pinned file
-    must be written from all of them."""
+def _alphabetic(words) -> frozenset[str]:
+    """The alphabetic words, lowercased (possessives and accented words dropped: no coinage has an
+    apostrophe or an accent)."""
+    return frozenset(w.lower() for w in words if w.isascii() and w.isalpha())
+
+
+def _require(paths, install: str) -> None:
+    """A missing list is an error: the pinned file must be written from all of them."""
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
-        raise FileNotFoundError(f"no word list at {', '.join(missing)} (apt-get install wamerican-huge wbritish-huge "
-                                "wamerican-large wbritish-large wamerican wbritish)")
-    return frozenset(w.lower() for p in paths for w in p.read_text(encoding="utf-8").split()
-                     if w.isascii() and w.isalpha())
+        raise FileNotFoundError(f"no word list at {', '.join(missing)} ({install})")
+
+
+def system_lists(folder: Path = SCOWL) -> frozenset[str]:
+    """Every alphabetic word of every SCOWL list in `folder` (one word a line, UTF-8 as Debian ships it)."""
+    _require([folder / f"{spelling}-words.95" for spelling in SCOWL_SPELLINGS], "apt-get install scowl")
+    return _alphabetic(w for p in sorted(folder.iterdir()) for w in p.read_text(encoding="utf-8").splitlines())
+
+
+def npm_lists(folder: Path = NODE_MODULES) -> frozenset[str]:
+    """Every alphabetic word of the npm registry's lists (a JSON array; one word a line)."""
+    array, lines = (folder / name for name in NPM_LISTS)
+    _require([array, lines], "make setup installs them with npm ci from package-lock.json")
+    return _alphabetic(json.loads(array.read_text(encoding="utf-8"))) | _alphabetic(
+        lines.read_text(encoding="utf-8").splitlines())
 
 
 _VOWELS = frozenset("aeiou")
@@ -168,8 +192,8 @@ def coinable_inflected(words: frozenset[str]) -> list[str]:
 
 @cache
 def english_words() -> frozenset[str]:
-    """The English words a coined word must not be (ENGLISH_FILE and SYSTEM_FILE), read once per process."""
-    return frozenset(ENGLISH_FILE.read_text().split()) | frozenset(SYSTEM_FILE.read_text().split())
+    """The English words a coined word must not be (ENGLISH_FILE, SYSTEM_FILE and NPM_FILE), read once per process."""
+    return frozenset(w for f in (ENGLISH_FILE, SYSTEM_FILE, NPM_FILE) for w in f.read_text().split())
 
 
 def coinable(word: str) -> bool:
@@ -192,6 +216,10 @@ def pseudo_words(rng: np.random.Generator, n: int, syllables: int, exclude=()) -
     raise CoinageError(f"coined {len(words)} of {n} words of {syllables} syllables in {TRIES_PER_WORD * n} draws")
 
 
-if __name__ == "__main__":  # write ENGLISH_FILE and SYSTEM_FILE from the word lists and their inflections
-    ENGLISH_FILE.write_text("\n".join(coinable_inflected(english_lists())) + "\n")
-    SYSTEM_FILE.write_text("\n".join(coinable_inflected(system_lists())) + "\n")
+if __name__ == "__main__":  # write ENGLISH_FILE, SYSTEM_FILE and NPM_FILE from the word lists and their inflections
+    try:
+        written = {ENGLISH_FILE: english_lists(), SYSTEM_FILE: system_lists(), NPM_FILE: npm_lists()}
+    except FileNotFoundError as missing:
+        raise SystemExit(f"words: {missing}") from None
+    for file, words in written.items():
+        file.write_text("\n".join(coinable_inflected(words)) + "\n")
