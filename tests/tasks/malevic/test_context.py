@@ -9,7 +9,8 @@ from collections import Counter
 import pytest
 
 from mewl_gen.tasks.malevic.floor import full_size_floor, ranges, seen_law
-from mewl_gen.tasks.malevic.probes import CHANCE, Seen, neighbour_rule, probes
+from mewl_gen.tasks.audit.statistics import Z_VERDICT, wilson
+from mewl_gen.tasks.malevic.probes import CHANCE, Seen, neighbour_rule, probes, without_k
 from mewl_gen.tasks.malevic.rules import TASK_RULES, reference_set
 from tests.tasks.malevic.test_sample import statements
 
@@ -71,6 +72,17 @@ def test_the_floor_without_k_is_what_sampled_items_give_a_bayes_table(task):
     table = sum(max(c.values()) for c in votes.values()) / len(seen(task))
     assert 0.9 < full_size_floor(rules) < 1 and abs(table - full_size_floor(rules)) < 0.02
     assert abs(sum(u + v for u, v in seen_law(rules).values()) - 1) < 1e-9
+
+
+@pytest.mark.parametrize("task", THRESHOLD_TASKS)
+@pytest.mark.slow
+def test_the_floor_without_k_is_reached_by_its_own_solver(task):
+    """A floor is one only if the solver that defines it reaches it on drawn items: the Bayes solver
+    without k (floor.decide), never fitted on them, lands within its 99.9 % interval of the stated floor,
+    so no redraw of the sampler has moved the law the floor is computed from."""
+    probe = without_k(TASK_RULES[task.removeprefix("malevic-")], list(seen(task)))
+    low, high = wilson(probe.hits, probe.n, Z_VERDICT)
+    assert low <= probe.floor <= high, (probe.cell(), probe.floor)
 
 
 def test_the_law_of_ranges_is_exact_and_puts_t_between_the_pair():
