@@ -17,18 +17,27 @@ family:
   and `histogram-only` (nearest mean over the six and six: the number of
   objects, or the color histogram: of the PNG's pixels, 4 levels per
   channel, where rendered, else the scene's area of each color x material);
+- markers (views.py): `panel view`, a model of one panel's generic statistics
+  fitted on other problems' labelled panels (`--train` items where given, else
+  the first half by index), calling positive the test scene it scores higher;
+  `distinct values`, the best of the rules "the test scene with fewer (more)
+  distinct values of an attribute is the positive", its bound divided among
+  the eight; both against 1/2. `edit markers` and `panel markers`, the marker
+  scans (tasks.audit.markers) of the objects a near miss edited against the
+  same negative's others, and of the negative panels against the positive;
 - rule-aware (tasks.audit.rules): the sampler's rules that read no scene
   (one test image of each side, the concept one of the family's, freeform's
   two programs of the split's share) replayed with test_a and with test_b as
   the positive, a guess among those they admit, against 1/2.
 Exit 1 when a problem is unsound, the file solver misses, a probe's
 99.9 % interval lies above its floor, or the replayed rules reject a
-problem's own answer. Count-only and histogram-only are
-judged on basic and free-form, whose concepts say nothing of counts, colors
-or materials (basic's near misses change shapes only); abstract's concepts
-are about them (all objects share a material, exactly three objects, the
-frontmost object is red: in 3D the frontmost shows larger), so there those
-two solvers read the concept itself, and their cells are shown, not judged.
+problem's own answer, or a marker scan flags. Count-only, histogram-only,
+panel view, distinct values and panel markers are judged on basic and
+free-form, whose concepts say nothing of counts, colors or materials;
+abstract's concepts are about them (all objects share a material, exactly
+three objects, the frontmost object is red: in 3D the frontmost shows
+larger), so there those solvers read the concept itself, and their cells are
+shown, not judged.
 """
 from __future__ import annotations
 
@@ -42,16 +51,21 @@ from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.universe import COLORS, MATERIALS
 
 from ..audit import Audit, AuditRun, Findings, Probe, leaking, measured
+from ..audit.markers import scan
 from ..audit.rules import consistent, rule_column
 from ..stored import StoredItem
 from . import probes, solver
 from .concepts import Concept
 from .freeform import near_miss_program
 from .validate import concept_of_family, program_of_split
+from .views import best_distinct_rule, edit_and_other, halves, panels_probe, positive_and_negative, slim
 
 PROBES = ("examples withheld", "identity fields", "names only", "count-only", "histogram-only")
-COLUMNS = ("n", "sound", "file solver", *PROBES, "rule-aware", "histogram of")
-CONCEPT_EVIDENCE = ("count-only", "histogram-only")  # a deprived solver only where the concepts are not about it
+MARKERS = ("panel view", "distinct values", "edit markers", "panel markers")
+COLUMNS = ("n", "sound", "file solver", *PROBES, *MARKERS, "rule-aware", "histogram of")
+# A deprived solver only where the concepts are not about it (abstract's are about counts, colors, materials
+# and how many values a panel shows: its panels differ by side as its concepts say).
+CONCEPT_EVIDENCE = ("count-only", "histogram-only", "panel view", "distinct values", "panel markers")
 ABOUT_COUNTS_AND_COLORS = ("bongard-abstract",)
 NAMES = solver.NAMES
 LEVELS = 4  # histogram levels per color channel
@@ -144,8 +158,12 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
                      probes.nearer_positive(counts, truth), probes.nearer_positive(histograms, truth),
                      "pixels" if rendered is not None else "specs",
                      {n: probes.geometry(points(images[n])) for n in NAMES}, {n: identity(s) for n, s in specs.items()},
-                     labels(item), bool(truth[0]), consistent(item, ANSWERS, admits)))
+                     labels(item), bool(truth[0]), consistent(item, ANSWERS, admits), slim(item)))
     return rows
+
+
+def _slims(items: list[StoredItem]) -> list[dict]:
+    return [slim(stored.record()) for stored in items]
 
 
 def _objects(scene: dict) -> str:
@@ -160,6 +178,25 @@ def key(stored: StoredItem) -> str:
     sides = [sorted(_objects(s) for s in item[side]) for side in ("positives", "negatives")]
     tests = [[_objects(s), positive] for s, positive in zip(item["tests"], item["test_positive"])]
     return json.dumps([item["task"], item["concept"], sides, tests])
+
+
+def _markers(problems: list[dict], train: list[dict] | None, found: dict, about_values: bool) -> list[str]:
+    """The learned probe of single panels and the distinct-values rule (floor 1/2), and the marker scans of
+    the near misses' edited objects and of the negative panels against the positive ones (views.py);
+    their cells and the verdict's words (the panels' three not judged where the concepts are about them)."""
+    view = panels_probe(*reversed(halves(problems, train)))
+    rule, distinct = best_distinct_rule(problems)
+    pairs = [p for p in map(edit_and_other, problems) if p is not None]
+    edits = scan([role for role, _ in pairs], [other for _, other in pairs])
+    sides = [positive_and_negative(p) for p in problems]
+    panels = scan([neg for _, neg in sides], [pos for pos, _ in sides])
+    found |= {"panel view": view.cell(), "distinct values": f"{rule}: {distinct.cell()}",
+              "edit markers": edits.cell(), "panel markers": panels.cell()}
+    failures = edits.failures("the near misses' edited objects")
+    if not about_values:
+        failures += [*leaking({"panel view": view, "distinct values": distinct}),
+                     *panels.failures("the negative panels")]
+    return failures
 
 
 def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> Findings:
@@ -182,6 +219,8 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
         failures.append(f"the file solver misses {n - hits[1]}")
     failures += leaking({name: p for name, p in found_probes.items()
                          if name not in CONCEPT_EVIDENCE or task not in ABOUT_COUNTS_AND_COLORS})
+    train = measured(_slims, run.train, run.workers) if run.train else None
+    failures += _markers([r[10] for r in rows], train, found, task in ABOUT_COUNTS_AND_COLORS)
     aware, replayed = rule_column([(r[8], not r[8]) for r in rows], [r[9] for r in rows], [s.index for s in items], 0.5)
     found["rule-aware"] = aware.cell()
     failures += replayed
