@@ -31,7 +31,7 @@ DRY_RUN ?=
 PYTHON311 := $(shell for p in $$PY python3.11 python3 python; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: setup test test-fast sweep pins render release bench clean-venv
+.PHONY: setup test test-fast sweep pins pins-update render release bench clean-venv
 
 # The experiment library `mewl study` copies (jsPsych), at the versions package-lock.json pins.
 NODE_STAMP := node_modules/.installed
@@ -119,6 +119,12 @@ sweep: setup
 pins: setup
 	@$(COMPILE)
 	MEWL_TEST_PINS=draft $(PYTEST) -q tests/test_pinned_output.py $(PYTEST_ARGS)
+
+# Rewrite tests/pinned_digests.py from what this checkout samples and renders (draft and preview, every task,
+# this CPU's PNGs), and print each group that changed: for a change meant to alter output.
+pins-update: setup
+	@$(COMPILE)
+	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m tests.test_pinned_output --write
 
 render: setup
 	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \

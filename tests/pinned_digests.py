@@ -376,3 +376,5 @@ PREVIEW_RENDERED = {
     "train/shapeworld-relational files": "69b2f733b998c3b760e5290b0e60ae67c239df543857cb03c9f166c8d6314654",
     "train/shapeworld-relational.jsonl files": "ff8ac9bf5840c755e562da324c3a3f0c86f6d0086abf70c629f60546617bb86e",
 }
+
+MEWL_SAMPLED: dict[str, str] = {}  # written by make pins-update

@@ -16,10 +16,15 @@ OpenImageDenoise pick code paths by the CPU), and so does each item's record
 of checksums, which holds the PNGs' digests: those are pinned per CPU, and on
 a CPU not pinned yet only the JSON files (ground truth, masks included) are
 compared, and the test says so.
-A change that alters one byte fails here: if it is meant, it is a new
-generator version and these digests are recorded again in the same commit.
+A change that alters one byte fails here, except the generator's version
+string, which every file is read without (a version bump alone moves no pin):
+if the change is meant, the digests are written again in the same commit by
 
-    python -m tests.test_pinned_output    # prints today's digests, both qualities
+    make pins-update    # python -m tests.test_pinned_output --write
+
+which samples and renders as the tests do, rewrites tests/pinned_digests.py
+and prints each group that changed. Another CPU's PNGs stay pinned where the
+group's JSON files (its specs) did not change, and are dropped where they did.
 """
 from __future__ import annotations
 
@@ -32,8 +37,12 @@ from pathlib import Path
 
 import pytest
 
+from mewl_gen.scenes.spec import GENERATOR_VERSION
 from mewl_gen.store.record import RECORD
-from tests.pinned_digests import PIXELS, PREVIEW_PIXELS, PREVIEW_RENDERED, RENDERED, SAMPLED
+from tests.pinned_digests import MEWL_SAMPLED, PIXELS, PREVIEW_PIXELS, PREVIEW_RENDERED, RENDERED, SAMPLED
+
+PINS_FILE = Path(__file__).with_name("pinned_digests.py")
+ANY_VERSION = b"mewl-gen <version>"
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "2026"
@@ -63,10 +72,25 @@ def cpu_fingerprint() -> str:
     return hashlib.sha256(f"{text}\nbpy {metadata.version('bpy')}".encode()).hexdigest()[:16]
 
 
+def pinned_bytes(p: Path) -> bytes:
+    """A file as pinned: the generator's version string replaced, so that a version bump alone moves no
+    pin; a record of checksums with each file it lists at its size and digest once so read."""
+    data = p.read_bytes()
+    if p.suffix == ".png":
+        return data
+    if p.name == RECORD:
+        record = json.loads(data)
+        for name, entry in record["files"].items():
+            body = pinned_bytes(p.parent / name)
+            entry.update(size=len(body), sha256=hashlib.sha256(body).hexdigest())
+        return json.dumps(record, sort_keys=True).encode()
+    return data.replace(GENERATOR_VERSION.encode(), ANY_VERSION)
+
+
 def digests(out: Path) -> dict[str, str]:
     """Per folder under OUT's splits (a task's items, an index file, the manifest and the
-    card): sha256 over (relative path, sha256 of the file) of its JSON files, of its records of
-    checksums, and of its PNGs."""
+    card): sha256 over (relative path, sha256 of the file as pinned) of its JSON files, of its records
+    of checksums, and of its PNGs."""
     found: dict[str, hashlib._Hash] = {}
     for p in sorted(out.rglob("*")):
         rel = p.relative_to(out)
@@ -76,7 +100,7 @@ def digests(out: Path) -> dict[str, str]:
         kind = "png" if p.suffix == ".png" else "record" if p.name == RECORD else "files"
         h = found.setdefault(f"{group} {kind}", hashlib.sha256())
         h.update(str(rel).encode())
-        h.update(hashlib.sha256(p.read_bytes()).digest())
+        h.update(hashlib.sha256(pinned_bytes(p)).digest())
     return {k: h.hexdigest() for k, h in sorted(found.items())}
 
 
@@ -89,6 +113,26 @@ def sample_all(root: Path) -> dict[str, dict[str, str]]:
         assert main(["sample", *argv, "--seed", SEED, "--out", str(out), "--workers", "2"]) == 0
         result[name] = digests(out)
     return result
+
+
+def folder_digest(root: Path, folder: Path) -> str:
+    """sha256 over (path relative to root, sha256 of the file as pinned) of every file under folder."""
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(root)).encode())
+            h.update(hashlib.sha256(pinned_bytes(p)).digest())
+    return h.hexdigest()
+
+
+def sample_mewl(root: Path) -> dict[str, str]:
+    """Per MEWL task, the digest of train/<task>/ of `mewl sample --task mewl --n 40 --seed 7`: more
+    episodes of MEWL's nine tasks than SAMPLED's three."""
+    from mewl_gen.cli.main import main
+
+    out = root / "mewl"
+    assert main(["sample", "--task", "mewl", "--n", "40", "--out", str(out), "--seed", "7", "--workers", "2"]) == 0
+    return {t.name: folder_digest(out, t) for t in sorted((out / "train").iterdir())}
 
 
 def render_all(root: Path, quality: str, tasks: list[str] | None = None) -> dict[str, str]:
@@ -126,8 +170,9 @@ def assert_pinned(found: dict[str, str], quality: str, tasks: list[str] | None =
     assert files == files_pinned
     if pixels_pinned is None:
         return (f"{quality} JSON files identical; PNGs and records unchecked: pinned on CPUs "
-                f"{sorted(PINS[quality][1])}, this is {cpu} (python -m tests.test_pinned_output prints its digests)")
-    assert pixels == pixels_pinned
+                f"{sorted(PINS[quality][1])}, this is {cpu} (make pins-update pins them)")
+    # A CPU's pins may lack the groups whose specs changed since it was pinned (make pins-update drops them).
+    assert {k: pixels.get(k) for k in pixels_pinned} == pixels_pinned
     return None
 
 
@@ -168,13 +213,72 @@ def test_a_draft_render_of_every_task_is_byte_identical(tmp_path):
         pytest.skip(unchecked)
 
 
+def measured(root: Path, render: bool = True) -> dict:
+    """Every pinned group as this checkout gives it today, on this CPU."""
+    record = {"CPU": cpu_fingerprint(), "SAMPLED": sample_all(root / "s"), "MEWL_SAMPLED": sample_mewl(root)}
+    if render:
+        for quality, (files_name, pixels_name) in (("draft", ("RENDERED", "PIXELS")),
+                                                   ("preview", ("PREVIEW_RENDERED", "PREVIEW_PIXELS"))):
+            record[files_name], record[pixels_name] = split_pixels(render_all(root / "r", quality))
+    return record
+
+
+def carried_pixels(old: dict[str, dict[str, str]], new: dict[str, str], cpu: str, moved: set[str]) -> dict:
+    """The per-CPU pins after a rewrite: this CPU's as measured; another CPU's where the group's specs did
+    not move (the same spec renders the same bytes on the CPU that rendered it), else dropped."""
+    kept = {c: {k: v for k, v in groups.items() if k.rpartition(" ")[0] not in moved}
+            for c, groups in old.items() if c != cpu}
+    return {c: groups for c, groups in sorted({**kept, cpu: new}.items()) if groups}
+
+
+def changes(name: str, old: dict, new: dict) -> list[str]:
+    return [f"{name} {k}: {'added' if k not in old else 'removed' if k not in new else 'changed'}"
+            for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+
+
+def write_pins(record: dict) -> list[str]:
+    """Rewrite PINS_FILE from `record` (measured()); the lines saying which groups changed."""
+    import tests.pinned_digests as pins
+
+    cpu, lines = record["CPU"], []
+    tables: dict[str, dict] = {}
+    for files_name, pixels_name in (("RENDERED", "PIXELS"), ("PREVIEW_RENDERED", "PREVIEW_PIXELS")):
+        old_files, new_files = getattr(pins, files_name), record[files_name]
+        moved = {k.rpartition(" ")[0] for k in set(old_files) | set(new_files) if old_files.get(k) != new_files.get(k)}
+        old_pixels = getattr(pins, pixels_name)
+        tables[files_name] = new_files
+        tables[pixels_name] = carried_pixels(old_pixels, record[pixels_name], cpu, moved)
+        lines += changes(files_name, old_files, new_files)
+        lines += changes(f"{pixels_name} {cpu}", old_pixels.get(cpu, {}), record[pixels_name])
+        lines += [f"{pixels_name} {c}: {len(old_pixels[c]) - len(tables[pixels_name].get(c, {}))} groups dropped"
+                  for c in old_pixels if c != cpu and len(old_pixels[c]) != len(tables[pixels_name].get(c, {}))]
+    tables["SAMPLED"], tables["MEWL_SAMPLED"] = record["SAMPLED"], record["MEWL_SAMPLED"]
+    lines += changes("MEWL_SAMPLED", pins.MEWL_SAMPLED, record["MEWL_SAMPLED"])
+    lines += [line for run in sorted(set(pins.SAMPLED) | set(record["SAMPLED"]))
+              for line in changes(f"SAMPLED {run}", pins.SAMPLED.get(run, {}), record["SAMPLED"].get(run, {}))]
+    body = "".join(f"\n{name} = {json.dumps(tables[name], indent=4, sort_keys=True)}\n"
+                   for name in ("PIXELS", "SAMPLED", "MEWL_SAMPLED", "RENDERED", "PREVIEW_RENDERED", "PREVIEW_PIXELS"))
+    PINS_FILE.write_text(f'"""{PINS_DOC}"""\n{body}')
+    return lines
+
+
+PINS_DOC = """Digests of tests/test_pinned_output.py, written by `make pins-update`; never edited by hand.
+
+SAMPLED: `mewl sample` of every task (seed 2026, three items each, and the configured forms); MEWL_SAMPLED:
+40 episodes of each MEWL task (seed 7, tests/tasks/mewl/test_pinned.py). RENDERED and
+PREVIEW_RENDERED: the JSON files of item 0 of every task rendered at draft and at preview quality (ground
+truth, masks, release files), which hold on any machine. PIXELS and PREVIEW_PIXELS: per CPU
+(tests.test_pinned_output.cpu_fingerprint), what depends on Cycles' CPU kernels: each task's PNGs and the
+records of checksums that hold their digests; a CPU keeps the groups whose specs did not change since it was
+pinned. Every file is read with the generator's version string replaced (pinned_bytes)."""
+
+
 if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        record = {"CPU": cpu_fingerprint(), "SAMPLED": sample_all(Path(tmp) / "s")}
-        if "--no-render" not in sys.argv:
-            for quality, (files_name, pixels_name) in (("draft", ("RENDERED", "PIXELS")),
-                                                       ("preview", ("PREVIEW_RENDERED", "PREVIEW_PIXELS"))):
-                record[files_name], record[pixels_name] = split_pixels(render_all(Path(tmp) / "r", quality))
-    print(json.dumps(record, indent=1))
+        found = measured(Path(tmp), render="--write" in sys.argv or "--no-render" not in sys.argv)
+    if "--write" in sys.argv:
+        print("\n".join(write_pins(found)) or "no pin changed")
+    else:
+        print(json.dumps(found, indent=1))
