@@ -3,7 +3,8 @@
 Per split and task, from the released episode.json files: the independent
 oracle (must answer every episode), the text-only guesser, every deprived
 exact solver (solver/deprived.py), the learned deprived baselines
-(solver/learned.py), and chi-square tests of the answer position and of the
+(solver/learned.py), the learned probe of a generic view with the task's
+channel withheld (views.py), and chi-square tests of the answer position and of the
 concepts each task's solvers report as balanced. A row fails when the oracle
 misses an episode, a baseline's 99.9 % interval lies above its chance or a
 balance test fails. Probes of channels no model should learn from (names
@@ -24,11 +25,12 @@ from ..stored import StoredItem
 from .item import Episode
 from .sample import relation
 from .solver import SOLVERS, TaskSolvers, deprived, learned, names
+from .views import TITLE as WITHHELD, episode_choices, probe as withheld_probe
 
 # The baselines, by their column titles; an exact solver's column is the bare deprivation.
 BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
 PROBES = ("names-only", "names-only learned", "identity learned")
-COLUMNS = ("n", "oracle", *BASELINES, *PROBES, "rule-aware", "chance", "position p", "balance p")
+COLUMNS = ("n", "oracle", *BASELINES, *PROBES, WITHHELD, "rule-aware", "chance", "position p", "balance p")
 NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / floor'; query-only, no-hand, "
          "no-context-language, no-query (the context and the choices, no query image): exact deprived solvers; "
          f"learned: a model on hand-made features, fitted on at least {learned.MIN_TRAIN} episodes (fewer: '-'); "
@@ -37,6 +39,8 @@ NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / 
          "names-only: the panels' names (never a context image), the query and the choices, decoding '#k' as "
          "a universe index (exact) and a model on the names' numbers (learned), at the task's chance; identity "
          "learned: a model on index, retry, seeds, camera and lights, choices by position only, at 1/5; "
+         f"{WITHHELD}: a model on every choice's generic view with the task's channel withheld (views.py: the "
+         "named attribute in the basic tasks' context, the context's scenes, pragmatic's query hand), at its floor; "
          "rule-aware: the samplers' rules that read no image (the answer one of the uttered words in shape, "
          "color and material, an unheard phrase of the context's syntax in composite, the lone truth of a "
          "balanced cycle set under some layout and lexicon in relation; the other tasks' rules admit every "
@@ -71,12 +75,13 @@ class _Reading:
         probed = [*([deprived.NAMES_ONLY] if task in names.FALLBACK else []), deprived.IDENTITY]
         self.learns = [*self.solvers.deprived, *probed] if whole else probed
         self.tables = {d: learned.Table(task, d) for d in self.learns}
-        self.train = None
+        self.train, self.withheld, self.withheld_train = None, [], None  # withheld: views.py's episodes
         if train is not None:
-            self.train = {d: learned.Table(task, d) for d in self.learns}
+            self.train, self.withheld_train = {d: learned.Table(task, d) for d in self.learns}, []
             for ep in train:
                 for table in self.train.values():
                     table.add(ep)
+                self.withheld_train += [episode_choices(ep)] if whole else []
         self.oracle, self.text_only, self.names_only = [], [], []
         self.guesses: dict[str, list] = {d: [] for d in self.solvers.deprived}
         self.answers, self.kept, self.indices, self.positions = [], [], [], []
@@ -102,6 +107,7 @@ class _Reading:
         for d, guesser in solvers.deprived.items():
             self.guesses[d].append(deprived.outcomes(guesser.guess, deprived.view(ep, d), ep.answer, guesser.pool))
         self.kept.append(consistent(ep.model_dump(mode="json"), ep.choices, admits))
+        self.withheld.append(episode_choices(ep))
         self.answers.append(ep.answer)
         self.indices.append(ep.index)
         self.positions.append(ep.answer_index)
@@ -144,6 +150,7 @@ def _rates(reading: _Reading) -> dict:
         found[f"{title} learned"] = None if learned_hits is None else _rate(learned_hits)
         found["bars"][title] = found["bars"][f"{title} learned"] = guesser.floor
     found["probes"] = _probes(reading)
+    found["withheld"] = withheld_probe(reading.task, reading.withheld, reading.withheld_train)
     found["rule-aware"], found["rules replayed"] = rule_column(reading.answers, reading.kept, reading.indices,
                                                                solvers.chance)
     found["position p"] = uniform_p(reading.positions, tuple(range(5)))
@@ -243,7 +250,7 @@ def failures(found: dict) -> list[str]:
     for name in BASELINES:
         if found.get(name) and above_chance(*found[name], found["bars"][name]):
             out.append(f"{name} above chance")
-    out += leaking(found.get("probes", {}))
+    out += leaking({**found.get("probes", {}), **({WITHHELD: found["withheld"]} if "withheld" in found else {})})
     out += found.get("rules replayed", [])
     if found["position p"] < BALANCE_P:
         out.append("answer position unbalanced")
@@ -285,7 +292,7 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     cells = {"n": str(len(items)), "oracle": _accuracy(found["oracle"], None)}
     cells |= {name: _accuracy(found.get(name), found["bars"].get(name)) for name in BASELINES}
     cells |= {name: found["probes"][name].cell() if name in found["probes"] else "-" for name in PROBES}
-    cells["rule-aware"] = found["rule-aware"].cell()
+    cells[WITHHELD], cells["rule-aware"] = found["withheld"].cell(), found["rule-aware"].cell()
     cells |= {"chance": f"{100 * chance:.1f}", "position p": f"{found['position p']:.3f}",
               "balance p": f"{found['balance p']:.3f} ({found['balance worst']})"}
     return Findings(cells, failures(found))
