@@ -25,6 +25,10 @@ it. Per split and task:
   on purpose: the language is the dataset's, so a model fitted on other
   items' queries and answers learns its words (icy-naming's task), which is
   no shortcut through the names.
+- learned, context withheld (icy-episodes, views.py): the query and the choices alone, each choice by
+  how its message stands among the others; a gradient-boosted scorer fitted on `--train`'s items,
+  against 1/5. Only where `--train` is another seed's: the language is the dataset's, and a model fitted on
+  items of one language learns its words (icy-naming's task) from the messages' letters.
 - rule-aware (tasks.audit.rules, `admits`): the sampler's rules replayed
   under every answer (icy-episodes: the five choices; icy-naming: every
   message of the objects the split shows) with the language's table and the
@@ -61,8 +65,10 @@ from . import solver
 from .item import TEST_SPLIT, shown_in
 from .language import LanguageSpec, language, language_json
 from .validate import readings, shown_fairly
+from .views import item_choices, probe as withheld_probe
 
-COLUMNS = ("n", "oracle", "held-out share", "text-only", "names-only", "identity fields", "rule-aware")
+WITHHELD = "learned, context withheld"
+COLUMNS = ("n", "oracle", "held-out share", "text-only", "names-only", "identity fields", WITHHELD, "rule-aware")
 NAMING, QUESTION, IMAGE = "icy-naming", "question", "image"
 BLOCKS = 4  # words per message: one per attribute
 MIN_LEARNED = 100  # fewer items than this: no learned probe (half of them would be noise)
@@ -164,7 +170,7 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
             problems = solver.check_naming(item, truth(stored, IMAGE, item["scene"], item["message"]), language)
             options = answers(item)
             rows.append((problems, item["held_out"], item["message"], [], identity(item, [item["scene"]]), 1 / pool,
-                         consistent(item, options, admits), item["message"], len(options)))
+                         consistent(item, options, admits), item["message"], len(options), None))
             continue
         truths = {p["name"]: truth(stored, p["name"], p["scene"], p["name"]) for p in item["context_panels"]}
         truths[QUESTION] = truth(stored, QUESTION, item["query"])
@@ -174,7 +180,8 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
         scenes = [p["scene"] for p in item["context_panels"]] + [item["query"]]
         rows.append((problems, item["held_out"], item["choices"].index(item["answer"]),
                      text_features(item, language["word_length"]), identity(item, scenes), 1 / len(item["choices"]),
-                     consistent(item, answers(item), admits), item["answer"], len(item["choices"])))
+                     consistent(item, answers(item), admits), item["answer"], len(item["choices"]),
+                     item_choices(item, language["word_length"] or 0)))
     return rows
 
 
@@ -233,6 +240,10 @@ def names_probe(items: list[dict]) -> Probe:
     return Probe(int(hits.sum()), len(hits), floor)
 
 
+def _seeds(items: list[StoredItem]) -> set[int]:
+    return {s.record()["root_seed"] for s in items}
+
+
 def majority(targets: list) -> Probe:
     """A guesser with no input: the first half's most frequent answer, scored on the second half."""
     half = len(targets) // 2
@@ -254,8 +265,11 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
                   "identity fields": learned([r[4] for r in rows], targets, floor)}
     if task != NAMING:
         probes["names-only"] = names_probe([s.record() for s in items])
+        if run.train and not _seeds(run.train) & _seeds(items):  # another language: its words are not these
+            probes[WITHHELD] = withheld_probe([r[9] for r in rows], [r[9] for r in measured(_measure, run.train,
+                                                                                             run.workers)])
     found.update({name: probes[name].cell() if name in probes and probes[name].n else "-"
-                  for name in ("text-only", "names-only", "identity fields")})
+                  for name in ("text-only", "names-only", "identity fields", WITHHELD)})
     failures += leaking(probes)
     aware, replayed = rule_column([r[7] for r in rows], [r[6] for r in rows], [s.index for s in items], 1 / rows[0][8])
     found["rule-aware"] = aware.cell()
@@ -263,8 +277,8 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     return Findings(found, failures)
 
 
-AUDIT = Audit(COLUMNS, findings, stored_key, notes=(
-    "floors: text-only, names-only and identity fields at 1 over the answers a guess chooses from (icy-naming: "
-    "the objects the split shows; icy-episodes: the five choices); rule-aware: the sampler's rules replayed under "
-    "every answer (the five choices; icy-naming: the split's messages) with the language's table, never an image, "
-    "a guess among those they admit, at 1 over the answers; repeats at 0 in test (train and val may share items)"))
+AUDIT = Audit(COLUMNS, findings, stored_key, learns=True, notes=(
+    "floors: text-only, names-only, identity fields and the context withheld (fitted on another seed's --train "
+    "only) at 1 over the answers a guess chooses from (icy-naming: the objects the split shows; icy-episodes: the "
+    "five choices); rule-aware: the sampler's rules replayed under every answer (the five choices; icy-naming: "
+    "the split's messages) with the language's table, never an image, a guess among those they admit, at 1 over the answers; repeats at 0 in test (train and val may share items)"))

@@ -18,6 +18,9 @@ item's scene spec). Per split and task:
 - quantifier and count: the same classifier over the caption's quantifiers
   (with their numbers) and the scene's object count alone (the count is
   drawn with the caption pair, before the label): at 1/2;
+- the learned view probes (views.py), caption withheld (the scene's generic statistics) and scene
+  withheld (the caption's words and logical form), each a gradient-boosted model fitted on `--train`'s
+  items where given, else on the first half by index: at 1/2;
 - the rule-aware solver (tasks.audit.rules): the sampler's rules that
   keep or place an item (the split side of its key, the held-out
   combinations its caption pair may use) replayed under both answers on the
@@ -45,6 +48,7 @@ from ..audit import (REPEATS, Audit, AuditRun, Findings, Probe, balanced, identi
                      measured)
 from ..audit import scikit
 from ..audit.rules import consistent, rule_column
+from ..audit.views import halves_probe
 from ..stored import StoredItem
 from . import solver
 from . import repeats
@@ -52,9 +56,11 @@ from .distribution import Distribution
 from .item import OBJECTS, ShapeWorldItem
 from .logic import COUNTED, NUMBERS, Quantifier
 from .sample import _held_out_ok
+from .views import caption_view, scene_view
 
+VIEWS = ("learned, caption withheld", "learned, scene withheld")
 COLUMNS = ("n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics", "identity fields",
-           "index pairs", "quantifier x count", "rule-aware", REPEATS, "with 'the'", "held-out items")
+           "index pairs", "quantifier x count", *VIEWS, "rule-aware", REPEATS, "with 'the'", "held-out items")
 TEST_SPLIT = "test"
 MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
 
@@ -115,8 +121,18 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
                      stored <= {json.dumps(c, sort_keys=True) for c in found},
                      item.get("distribution") is not None, statistics(image), identity(item, [item["scene"]]),
                      consistent(item, (True, False), admits),
-                     quantified(item["logical_form"], len(item["scene"]["objects"]))))
+                     quantified(item["logical_form"], len(item["scene"]["objects"])),
+                     item["index"], scene_view(item["scene"]), caption_view(item["caption"], item["logical_form"])))
     return rows
+
+
+def _views(rows: list[tuple], train: list[tuple] | None) -> dict[str, Probe]:
+    """The learned view probes (views.py), each fitted on `train`'s rows where given, else on the first half
+    (none on fewer than MIN_LEARNED items)."""
+    if not train and len(rows) < MIN_LEARNED:
+        return {name: Probe(0, 0, 0.5) for name in VIEWS}
+    return {name: halves_probe([(r[12], r[k], r[0]) for r in rows], [(r[k], r[0]) for r in train] if train else None,
+                               0.5) for name, k in zip(VIEWS, (13, 14))}
 
 
 def caption_only(captions: list[str], labels: list[bool]) -> tuple[int, int]:
@@ -156,6 +172,9 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
                   for name in ("caption-only", "scene statistics", "identity fields", "index pairs",
                                "quantifier x count")})
     failures += leaking(probes)
+    viewed = _views(rows, measured(_measure, run.train, run.workers) if run.train else None)
+    found.update({name: p.cell() for name, p in viewed.items()})
+    failures += leaking(viewed)
     aware, replayed = rule_column(labels, [r[10] for r in rows], [s.index for s in items], 0.5)
     found["rule-aware"] = aware.cell()
     failures += replayed
@@ -173,4 +192,4 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     return Findings(found, failures)
 
 
-AUDIT = Audit(COLUMNS, findings, repeats.stored_key)
+AUDIT = Audit(COLUMNS, findings, repeats.stored_key, learns=True)

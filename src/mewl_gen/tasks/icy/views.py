@@ -1,0 +1,55 @@
+"""The learned probe of an icy-episodes item with its context withheld (tasks.audit.views, .choices): the
+query and the choices alone, each choice described generically, a model fitted on other items scoring
+it, the item's guess its best-scored choice; floor 1 over the choices.
+
+A choice is described by how its message stands among the other choices (for each word block, how many
+of them have that block there and anywhere; letters in the same place as theirs; common beginnings and
+ends; its length and distinct symbols) and by the query's object (its attributes). Its symbols themselves
+are left out, but how its letters agree with the others' still tells words apart: the language is the
+dataset's, so the model is fitted on another seed's items (another language, icy/audit.py), never on
+items of the same language, whose queries and answers would teach it the words (icy-naming's task)."""
+from __future__ import annotations
+
+from mewl_gen.scenes.universe import TUPLE_ORDER
+
+from ..audit import Probe
+from ..audit.choices import Choices, choices, halves_choices
+from ..audit.views import View
+
+BLOCKS = 4  # words per message: one per attribute
+
+
+def _blocks(message: str, width: int) -> list[str]:
+    return [message[k * width:(k + 1) * width] for k in range(BLOCKS)] if width else [message]
+
+
+def _common(a: str, b: str) -> tuple[int, int, int]:
+    """Letters in the same place, common beginning, common end."""
+    begin = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    end = next((k for k, (x, y) in enumerate(zip(a[::-1], b[::-1])) if x != y), min(len(a), len(b)))
+    return sum(x == y for x, y in zip(a, b)), begin, end
+
+
+def choice_view(choice: str, others: list[str], query: dict, width: int) -> View:
+    mine = _blocks(choice, width)
+    theirs = [_blocks(o, width) for o in others]
+    blocks = [{"at": k, "others there": sum(t[k] == b for t in theirs if k < len(t)),
+               "others anywhere": sum(b in t for t in theirs), "repeated": mine.count(b) > 1}
+              for k, b in enumerate(mine)]
+    common = [dict(zip(("same places", "same beginning", "same end"), _common(choice, o))) for o in others]
+    return {"length": len(choice), "symbols": len(set(choice)), "blocks": blocks, "against the others": common,
+            **{f"block {k}: others there": row["others there"] for k, row in enumerate(blocks)},
+            **{f"query {a}": query[a] for a in TUPLE_ORDER}}
+
+
+def item_choices(item: dict, width: int) -> Choices:
+    """An icy-episodes record as the probe keeps it; `width` the language's word length (0: unknown)."""
+    query = item["query"]["objects"][0]
+    views = [choice_view(c, [o for o in item["choices"] if o != c], query, width) for c in item["choices"]]
+    return choices(item["index"], views, item["choices"].index(item["answer"]))
+
+
+def probe(items: list[Choices], train: list[Choices]) -> Probe:
+    """Fitted on `train`, another language's items, and scored on `items`."""
+    floor = 1 / len(items[0].views) if items else 1 / 5
+    return halves_choices(items, train, floor) if train else Probe(0, 0, floor)
