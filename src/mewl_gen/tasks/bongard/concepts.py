@@ -234,6 +234,9 @@ ABSTRACT_TEMPLATES = tuple(k for k in TEMPLATES if k not in BASIC_TEMPLATES + FR
 # Templates that read only which objects share values, never which values: exchanging two values of an attribute
 # throughout a scene keeps their truth, so no near miss that keeps every count statistic breaks them (sample.py).
 SHARING = ("same", "distinct", "kinds", "odd-one-out", "same-within")
+# Templates drawn with their negation, as likely, their near misses one object's edit (sample.py): SHARING, and
+# 'all', which an exchange breaks only by leaving none of its value ("there is a cube" would tell the sides apart).
+TURNED = SHARING + ("all",)
 VALUES: tuple[str, ...] = tuple(v for vs in ATTRIBUTES.values() for v in vs)
 
 

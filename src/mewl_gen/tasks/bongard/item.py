@@ -20,7 +20,8 @@ from mewl_gen.scenes.universe import ATTRIBUTES, attribute_of
 
 from ..item import Item
 from .concept_library import library
-from .concepts import ABSTRACT_TEMPLATES, BASIC_TEMPLATES, FREEFORM_TEMPLATES, SHARING, Concept, Panel, negation, unnegated
+from .concepts import (ABSTRACT_TEMPLATES, BASIC_TEMPLATES, FREEFORM_TEMPLATES, TURNED, Concept, Panel, negation,
+                       unnegated)
 
 TaskName = Literal["bongard-basic", "bongard-abstract", "bongard-freeform"]
 SIDE = 7  # six context scenes and one test scene of each side
@@ -36,10 +37,10 @@ FAMILIES = {"bongard-basic": BASIC_TEMPLATES, "bongard-abstract": ABSTRACT_TEMPL
 # Templates whose truth is a function of one attribute's multiset: never about color, or an image's color
 # histogram would carry the concept (the issue's fairness bar; the near misses keep count and color areas).
 MULTISET = ("same", "distinct", "all", "none", "exactly", "at-least", "most", "more", "equal", "kinds", "odd-one-out")
-# What a near miss of a concept that names values exchanges (sample.py): each object keeps its color and size, so
-# each color's area is kept; in basic, shapes only (each object keeps its material too).
+# What a near miss changes (sample.py): each object keeps its color and size, so each color's area is kept; in
+# basic, shapes only (each object keeps its material too).
 EXCHANGED = {"bongard-basic": ("shape",), "bongard-abstract": ("shape", "material")}
-# The templates whose truth is which objects show each value they name (not positional, not SHARING).
+# The templates whose truth is which objects show each value they name (not positional).
 NAMING = ("exists", "both", "all", "none", "exactly", "at-least", "most", "more", "equal", "implies")
 
 
@@ -62,9 +63,9 @@ def fair_to_histograms(c: Concept) -> bool:
     return True
 
 
-def exchange_breaks(task: str, c: Concept) -> bool:
-    """An exchange of two values of an attribute the family's near misses exchange can break the concept:
-    it names such a value (else no exchange touches what it reads), or it is not about named values."""
+def edit_breaks(task: str, c: Concept) -> bool:
+    """A near miss of the family can break the concept: it names a value of an attribute the near misses
+    change (else none touches what it reads), or it is not about named values."""
     if c.kind not in NAMING:
         return True
     named = [v for a in c.args for v in (a if isinstance(a, tuple) else (a,)) if isinstance(v, str)]
@@ -74,14 +75,14 @@ def exchange_breaks(task: str, c: Concept) -> bool:
 @lru_cache(maxsize=4)
 def problem_concepts(task: str) -> dict[str, tuple[Concept, ...]]:
     """Template -> the concepts a problem of the family may be about (none for freeform: its programs are drawn,
-    freeform.py). A SHARING concept comes with its negation, as likely as it: what it reads is a count
+    freeform.py). A TURNED concept comes with its negation, as likely as it: what it reads is a count
     statistic of a panel, which a model of single panels would learn were the positives always its side."""
     kinds = FAMILIES[task]
     out: dict[str, list[Concept]] = {k: [] for k in kinds}
     for c in library(5):
-        if (c.kind in out and fair_to_histograms(c) and exchange_breaks(task, c)
+        if (c.kind in out and fair_to_histograms(c) and edit_breaks(task, c)
                 and not (c.kind == "kinds" and c.args[1] == 1)):  # = 'same'
-            out[c.kind] += [c, negation(c)] if c.kind in SHARING else [c]
+            out[c.kind] += [c, negation(c)] if c.kind in TURNED else [c]
     return {k: tuple(v) for k, v in out.items() if v}
 
 

@@ -1,16 +1,20 @@
 """Bongard problems drawn: a concept, seven positives, seven near misses, a proof of fairness.
 
-1. A template of the family, then one of its concepts (problem.problem_concepts).
+1. A template of the family, then one of its concepts (item.problem_concepts).
 2. Seven positive scenes: objects drawn from small per-scene palettes (so
    shared and distinct attributes both occur), biased towards the values the
    concept names, until the concept holds and one edit can break it.
-3. Seven negatives, each a near miss: a fresh positive drawn the same way,
-   with the same number of objects, changed by one edit that breaks the concept. In bongard-basic the
-   edit changes one object's shape or swaps two objects' shapes: every object keeps its color, material
-   and size, so the area of each color x material (what an image's color histogram sees) is a positive's.
-   In bongard-abstract it changes one object's shape or material, or swaps two objects' colors (of one
-   size) or sizes (of one color): the object count and each color's area never change. A
-   positional concept's negative is the same objects placed so it fails.
+3. Seven negatives, each a near miss: a fresh positive drawn the same way, with the same number of
+   objects, changed by one edit that breaks the concept, which may leave no marker (docs/bongard.md):
+   - a concept that names values: two values of one attribute exchanged throughout the scene (shape in
+     bongard-basic, shape or material in bongard-abstract): the negative is its positive up to the values'
+     names, so every count statistic of the panel is a positive's, and each object keeps its color and
+     size (in basic its material too), so each color's area is a positive's;
+   - a concept that reads only how objects share values (concepts.SHARING), which no exchange changes, or
+     'every object is a cube', which one breaks only by leaving no cube (concepts.TURNED): one object's
+     shape or material changed, or two objects' colors (of one size) or sizes (of one color) swapped; its
+     negation is drawn as often, with the sides of the same draws turned over;
+   - a positional concept: both sides' objects are drawn alike, placeable either way; placement decides.
 4. Placement (every pair apart along the axis a positional concept reads);
    then the library proof (concept_library.unfair); a problem that
    fails it is drawn again, a bounded number of times.
@@ -37,7 +41,7 @@ from ..benchmark import Draw
 from ..seeds import draw_seed
 from . import freeform
 from .concept_library import unfair
-from .concepts import SHARING, Concept, Panel, holds, unnegated
+from .concepts import TURNED, Concept, Panel, holds, unnegated
 from .item import EXCHANGED, SIDE, BongardItem, apart, axis, objects_range, panel, problem_concepts
 
 PROBLEM_DRAWS = 30  # whole sets of fourteen scenes per concept
@@ -125,10 +129,10 @@ def _object_edits(things: list[Thing]) -> list[Edit]:
     for i, t in enumerate(things):
         for a in ("shape", "material"):
             for v in ATTRIBUTES[a]:
-                if v != getattr(t, a):
-                    u = getattr(t, a)
-                    out.append(Edit(f"object {i}: {a} {u} -> {v}", things[:i] + [t._replace(**{a: v})] + things[i + 1:],
-                                    f"object {i}: {a} {v} -> {u}"))
+                u = getattr(t, a)
+                if v != u:
+                    changed = things[:i] + [t._replace(**{a: v})] + things[i + 1:]
+                    out.append(Edit(f"object {i}: {a} {u} -> {v}", changed, f"object {i}: {a} {v} -> {u}"))
     for a, kept in (("color", "size"), ("size", "color")):
         for i, j in combinations(range(len(things)), 2):
             x, y = things[i], things[j]
@@ -144,9 +148,9 @@ def _edits(things: list[Thing], c: Concept, task: str) -> tuple[list[Edit], ...]
     """The one-step changes a near miss of the concept is drawn from, in tiers: the first tier with one that
     breaks it. A concept that names values: exchanges of two values (item.EXCHANGED), which keep every count
     statistic of the scene; two values it shows where one of those breaks it (its negative shows the same
-    values), else a shown one and another. A SHARING concept, which no exchange changes: one object's
+    values), else a shown one and another. A TURNED concept, which no exchange breaks fairly: one object's
     change; its problems are about it or its negation alike."""
-    if c.kind in SHARING:
+    if c.kind in TURNED:
         return (_object_edits(things),)
     return tuple(_exchanges(things, EXCHANGED[task], both) for both in (True, False))
 
