@@ -33,6 +33,7 @@ from ..audit.views import View
 from .item import Episode
 from .solver import SOLVERS
 from .solver.features import suffix
+from .solver.learned import MIN_TRAIN
 from .solver.pragmatic import NO_HAND_CHANCE
 
 BASIC = ("shape", "color", "material")
@@ -150,5 +151,8 @@ def episode_choices(ep: Episode) -> Choices:
 
 def probe(task: str, items: list[Choices], train: list[Choices] | None) -> Probe:
     """The probe fitted on `train` (another seed's episodes) and scored on `items`, or fitted on the
-    first half of `items` by index and scored on the rest."""
+    first half of `items` by index and scored on the rest; none fitted on fewer than the learned
+    baselines' MIN_TRAIN episodes (its cell '-', as theirs)."""
+    if (len(train) if train else len(items) // 2) < MIN_TRAIN:
+        return Probe(0, 0, floor(task))
     return halves_choices(items, train, floor(task))
