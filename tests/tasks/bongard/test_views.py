@@ -20,9 +20,12 @@ PROBLEMS = 600
 
 def panel(rng: np.random.Generator) -> list[dict]:
     """3 to 5 objects from small per-panel palettes, as the sampler draws a scene."""
-    palettes = {a: list(rng.choice(VALUES[a], int(rng.integers(1, len(VALUES[a]) + 1)), replace=False))
-                for a in ATTRIBUTES}
-    return [{a: str(rng.choice(palettes[a])) for a in ATTRIBUTES} for _ in range(int(rng.integers(3, 6)))]
+    n, columns = int(rng.integers(3, 6)), {}
+    for a in ATTRIBUTES:
+        values = VALUES[a]
+        palette = [values[i] for i in rng.permutation(len(values))[:int(rng.integers(1, len(values) + 1))]]
+        columns[a] = [palette[i] for i in rng.integers(0, len(palette), n)]
+    return [{a: columns[a][k] for a in ATTRIBUTES} for k in range(n)]
 
 
 def negative(rng: np.random.Generator, planted: bool) -> tuple[dict, str]:

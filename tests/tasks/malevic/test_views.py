@@ -5,6 +5,8 @@ a construction whose twin is drawn like every other object is flagged by neither
 here, not sampled: the test holds whatever the sampler becomes."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -48,22 +50,23 @@ def record(rng: np.random.Generator, task: str, index: int, planted: bool) -> di
             "target": int(np.flatnonzero(order == (0 if upper else 1))[0])}
 
 
-def records(task: str, planted: bool, seed: int = 3) -> list[dict]:
+@functools.cache
+def records(task: str, planted: bool, seed: int = 3) -> tuple[dict, ...]:
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < ITEMS:
         item = record(rng, task, len(out), planted)
         if len({o["shape"] for o in item["scene"]["objects"]}) > 1 or TASK_RULES[task].one_shape:
             out.append(item)
-    return out
+    return tuple(out)
 
 
-def twin_scan(task: str, items: list[dict]):
+def twin_scan(task: str, items: tuple[dict, ...]):
     pairs = [p for p in (twin_and_pool(TASK_RULES[task], item) for item in items) if p is not None]
     return scan([r for r, _ in pairs], [p for _, p in pairs])
 
 
-def view_probe(task: str, items: list[dict]):
+def view_probe(task: str, items: tuple[dict, ...]):
     rules = TASK_RULES[task]
     return halves_probe([(item["index"], neighbours_view(rules, item), item["label"]) for item in items], None, 0.5)
 

@@ -125,7 +125,7 @@ class Scan:
 
     def failures(self, role: str) -> list[str]:
         """The verdict's words where the role stands out."""
-        return [f"{role} stands out by {', '.join(self.flagged[:3])} (p {self.p[self.flagged[0]]:.2g} "
+        return [f"{role} marked by {', '.join(self.flagged[:3])} (p {self.p[self.flagged[0]]:.2g} "
                 f"< {self.bound:.2g})"] if self.flagged else []
 
 
