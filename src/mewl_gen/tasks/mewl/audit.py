@@ -2,10 +2,9 @@
 
 Per split and task, from the released episode.json files: the independent
 oracle (must answer every episode), the text-only guesser, every deprived
-exact solver (solver/deprived.py), the learned deprived baselines
-(solver/learned.py), the learned probe of a generic view with the task's
-channel withheld (views.py), and chi-square tests of the answer position and of the
-concepts each task's solvers report as balanced. A row fails when the oracle
+exact solver (solver/deprived.py), the learned deprived baselines (solver/learned.py), the
+learned probe of a generic view with the task's channel withheld (views.py), and chi-square
+tests of the answer position and of the concepts each task's solvers report as balanced. A row fails when the oracle
 misses an episode, a baseline's 99.9 % interval lies above its chance or a
 balance test fails. Probes of channels no model should learn from (names
 only, identity fields) are tasks.audit.Probe cells, each against its floor.
