@@ -281,4 +281,5 @@ AUDIT = Audit(COLUMNS, findings, stored_key, learns=True, notes=(
     "floors: text-only, names-only, identity fields and the context withheld (fitted on another seed's --train "
     "only) at 1 over the answers a guess chooses from (icy-naming: the objects the split shows; icy-episodes: the "
     "five choices); rule-aware: the sampler's rules replayed under every answer (the five choices; icy-naming: "
-    "the split's messages) with the language's table, never an image, a guess among those they admit, at 1 over the answers; repeats at 0 in test (train and val may share items)"))
+    "the split's messages) with the language's table, never an image, a guess among those they admit, at 1 over "
+    "the answers; repeats at 0 in test (train and val may share items)"))
