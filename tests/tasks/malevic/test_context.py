@@ -10,7 +10,8 @@ import pytest
 
 from mewl_gen.tasks.malevic.floor import full_size_floor, ranges, seen_law
 from mewl_gen.tasks.audit.statistics import Z_VERDICT, wilson
-from mewl_gen.tasks.malevic.probes import CHANCE, Seen, neighbour_rule, probes, without_k
+from mewl_gen.tasks.audit import Probe
+from mewl_gen.tasks.malevic.probes import CHANCE, Seen, below_its_floor, neighbour_rule, probes, without_k
 from mewl_gen.tasks.malevic.rules import TASK_RULES, reference_set
 from tests.tasks.malevic.test_sample import statements
 
@@ -83,6 +84,14 @@ def test_the_floor_without_k_is_reached_by_its_own_solver(task):
     probe = without_k(TASK_RULES[task.removeprefix("malevic-")], list(seen(task)))
     low, high = wilson(probe.hits, probe.n, Z_VERDICT)
     assert low <= probe.floor <= high, (probe.cell(), probe.floor)
+
+
+def test_a_floor_its_own_solver_cannot_reach_is_flagged():
+    """The audit's check of the no-k floor both ways: 0.967 of 1,600 (the reported POS-hard reading) lies
+    below 0.9763 only at 95 %; 0.95 of 1,600 lies below it at 99.9 % too."""
+    assert not below_its_floor(Probe(1547, 1600, 0.9763))
+    assert below_its_floor(Probe(1520, 1600, 0.9763))
+    assert not below_its_floor(Probe(0, 0, 0.9763))
 
 
 def test_the_law_of_ranges_is_exact_and_puts_t_between_the_pair():

@@ -18,7 +18,8 @@ objects at the target's level and one level either side, floor 1/2; not SUP1),
 the marker scan of the twin against the objects a solver could take for it
 (tasks.audit.markers), and the rule-aware solver (tasks.audit.rules: the
 sampler's rules replayed under both labels, floor 1/2).
-Exit 1 when the oracle misses an item, text-only beats chance, the true share
+Exit 1 when the oracle misses an item, text-only beats chance, the Bayes solver without k lands below
+the floor it defines (so the floor is not one), the true share
 is off 1/2, classes are unbalanced, a probe is above its floor or the twin stands out.
 """
 from __future__ import annotations
@@ -36,7 +37,7 @@ from ..audit.rules import consistent, rule_column
 from ..audit.views import halves_probe
 from ..stored import StoredItem
 from . import solver
-from .probes import Seen, level_of, probes
+from .probes import Seen, below_its_floor, level_of, probes
 from .rules import TASK_RULES
 from .sample import sentence_classes
 from .views import neighbours_view, twin_and_pool
@@ -148,6 +149,8 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     if found["class balance p"] < BALANCE_P:
         failures.append("classes unbalanced")
     failures += leaking(found_probes)
+    if "sizes without k" in found_probes and below_its_floor(found_probes["sizes without k"]):
+        failures.append("sizes without k below its floor: the floor is not one")
     failures += _markers(rows, train_rows, found)
     aware, replayed = rule_column(labels, [r[10] for r in rows], [s.index for s in items], 1 / 2)
     found["rule-aware"] = aware.cell()
