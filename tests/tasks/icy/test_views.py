@@ -35,8 +35,13 @@ def test_no_probe_without_another_language():
 
 
 # A leak this probe found and no earlier probe had: the query's attributes with how the choices' messages
-# agree letter by letter tell the answer above 1/5 on another language. The sampler's choices are not
-# this change's to mend; strict, so that the test fails once they are and the mark must go.
+# agree letter by letter tell the answer above 1/5 on another language. The query shows the answer's shape,
+# the choices' first words group them by shape, and how large a shape's group runs depends on the shape:
+# every language holds out cylinder with two colors and cube and sphere with three (draw_holdout), so in
+# train more colors can take a cylinder and in test fewer, and the layout rule (each choice's panel of its
+# third shape, two panels per shape) shifts the group sizes further. Drawing the five choices as a set and
+# the answer uniformly among them leaves this as it is; the mark stays until the choices' shapes are drawn
+# so that no shape's group runs larger than another's. Strict, so that the test fails once they are.
 @pytest.mark.xfail(strict=True, reason="icy-episodes' choices with the query read above 1/5 without the context")
 @pytest.mark.slow
 def test_the_probe_is_at_its_floor_on_sampled_items():
