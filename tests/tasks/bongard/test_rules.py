@@ -51,8 +51,13 @@ def test_the_rule_aware_solver_admits_both_answers_and_stays_at_one_half():
 
 @pytest.mark.slow
 def test_a_planted_rule_that_reads_the_answer_is_caught():
-    answers, kept, indices = replayed(split_rule)
-    probe, failures = rule_column(answers, kept, indices, 0.5)
+    """The planted rule decides about half the problems (where the two answers' keys fall on different
+    sides) and leaves the rest to the solver's coin: on the problems it decides the solver is always right,
+    and its column flags them, whatever the coins of the undecided ones (at this sample's size the whole
+    column's 99.9 % interval may still reach 1/2)."""
+    decided = [(a, k, i) for a, k, i in zip(*replayed(split_rule)) if len(k) == 1]
+    assert len(decided) > 20 and all(k == (a,) for a, k, _ in decided)
+    probe, failures = rule_column(*map(list, zip(*decided)), 0.5)
     assert probe.leaks and failures == ["rule-aware solver above its floor"], probe.cell()
 
 
