@@ -38,6 +38,11 @@ def _random_object(rng: np.random.Generator, attribute: str, value: str) -> Obje
     return object_tuple(values)
 
 
+def _others(obj: ObjectTuple, attribute: str) -> tuple[str, ...]:
+    """The object less `attribute`: what a word's objects show besides its value."""
+    return tuple(v for a, v in zip(TUPLE_ORDER, obj) if a != attribute)
+
+
 def sample(rng: np.random.Generator, attribute: str) -> Draft:
     # Choose the concepts and bind words.
     pick = rng.choice(len(ATTRIBUTES[attribute]), size=VALUES_PER_EPISODE, replace=False)
@@ -53,10 +58,13 @@ def sample(rng: np.random.Generator, attribute: str) -> Draft:
         for k, (w, obj) in enumerate(shuffled(rng, shown))
     )
 
-    # Query: one object with one of the values, not a context object.
+    # Query: one object with one of the values, its other attributes matching no context object's. Only
+    # the answer's objects could be copies; redrawing against theirs alone would tell a solver blind to
+    # `attribute` that a word whose object matches the query elsewhere is not the answer.
     answer = words[rng.integers(VALUES_PER_EPISODE)]
-    seen = {obj for _, obj in shown}
-    query_obj = redraw(lambda: _random_object(rng, attribute, lexicon[answer]), lambda o: o not in seen, "query object")
+    seen = {_others(obj, attribute) for _, obj in shown}
+    query_obj = redraw(lambda: _random_object(rng, attribute, lexicon[answer]),
+                       lambda o: _others(o, attribute) not in seen, "query object")
     query = place_scene(draw_seed(rng), [query_obj])
 
     fresh = pseudo_words(rng, 2, syllables=2, exclude=words)
@@ -91,7 +99,9 @@ def validate(ep: Episode, attribute: str) -> None:
     # The query: one new object; exactly one choice names one of its values.
     require(len(ep.query.objects) == 1, "the query shows one object")
     query = ep.query.objects[0].properties
-    require(all(query != p.scene.objects[0].properties for p in ep.context_panels), "query repeats a context object")
+    # Stronger than "no copy": no context object matches the query outside `attribute` (sample's query).
+    require(all(_others(query, attribute) != _others(p.scene.objects[0].properties, attribute)
+                for p in ep.context_panels), "query matches a context object on every other attribute")
     true = [c for c in ep.choices if c in lexicon and lexicon[c] in query]
     require(true == [ep.answer], f"true choices {true} != answer {ep.answer!r}")
     require(not set(ep.choices) - set(lexicon) & {p.utterance for p in ep.context_panels}, "fresh word in context")
