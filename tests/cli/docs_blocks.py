@@ -52,7 +52,7 @@ REWRITES = {  # name: (page, fence, a string of the block, rules)
     # One process each (bongard.md's own choice): at two items a task a pool's start is most of a command's time,
     # and what a command writes or prints does not depend on its workers.
     "audit": ("audit.md", "sh", "mewl audit", [(r"--n N_TRAIN\b", "--n 2"), (r"--n N_TEST\b", "--n 2"),
-                                               (r"(--out D/\$b|--markdown)$", r"\1 --workers 1")]),
+                                               (r"(--out [DT]/\$b|--markdown)$", r"\1 --workers 1")]),
     "bongard audit": ("bongard.md", "bash", "mewl audit", [(r"--n \d+ ", "--n 2 ")]),
     # The line that names its sizes at one store of 2 episodes; every line writes in the scratch folder.
     "scale": ("scale.md", "bash", "make bench ONLY=scale", [(r"SCALE_SIZES=250,1000\b", "SCALE_SIZES=2"), BENCH_MAKE]),
