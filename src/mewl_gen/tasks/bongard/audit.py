@@ -230,4 +230,4 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
 AUDIT = Audit(COLUMNS, findings, key, notes="every probe reads 'accuracy % [95 % interval] / floor'; rule-aware: "
               "the sampler's rules that read no scene replayed with either test image as the positive; "
               "count-only and histogram-only are not judged on bongard-abstract, whose concepts are about counts, "
-              "colors and materials (there they read the concept); repeats: none allowed in test")
+              "colors and materials (there they read the concept); repeats: none allowed in test", learns=True)
