@@ -8,9 +8,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from mewl_gen.tasks.malevic.item import OBJECT_COUNTS, QUERY_LEVELS, SIZE_LEVELS, SWAP
+from mewl_gen.scenes.universe import COLORS
+from mewl_gen.tasks.malevic.item import QUERY_LEVELS, SIZE_LEVELS, SWAP
 from mewl_gen.tasks.malevic.probes import TARGET_FLOOR, Seen, level_of, probes
-from mewl_gen.tasks.malevic.rules import TASK_RULES, Statement, broken_rule, true_adjective
+from mewl_gen.tasks.malevic.rules import TASK_RULES, Statement, broken_rule, object_counts, true_adjective
 from mewl_gen.tasks.malevic.sample import K_SHARP, K_SPREAD, PAIR_LOW
 from tests.conftest import sweep
 from tests.tasks.malevic.test_sample import STATEMENTS, TASKS, statements
@@ -82,12 +83,13 @@ def old_style(task: str, n: int, seed: int) -> list[Seen]:
         adjective = words[int(rng.integers(2))]
         label = (index % 2 == 0) == bool(first_true[index // 2])  # which of the pair is true: a coin
         while True:
-            m = int(rng.choice(OBJECT_COUNTS))
+            m = int(rng.choice(object_counts(rules)))
             levels = (int(rng.choice(QUERY_LEVELS)), *map(int, rng.integers(0, len(SIZE_LEVELS), m - 1)))
             shapes = ("cube",) * m if rules.one_shape else ("cube", *(str(s) for s in rng.choice(
                 ("cube", "sphere", "cylinder"), m - 1)))
             k = None if rules.superlative else float(np.clip(rng.normal(K_SHARP, K_SPREAD), 0, 1))
-            st = Statement(shapes, ("red",) + ("blue",) * (m - 1), levels, 0, k)
+            # Every object named apart (0.5.0's rule; the old draws' colors did not matter to these probes).
+            st = Statement(shapes, tuple(COLORS[i % len(COLORS)] for i in range(m)), levels, 0, k)
             if broken_rule(rules, st) is None and true_adjective(rules, st) == (adjective if label else SWAP[adjective]):
                 break
         out.append(Seen(label, adjective, levels[0], levels, index, 0))
