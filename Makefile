@@ -126,14 +126,15 @@ pins-update: setup
 	@$(COMPILE)
 	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m tests.test_pinned_output --write
 
+# MEWL_OUT_OPTION: a refusal of the dataset folder names OUT=, the option typed here, not the command's --out.
 render: setup
-	$(VENV)/bin/mewl render --task $(TASK) --n $(N) --out $(OUT) --split $(SPLIT) --seed $(SEED) \
+	MEWL_OUT_OPTION=OUT= $(VENV)/bin/mewl render --task $(TASK) --n $(N) --out "$(OUT)" --split $(SPLIT) --seed $(SEED) \
 		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),) \
 		$(if $(PASSES),--passes $(PASSES),)
 
 # MEWL's release as the paper sized it: every task, 3,000 / 600 / 600 episodes in train / val / test.
 release: setup
-	$(VENV)/bin/mewl render --preset mewl-release --out $(OUT) --seed $(SEED) \
+	MEWL_OUT_OPTION=OUT= $(VENV)/bin/mewl render --preset mewl-release --out "$(OUT)" --seed $(SEED) \
 		--device $(DEVICE) --quality $(QUALITY) $(if $(WORKERS),--workers $(WORKERS),) $(if $(WORKERS_PER_GPU),--workers-per-gpu $(WORKERS_PER_GPU),) $(if $(DRY_RUN),--dry-run,) \
 		$(if $(PASSES),--passes $(PASSES),)
 

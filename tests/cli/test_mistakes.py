@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.command import mewl_process as mewl
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def digest(root: Path) -> dict[str, str]:
@@ -102,6 +106,26 @@ def test_a_dry_run_checks_the_folder_like_the_render(data, tmp_path):
     assert refused(r, "holds a different dataset", "seed=0 (asked 5)")
     r = mewl("status", data, "--n", 99999999999999)
     assert refused(r, "at most")
+
+
+def test_a_folder_holding_another_dataset_is_refused_by_the_option_the_user_typed(data, tmp_path):
+    """--out, OUT as the argument, or make render's OUT=: the refusal says which to change."""
+    asked = ["render", "--task", "shape", "--n", 1, "--device", "cpu"]
+    for typed, option in ((["--out", data], "--out"), ([data], "OUT")):
+        r = mewl(*asked, *typed)
+        assert refused(r, "holds a different dataset", "kind='specs' (asked 'rendered')"), r.stderr
+        assert r.stderr.endswith(f"; choose another {option}\n"), r.stderr
+    r = mewl(*asked, "--out", "", env={**os.environ, "MEWL_OUT_OPTION": "OUT="})
+    assert refused(r, "OUT= is empty; name a folder"), r.stderr
+    if Path(sys.executable).parents[1].resolve() != (ROOT / ".venv").resolve():
+        pytest.skip("not run from this checkout's .venv: its Makefile would make that venv first")
+    before = digest(data)
+    done = subprocess.run(["make", "-s", "-C", str(ROOT), "render", f"OUT={data}", "TASK=shape", "N=1", "DEVICE=cpu"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith("mewl: error:")]
+    assert "holds a different dataset" in line and line.endswith("; choose another OUT="), done.stderr
+    assert digest(data) == before
 
 
 def test_a_broken_link_as_out_is_named(tmp_path):

@@ -47,6 +47,18 @@ def test_the_five_minute_path_runs_as_written_but_for_its_render_quality(tmp_pat
     assert len((tmp_path / "predictions.jsonl").read_text().splitlines()) == 4
 
 
+def test_the_five_minute_path_writes_a_folder_of_its_own_that_git_ignores():
+    """Its draft dataset and `make render`'s (OUT, at default quality) never share a folder: the first
+    `make render` after the path would be refused."""
+    section = README.read_text().split("## From nothing to a score")[1].split("\n## ")[0]
+    (folder,) = re.findall(r"^\.venv/bin/mewl render .*--out (\S+)$", section, re.M)
+    (make_out,) = re.findall(r"^OUT \?= (\S+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert folder != make_out
+    assert f"/{folder}/" in (ROOT / ".gitignore").read_text().splitlines()
+    for command in ("export", "eval", "gallery"):
+        assert re.search(rf"^\.venv/bin/mewl {command} {folder} ", section, re.M), command
+
+
 def test_the_set_up_commands_are_make_targets():
     first = blocks(README.read_text(), "")[0]
     targets = re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M)

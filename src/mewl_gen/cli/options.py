@@ -64,6 +64,18 @@ def dataset_folder(args) -> Path:
     return given[0]
 
 
+OUT_OPTION = "MEWL_OUT_OPTION"  # how a wrapper names the dataset folder to its user: the Makefile's OUT=
+
+
+def out_option(args=None) -> str:
+    """The dataset folder's option as the user typed it, for a refusal to name back: what a wrapper
+    says in MEWL_OUT_OPTION (make render: OUT=), else --out, or OUT where it was given as the argument."""
+    wrapper = os.environ.get(OUT_OPTION, "").strip()
+    if wrapper:
+        return shown(wrapper, 40)
+    return "OUT" if getattr(args, "out_folder", None) is not None else "--out"
+
+
 def configs(args, names: list[str]) -> tuple[tuple[tuple[str, object], ...], list[str]]:
     """The chosen benchmarks' dataset-wide configs from their options, and
     the same options as a command line (files made absolute, for SLURM nodes)."""
@@ -168,12 +180,12 @@ def workers_per_gpu(value: str | int | None, workers: int | None, device: str) -
     return k
 
 
-def output(value: str | Path, flag: str = "--out") -> Path:
+def output(value: str | Path, flag: str | None = None) -> Path:
     """A path as typed: never empty (that would be the current folder), never
-    a link to nowhere."""
+    a link to nowhere. Without `flag`, the dataset folder (out_option)."""
     text = str(value)
     if not text.strip():
-        raise UserError(f"{flag} is empty; name a {'folder' if flag == '--out' else 'file'}")
+        raise UserError(f"{flag} is empty; name a file" if flag else f"{out_option()} is empty; name a folder")
     path = Path(text).expanduser()
     if path.is_symlink() and not path.exists():
         raise UserError(f"{path} is a broken link (to {os.readlink(path)}); point it at a folder or remove it")

@@ -56,8 +56,9 @@ def _checked(args) -> Run:
                         configs=options.configs(args, tasks)[0], passes=options.passes(args.passes),
                         durable=options.durable())
     manifest = settings.manifest("rendered")
-    check_output(out, manifest, catalog.benchmark_names(tasks))
-    return Run(tasks, n, device, gpu_ids, workers, per_gpu, shard, settings, manifest)
+    option = options.out_option(args)
+    check_output(out, manifest, catalog.benchmark_names(tasks), option)
+    return Run(tasks, n, device, gpu_ids, workers, per_gpu, shard, settings, manifest, option)
 
 
 def cmd_status(args) -> int:

@@ -20,7 +20,7 @@ def cmd_sample(args) -> int:
                         scheme=options.split_scheme(args.split_scheme, tasks, split), configs=options.configs(args, tasks)[0],
                         durable=options.durable())
     workers = options.workers(args.workers)
-    claim_output(args.out, settings.manifest("specs"), catalog.benchmark_names(tasks))
+    claim_output(args.out, settings.manifest("specs"), catalog.benchmark_names(tasks), options.out_option(args))
     failed = sample_to_disk(settings, tasks, n, workers)
     for reason in failed:
         print(f"failed: {reason}", file=sys.stderr)

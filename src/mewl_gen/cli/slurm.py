@@ -130,7 +130,7 @@ def request(args) -> Request:
         submit_dir=Path.cwd(), scheme=options.split_scheme(args.split_scheme, tasks, options.split(args.split)),
         configs=configs, config_args=tuple(config_args), workers_per_gpu=per_gpu, passes=options.passes(args.passes),
     )
-    check_output(out, render_settings(req), catalog.benchmark_names(req.tasks))  # another seed or quality in OUT: refused
+    check_output(out, render_settings(req), catalog.benchmark_names(req.tasks), options.out_option(args))  # another seed or quality in OUT: refused
     return req
 
 

@@ -47,6 +47,7 @@ class Run:
     shard: tuple[int, int]
     settings: Settings
     manifest: dict
+    out_option: str = "--out"  # how the user named OUT, for a refusal to name back (cli.options.out_option)
 
 
 class Terminated(KeyboardInterrupt):
@@ -63,7 +64,7 @@ def _stop_on(signum, frame):
 
 def render(run: Run, repair: bool = False) -> int:
     """Render the run's missing items; the exit status (130 or 143 when interrupted)."""
-    tasks, n, shard, settings, manifest = run.tasks, run.n, run.shard, run.settings, run.manifest
+    tasks, n, shard, settings = run.tasks, run.n, run.shard, run.settings
     out, split = settings.out, settings.split
     noun = catalog.noun(tasks)
     probe_writable(out)  # a read-only or full OUT is refused before Blender starts
@@ -79,7 +80,7 @@ def render(run: Run, repair: bool = False) -> int:
     state: dict = {}  # the Progress, once rendering starts
     try:
         if not jobs:
-            _claim(out, manifest, split, tasks, n)
+            _claim(run)
             with writing(out):
                 stale = clean_stale(out)
             _index(out, split, tasks)
@@ -127,7 +128,7 @@ def _render(state: dict, run: Run, jobs, complete, created) -> None:
         with Writer(out) as writer:
             stale = clean_stale(out)
             with RenderPool(opts, writer) as pool:
-                _claim(out, run.manifest, settings.split, tasks, run.n)
+                _claim(run)
                 threads = opts[0]["threads"]
                 say(f"render: {len(jobs)} {catalog.noun(tasks)}(s) of {', '.join(tasks)} to {out / settings.split} "
                     f"({complete} already complete); {len(opts)} worker(s) on {', '.join(sorted(set(pool.devices)))}"
@@ -150,8 +151,9 @@ def _index(out: Path, split: str, tasks: list[str]) -> None:
         index.rebuild(out, split, task)
 
 
-def _claim(out: Path, manifest: dict, split: str, tasks: list[str], n: int) -> None:
-    claim_output(out, manifest, catalog.benchmark_names(tasks))
+def _claim(run: Run) -> None:
+    out, tasks = run.settings.out, run.tasks
+    claim_output(out, run.manifest, catalog.benchmark_names(tasks), run.out_option)
     for task in tasks:
-        bookkeeping.record_plan(out, split, task, n)
+        bookkeeping.record_plan(out, run.settings.split, task, run.n)
     card.write_card(out)

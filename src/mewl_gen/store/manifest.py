@@ -24,7 +24,7 @@ from .layout import BOOKKEEPING, MANIFEST
 from .nfs import create_exclusive
 
 
-def claim_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> None:
+def claim_output(out: Path, settings: dict, benchmarks: Iterable[str] = (), option: str = "--out") -> None:
     """Create OUT with its manifest, or check an existing one matches (the
     dataset card comes with the run's plans: store.card).
 
@@ -32,20 +32,21 @@ def claim_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> N
     benchmarks' configs); a folder written with other settings is refused and
     left untouched. `benchmarks`: those the run writes items of. A benchmark's
     config new to OUT (a language for a benchmark OUT holds no items of) is added to the
-    manifest; another benchmark's config never stands in the way."""
-    exists = check_output(out, settings, benchmarks)
+    manifest; another benchmark's config never stands in the way. `option`: how the user named
+    OUT (--out, OUT, make's OUT=), which a refusal names back."""
+    exists = check_output(out, settings, benchmarks, option)
     probe_writable(out)  # also for a dataset already there: a read-only mount is one line
     if exists:
-        _add_configs(out, settings, benchmarks)
+        _add_configs(out, settings, benchmarks, option)
         return
     with writing(out):
         out.mkdir(parents=True, exist_ok=True)
         if not create_exclusive(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings})):
-            check_output(out, settings, benchmarks)  # another run created OUT first: its settings or a refusal
-            _add_configs(out, settings, benchmarks)
+            check_output(out, settings, benchmarks, option)  # another run created OUT first: its settings or a refusal
+            _add_configs(out, settings, benchmarks, option)
 
 
-def _add_configs(out: Path, settings: dict, benchmarks: Iterable[str]) -> None:
+def _add_configs(out: Path, settings: dict, benchmarks: Iterable[str], option: str) -> None:
     """Pin the configs of benchmarks OUT holds none of yet, under a lock (two
     runs adding two benchmarks both land), checking again inside it."""
     if not set(settings.get("config") or {}) - set(read_manifest(out).get("config") or {}):
@@ -54,13 +55,13 @@ def _add_configs(out: Path, settings: dict, benchmarks: Iterable[str]) -> None:
         (out / BOOKKEEPING).mkdir(exist_ok=True)
         with open(out / BOOKKEEPING / "manifest.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            check_output(out, settings, benchmarks)
+            check_output(out, settings, benchmarks, option)
             have = read_manifest(out)
             config = {**(have.get("config") or {}), **settings["config"]}
             write_atomic(out / MANIFEST, dumps({**have, "config": config}))
 
 
-def check_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> bool:
+def check_output(out: Path, settings: dict, benchmarks: Iterable[str] = (), option: str = "--out") -> bool:
     """claim_output's checks without writing anything: True if OUT already
     holds a dataset with these settings, False if it may be created."""
     if out.exists() and not out.is_dir():
@@ -73,11 +74,11 @@ def check_output(out: Path, settings: dict, benchmarks: Iterable[str] = ()) -> b
         diff = [f"{k}={_short(have.get(k))} (asked {_short(wanted.get(k))})" for k in keys if have.get(k) != wanted.get(k)]
         diff += _config_differences(out, have.get("config") or {}, wanted.get("config") or {}, set(benchmarks))
         if diff:
-            raise UserError(f"{out} holds a different dataset: " + ", ".join(diff) + "; choose another --out")
+            raise UserError(f"{out} holds a different dataset: " + ", ".join(diff) + f"; choose another {option}")
         return True
     names = {p.name for p in out.iterdir() if not p.name.startswith(".")} if out.is_dir() else set()
     if MANIFEST in names:
-        return check_output(out, settings, benchmarks)  # another run created OUT just now
+        return check_output(out, settings, benchmarks, option)  # another run created OUT just now
     if names:
         raise UserError(f"{out} is not empty and has no {MANIFEST}; choose an empty or new folder")
     return False
