@@ -118,8 +118,8 @@ def study_data(plan: Plan, texts: dict[str, str], study: str, per_participant: i
             "completion_parameter": COMPLETION_PARAMETER, "prolific_return": PROLIFIC_RETURN}
 
 
-def write(staging: Path, plan: Plan, stored: dict[tuple[str, str, int], StoredItem], data: dict,
-          texts: dict[str, str]) -> None:
+def write_page(staging: Path, data: dict, texts: dict[str, str]) -> None:
+    """Everything of the experiment but its pictures: the runner, the library, the texts and the trials."""
     for name in RUNNER:
         shutil.copyfile(WEB / name, staging / name)
     (staging / "lib").mkdir()
@@ -130,7 +130,19 @@ def write(staging: Path, plan: Plan, stored: dict[tuple[str, str, int], StoredIt
         (staging / "texts" / f"{name}.html").write_text(text, encoding="utf-8")
     (staging / "study-data.js").write_text(
         "// The trials of this study (mewl study): no answer is written here.\nwindow.STUDY = "
-        + json.dumps(data, ensure_ascii=False, indent=1) + ";\n", encoding="utf-8")
+        + script_json(data) + ";\n", encoding="utf-8")
+
+
+def script_json(data: dict) -> str:
+    """JSON that stays JSON wherever a page puts it, a <script> block included: no `<` (a dataset's word
+    `</script>` would end the block) and no line or paragraph separator, each written as its escape."""
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def write(staging: Path, plan: Plan, stored: dict[tuple[str, str, int], StoredItem], data: dict,
+          texts: dict[str, str]) -> None:
+    write_page(staging, data, texts)
     (staging / "img").mkdir()
     with export.progress(len(plan.images), "study images") as bar:
         for token, (split, task, index, scene) in plan.images.items():

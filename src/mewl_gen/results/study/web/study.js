@@ -28,6 +28,11 @@
       '<p class="study-question">' + esc(trial.question) + '</p></div>';
   }
 
+  // jsPsych's own template puts a choice into its button as HTML; a dataset's words are text.
+  function label(choice) {
+    return '<button class="jspsych-btn">' + esc(choice) + "</button>";
+  }
+
   function participantId() {
     for (const name of S.id_parameters) {
       const value = params.get(name) || (window.jatos && jatos.urlQueryParameters && jatos.urlQueryParameters[name]);
@@ -53,7 +58,7 @@
     function button(trial, phase, note) {
       const shown = jsPsych.randomization.shuffle(trial.options);
       return {
-        type: jsPsychHtmlButtonResponse, stimulus: stimulus(trial, note), choices: shown,
+        type: jsPsychHtmlButtonResponse, stimulus: stimulus(trial, note), choices: shown, button_html: label,
         data: { trial: trial.id, phase: phase, shown: shown },
         on_finish: (data) => { data.choice = data.response === null ? null : shown[data.response]; },
       };
