@@ -96,6 +96,19 @@ def test_a_participant_who_fails_the_catch_trials_is_excluded(study, capsys):
     assert row["participants"] == {"kept": 1, "excluded": 1} and row["tasks"][0]["excluded"] == 1
 
 
+FORMULAS = ("=cmd|' /C calc'!A0", "+1", "-1", "@SUM(1)", '=HYPERLINK("http://x","y")', "\tx", "\rx")
+
+
+def test_participant_ids_are_never_formulas_in_the_csv(study, capsys):
+    """An id comes from the URL a participant opened: in participants.csv it is text a spreadsheet shows,
+    never a formula it runs (OWASP's rule: a leading single quote)."""
+    files = [save(study / f"{k}.json", rows(who, oracle)) for k, who in enumerate((*FORMULAS, "alice"))]
+    assert run(study, *files) == 0
+    with open(study / "scores" / "participants.csv", newline="") as f:
+        cells = [r["participant"] for r in csv.DictReader(f)]
+    assert sorted(cells) == sorted([*(f"'{who}" for who in FORMULAS), "alice"])
+
+
 def test_implausibly_fast_responses_exclude_by_the_stated_threshold(study, capsys):
     files = [save(study / "a.json", rows("a", oracle)), save(study / "f.json", rows("f", oracle, rt=120))]
     assert run(study, *files) == 0

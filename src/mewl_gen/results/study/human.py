@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 
+from ..spreadsheet import row as sheet_row
 from .score import RESULTS_LIMIT, Result
 
 LABEL = "human (this dataset)"
@@ -40,7 +41,7 @@ def write(folder: Path, result: Result) -> None:
         w = csv.writer(f)
         w.writerow(["participant", "kept", "why excluded", "trials answered"])
         for p in result.participants:
-            w.writerow([p.name, "no" if p.excluded else "yes", p.excluded, len(p.answers)])
+            w.writerow(sheet_row([p.name, "no" if p.excluded else "yes", p.excluded, len(p.answers)]))
 
 
 def table(result: Result) -> str:
