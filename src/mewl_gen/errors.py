@@ -40,13 +40,20 @@ UNCERTAIN = (errno.ESTALE, errno.EIO, errno.ETIMEDOUT, errno.ENOENT)
 SHOWN = 200  # characters of untrusted text a message quotes
 
 
+def terminal(text: object) -> str:
+    """Untrusted text as one line a terminal shows as it is: every character that is not printable (C0,
+    line breaks included, DEL, C1, the line and paragraph separators, bidirectional overrides) as its
+    escape (`\\x1b`), so that no escape sequence reaches a terminal and no line is forged."""
+    return "".join(c if c.isprintable() and c not in "\u2028\u2029" else c.encode("unicode_escape").decode("ascii")
+                   for c in str(text))
+
+
 def shown(text: object, limit: int = SHOWN) -> str:
     """Untrusted text (a file's content or name, a model's answer) as a one-line message may quote it:
-    control characters escaped (no escape sequence reaches a terminal) and cut to `limit` characters."""
+    escaped for the terminal and cut to `limit` characters."""
     text = str(text)
     cut = text[: limit * 4]
-    safe = "".join(c if c.isprintable() and c not in "\u2028\u2029" else c.encode("unicode_escape").decode("ascii")
-                   for c in cut)
+    safe = terminal(cut)
     if len(safe) > limit or len(cut) < len(text):
         return safe[:limit] + f"... ({len(text)} characters)"
     return safe

@@ -4,6 +4,7 @@ object-index image, so no Blender is needed)."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -39,6 +40,25 @@ def test_an_episode_reads_as_panels_objects_pointing_and_choices(tmp_path, mewl,
     assert f"[{pragmatic.answer}]" in out and f"index {pragmatic.answer_index}" in out
     # info.json or episode.json name the same episode
     assert mewl("inspect", tmp_path / "info.json")[1] == out
+
+
+ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x9b31m\x7f\r\nforged line"
+CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")  # C0 but the lines' own breaks, DEL, C1
+
+
+def test_an_items_words_reach_the_terminal_escaped(tmp_path, mewl, pragmatic):
+    """Choices and lexicon words that hold terminal escapes (a window title, a cleared screen) and line breaks
+    print as their escapes, on the lines they belong to."""
+    data = json.loads(pragmatic.model_dump_json())
+    data["choices"] = [c if c == pragmatic.answer else c + ESCAPES for c in data["choices"]]
+    data["lexicon"] = {**data["lexicon"], "word" + ESCAPES: "red"}
+    (tmp_path / "episode.json").write_text(json.dumps(data))
+    (tmp_path / "info.json").write_text(json.dumps(info_json(pragmatic)))
+    write_record(tmp_path)
+    code, out, _ = mewl("inspect", tmp_path)
+    assert code == 0 and not CONTROL.search(out), repr(out)
+    assert out.count("\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x7f\\r\\nforged line") == 5  # four choices, one word
+    assert not any(line.startswith("forged line") for line in out.splitlines())
 
 
 def test_a_scene_spec_lists_objects_and_relations(tmp_path, mewl, pragmatic):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from mewl_gen.errors import UserError, shown
+from mewl_gen.errors import UserError, shown, terminal
 from mewl_gen.scenes.image_truth import ImageTruth
 from mewl_gen.scenes.relations import relationships
 from mewl_gen.scenes.spec import SceneSpec, SpecError, read_json
@@ -71,6 +71,9 @@ def load(path: Path) -> tuple[str, object, Path]:
 
 
 # -- text ---------------------------------------------------------------------
+# Each function returns lines, with a dataset's words (choices, lexicons, sentences, names, captions) as
+# written; cmd_inspect escapes every line for the terminal, so a word's own line break or escape sequence
+# shows as its escape on the line it belongs to.
 def _relations_text(rels: dict[str, list[list[int]]], count: int) -> list[str]:
     lines = []
     for i in range(count):
@@ -79,7 +82,7 @@ def _relations_text(rels: dict[str, list[list[int]]], count: int) -> list[str]:
     return lines
 
 
-def scene_text(spec: SceneSpec, truth: dict | None = None, indent: str = "  ") -> str:
+def scene_lines(spec: SceneSpec, truth: dict | None = None) -> list[str]:
     r = spec.render
     lines = [f"camera {spec.camera.width}x{spec.camera.height}, {len(spec.objects)} objects, "
              f"quality {r.quality} ({r.samples} samples, denoiser {r.denoiser}), spec {spec.spec_hash()[:12]}"]
@@ -97,10 +100,10 @@ def scene_text(spec: SceneSpec, truth: dict | None = None, indent: str = "  ") -
                      f"points to #{h.target} ({target})")
     lines.append("  relations (CLEVR: objects lying in that direction):")
     lines += _relations_text(relationships(spec.camera, spec.objects), len(spec.objects))
-    return "\n".join(indent + line if k else line for k, line in enumerate(lines))
+    return lines
 
 
-def truth_text(gt: dict) -> str:
+def truth_lines(gt: dict) -> list[str]:
     lines = [f"{gt['image_filename']}: {len(gt['objects'])} objects, device {gt.get('device')}, "
              f"Blender {gt.get('blender_version')}, spec {str(gt.get('spec_hash'))[:12]}"]
     objects, hands = overlay.entities(gt)
@@ -115,7 +118,7 @@ def truth_text(gt: dict) -> str:
         lines.append(f"  caption: {gt['caption']}")
     lines.append("  relations (CLEVR: objects lying in that direction):")
     lines += _relations_text(gt["clevr_relationships"], len(objects))
-    return "\n".join(lines)
+    return lines
 
 
 def _truth(folder: Path, name: str) -> dict | None:
@@ -123,10 +126,10 @@ def _truth(folder: Path, name: str) -> dict | None:
     return _checked_truth(_read_json(path), path) if path.is_file() else None
 
 
-def item_text(item: Item, folder: Path) -> str:
+def item_lines(item: Item, folder: Path) -> list[str]:
     """The item as it reads itself (its text and labels), each scene with its ground truth where rendered."""
     scenes = item.scenes()
-    return "\n".join(item.inspect_lines(lambda name: scene_text(scenes[name], _truth(folder, name), indent="  ")))
+    return item.inspect_lines(lambda name: scene_lines(scenes[name], _truth(folder, name)))
 
 
 # -- overlays (drawn by cli.overlay) -------------------------------------------
@@ -153,7 +156,8 @@ def cmd_inspect(args) -> int:
             raise UserError(f"{args.path} is a scene spec, not a render; overlay a rendered image's .json or .png")
         image = (item_overlay(obj, where) if kind == "item"
                  else overlay.draw_truth(where.with_name(obj["image_filename"]), obj))
-    print(item_text(obj, where) if kind == "item" else truth_text(obj) if kind == "truth" else scene_text(obj))
+    lines = item_lines(obj, where) if kind == "item" else truth_lines(obj) if kind == "truth" else scene_lines(obj)
+    print("\n".join(terminal(line) for line in lines))
     if image is not None:
         overlay.save(image, target)
         print(f"overlay written to {target}")

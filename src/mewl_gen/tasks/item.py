@@ -80,12 +80,13 @@ class Item(Spec):
             raise ValueError(f"expected {'true or false' if isinstance(solution, bool) else type(solution).__name__}")
         return value
 
-    def inspect_lines(self, scene: Callable[[str], str]) -> list[str]:
-        """What `mewl inspect` prints of the item; `scene(name)` is the text of one of its scenes."""
+    def inspect_lines(self, scene: Callable[[str], list[str]]) -> list[str]:
+        """What `mewl inspect` prints of the item, line by line; `scene(name)` is the lines of one of its scenes.
+        A line holds the item's words as written: the command escapes each line for the terminal."""
         lines = [f"{self.task} item {self.index} (split {self.split}, root seed {self.root_seed}, retry {self.retry})"]
         lines += [f"{key}: {value}" for key, value in self.index_entry().items() if key not in ("task", "split", "index")]
         for name in self.scenes():
-            lines += [f"scene {name!r} ({name}.png):", "  " + scene(name)]
+            lines += [f"scene {name!r} ({name}.png):", *("  " + line for line in scene(name))]
         return lines
 
     def overlay_captions(self) -> dict[str, str]:

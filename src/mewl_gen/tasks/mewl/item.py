@@ -60,13 +60,13 @@ class Episode(PanelsAndQuery, Item):
     def label_image(self, name: str, truth: dict) -> dict:
         return image_json(self, name, truth)
 
-    def inspect_lines(self, scene: Callable[[str], str]) -> list[str]:
+    def inspect_lines(self, scene: Callable[[str], list[str]]) -> list[str]:
         lexicon = ", ".join(f"{w} = {c if not isinstance(c, tuple) else describe(c)}" for w, c in self.lexicon.items())
         lines = [f"{self.task} episode {self.index} (split {self.split}, root seed {self.root_seed}, retry {self.retry}), "
                  f"{self.generator}", f"lexicon: {lexicon}"]
         for k, p in enumerate(self.context_panels, 1):
-            lines += [f"context panel {k} {p.name!r}: utterance {p.utterance!r}", "  " + scene(p.name)]
-        lines += ["query (question.png):", "  " + scene("question")]
+            lines += [f"context panel {k} {p.name!r}: utterance {p.utterance!r}", *("  " + line for line in scene(p.name))]
+        lines += ["query (question.png):", *("  " + line for line in scene("question"))]
         marked = [f"[{c}]" if c == self.answer else c for c in self.choices]
         return lines + [f"choices: {', '.join(marked)}  (answer {self.answer!r}, index {self.answer_index})"]
 
