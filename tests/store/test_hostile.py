@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -47,6 +48,23 @@ def test_a_linked_split_folder_stops_index_and_verify(rendered):
     for command in ("index", "verify"):
         assert "symbolic link" in one_line(mewl(command, w.out))
     w.untouched()
+
+
+@pytest.mark.slow
+def test_a_split_folder_named_with_a_trailing_line_break_is_no_split(rendered, tmp_path):
+    """A pattern's `$` matches before a final line break: `train\\n` (a copy of train) must be no split,
+    neither read, counted nor printed, and no command takes it as a split's name."""
+    w = rendered
+    shutil.copytree(w.out / "train", w.out / "train\n")
+    r = mewl("verify", w.out)
+    assert r.returncode == 0 and "3 item(s) checked, 0 damaged" in r.stdout, r.stdout + r.stderr
+    for command in ("status", "index", "text"):  # text: this task has none, one line says so
+        r = mewl(command, w.out)
+        assert r.returncode == (2 if command == "text" else 0) and "train\n" not in r.stdout + r.stderr, r
+    r = mewl("export", w.out, "--to", "hf", tmp_path / "exported")
+    assert r.returncode == 0 and "train\n" not in r.stdout + r.stderr, r.stderr
+    for command in (("sample", "--task", "shape", "--n", 1, "--out", tmp_path / "new"), ("index", w.out)):
+        assert "split must be lowercase letters" in one_line(mewl(*command, "--split", "train\n"))
 
 
 @pytest.mark.slow

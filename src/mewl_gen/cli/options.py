@@ -130,7 +130,7 @@ def seed(value: str | int) -> int:
 
 
 def split(value: str) -> str:
-    if not SPLIT.match(value):
+    if not SPLIT.fullmatch(value):
         raise UserError(f"split must be lowercase letters, digits, '-' or '_', got {value!r}")
     return value
 

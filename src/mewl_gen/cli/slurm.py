@@ -110,13 +110,13 @@ def request(args) -> Request:
     if gpus > 0 and device == "cpu":
         raise UserError("--device cpu renders on no GPU; ask for --gpus-per-task 0 rather than idle GPUs")
     mem = default_mem(gpus, per_gpu) if args.mem is None else args.mem
-    if not MEM_PATTERN.match(mem):
+    if not MEM_PATTERN.fullmatch(mem):
         raise UserError(f"--mem must be a size as sbatch takes it (e.g. 8G or 8000M), got {mem!r}")
     if args.script is not None and (args.submit or args.script.is_dir()):
         raise UserError(f"--script {args.script}: " + ("with --submit the scripts are kept under OUT/slurm; drop one"
                                                         if args.submit else "is a folder; name the script file"))
     throttle = None if args.max_parallel is None else options.positive_int("--max-parallel", args.max_parallel)
-    if args.partition is not None and not PARTITION_PATTERN.match(args.partition):
+    if args.partition is not None and not PARTITION_PATTERN.fullmatch(args.partition):
         raise UserError(f"--partition must be a partition name (or a comma list), got {args.partition!r}")
     out = args.out.expanduser().absolute()
     if args.submit and shutil.which("sbatch") is None:
@@ -184,7 +184,7 @@ def _count(name: str, value: str, minimum: int) -> int:
 def time_limit(value: str | None) -> str | None:
     if value is None:
         return None
-    match = TIME_PATTERN.match(value)
+    match = TIME_PATTERN.fullmatch(value)
     if not match or not any(int(g or 0) for g in match.groups()):
         raise UserError(f"--time must be a positive HH:MM:SS (or D-HH:MM:SS), got {value!r}")
     return value

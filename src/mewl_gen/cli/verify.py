@@ -49,7 +49,7 @@ def cmd_index(args) -> int:
     if not out.is_dir():
         raise UserError(f"{out}: no such folder")
     read_manifest(out)  # not a dataset of this tool: one line, nothing written
-    have = sorted({split for split, _, _ in item_folders(out)} | {n for n, k in door.entries(out, out) if k == "folder" and SPLIT.match(n)})
+    have = sorted({split for split, _, _ in item_folders(out)} | {n for n, k in door.entries(out, out) if k == "folder" and SPLIT.fullmatch(n)})
     splits = have if args.split is None else [options.split(args.split)]
     if args.split is not None and args.split not in have:
         raise UserError(f"{out} has no split {args.split!r}; it has {', '.join(have) or 'none yet'}")

@@ -68,7 +68,7 @@ def plans(out: Path) -> list[tuple[str, str]]:
     for split, kind in door.entries(out, top):
         if kind == "link":
             raise door.link_refused(top / split)
-        if kind != "folder" or not SPLIT.match(split):
+        if kind != "folder" or not SPLIT.fullmatch(split):
             continue
         found += [(split, name[: -len(".json")]) for name, k in door.entries(out, top / split)
                   if k != "folder" and name.endswith(".json") and len(name) > len(".json")]

@@ -121,7 +121,7 @@ VERSION = re.compile(r"^mewl-gen (\d+)\.(\d+)\.(\d+)$")
 
 def _newer(generator: str) -> bool:
     """Whether a manifest was written by a later version of this tool than this one."""
-    theirs, ours = VERSION.match(generator), VERSION.match(GENERATOR_VERSION)
+    theirs, ours = VERSION.fullmatch(generator), VERSION.fullmatch(GENERATOR_VERSION)
     return bool(theirs and ours) and tuple(map(int, theirs.groups())) > tuple(map(int, ours.groups()))
 
 

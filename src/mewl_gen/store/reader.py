@@ -61,7 +61,7 @@ def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable
     wanted_splits = None if splits is None else set(splits)
     found = []
     for split, what in door.entries(out, out):
-        if not SPLIT.match(split) or what not in ("folder", "link") or (wanted_splits is not None and split not in wanted_splits):
+        if not SPLIT.fullmatch(split) or what not in ("folder", "link") or (wanted_splits is not None and split not in wanted_splits):
             continue
         if what == "link":
             raise door.link_refused(out / split)

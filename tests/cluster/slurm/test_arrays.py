@@ -141,6 +141,10 @@ def test_a_folder_with_other_settings_is_refused(tmp_path):
     (["--array", "2", "--sbatch-arg=-c2"], "mewl slurm sets -c2 itself"),
     (["--array", "2", "--mem", "lots"], "--mem must be a size as sbatch takes it"),
     (["--array", "2", "--mem", "0"], "--mem must be a size as sbatch takes it"),
+    # a line break would end the script's #SBATCH line, and a pattern's `$` matches before a last one
+    (["--array", "2", "--time", "1:00:00\n"], "--time must be a positive HH:MM:SS"),
+    (["--array", "2", "--partition", "gpu\n"], "--partition must be a partition name"),
+    (["--array", "2", "--mem", "4G\n"], "--mem must be a size as sbatch takes it"),
     (["--array", "2", "--cpus-per-task", "0"], "--cpus-per-task must be at least 1"),
     (["--array", "2", "--workers-per-gpu", "0"], "--workers-per-gpu must be at least 1"),
     (["--array", "2", "--gpus-per-task", "0", "--workers-per-gpu", "2"], "--workers-per-gpu needs GPUs"),

@@ -15,7 +15,7 @@ _SENTENCE = re.compile(r"^The (\w+) (\w+) is (?:a|the) (big|small|biggest|smalle
 
 def parse(sentence: str) -> tuple[str, str, str, str]:
     """'The red cube is a big object' -> ('red', 'cube', 'big', 'object')."""
-    found = _SENTENCE.match(sentence)
+    found = _SENTENCE.fullmatch(sentence)
     if found is None:
         raise ValueError(f"not a MALeViC sentence: {sentence!r}")
     return found.groups()  # type: ignore[return-value]
