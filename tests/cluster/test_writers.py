@@ -131,6 +131,41 @@ def test_any_run_removes_dead_writers_leftovers_even_with_nothing_to_do(tmp_path
         assert not stale.exists() and not claims.all_claims(out) and live.root.is_dir()
 
 
+YEAR = 365 * 24 * 3600.0
+
+
+def test_a_heartbeat_in_the_future_keeps_nothing_alive(tmp_path):
+    """A claim or a staging folder dated a year ahead (a wrong clock, or a hand with os.utime) would hold its
+    item for a year: it is a dead writer's, said in one line with its date, and a run takes it over."""
+    out = claimed(tmp_path / "data")
+    bookkeeping.record_plan(out, "train", "shape", 3)
+    node = {**writers.identity(), "host": "node7", "writer": "node7-4242-ab"}
+    plant(out, 0, node, age=-YEAR)
+    plant(out, 1, node, age=-writers.AHEAD / 2)  # clocks that disagree within the lease's room: alive
+    stale = out / writers.STAGING / "node7-1-ahead"
+    (stale / "train/shape/2").mkdir(parents=True)
+    (stale / writers.WRITER_FILE).write_text(json.dumps({**node, "writer": "node7-1-ahead"}))
+    ahead = time.time() + YEAR
+    os.utime(stale / writers.WRITER_FILE, (ahead, ahead))
+    rows = json.loads(mewl("status", out, "--json").stdout)
+    assert (rows[0]["in_progress"], rows[0]["missing"]) == ([1], [0, 2])
+    said = [line for line in mewl("status", out).stdout.splitlines() if "in the future" in line]
+    assert len(said) == 1 and "1 claim(s) and 1 staging folder(s)" in said[0], said
+    assert time.strftime("%Y-%m-%d", time.localtime(ahead)) in said[0]  # not today: its date is shown
+    specs = tmp_path / "specs"
+    plant(specs, 0, node, age=-YEAR)
+    r = mewl("sample", "--task", "shape", "--n", 1, "--out", specs, "--workers", 1, timeout=60)
+    assert r.returncode == 0 and "waiting" not in r.stderr, r.stderr
+    assert [line for line in r.stderr.splitlines() if "in the future" in line], r.stderr
+    assert layout.is_complete(specs, "train", "shape", 0) and not claims.all_claims(specs)
+
+
+def test_times_not_of_today_carry_their_date():
+    now = time.time()
+    assert writers.clock(now) == time.strftime("%H:%M:%S", time.localtime(now))
+    assert writers.clock(now + YEAR) == time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now + YEAR))
+
+
 def test_the_staleness_limit_exceeds_a_heartbeat_and_nfs_attribute_cache(tmp_path):
     assert writers.STALE_AFTER > writers.HEARTBEAT + nfs.NFS_CACHE_DEFAULT  # nfs(5)'s default acregmax, acdirmax
     assert writers.nfs_warning(tmp_path) is None  # local disk here

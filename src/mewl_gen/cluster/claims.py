@@ -15,7 +15,6 @@ import hashlib
 import json
 import secrets
 import shutil
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from mewl_gen.store.layout import BOOKKEEPING, DAMAGED, STAGING
 from mewl_gen.store.nfs import create_exclusive, read_fresh, replace
 from mewl_gen.tasks import catalog
 
-from .writers import STALE_AFTER, Writer, clock, holder, is_alive, parse_who, staging_folders, stale_at
+from .writers import AHEAD, Writer, ahead, clock, heard_lately, holder, is_alive, parse_who, staging_folders, stale_at
 
 CLAIMS = "claims"
 ATTEMPTS = 5  # claim, meet a live holder or take over a dead one: more only under heavy contention
@@ -62,7 +61,7 @@ def _take_over(writer: Writer | None, path: Path, dead: str, mine: str | None) -
     token = path.with_name(f"{path.stem}.takeover-{hashlib.sha256(dead.encode()).hexdigest()[:16]}")
     if not create_exclusive(token, ""):
         try:  # a taker killed in the instant between token and replace leaves it: it ages out
-            if time.time() - token.stat().st_mtime > STALE_AFTER:
+            if not heard_lately(token.stat().st_mtime):
                 token.unlink()
         except FileNotFoundError:
             pass
@@ -142,7 +141,7 @@ def held(out: Path) -> frozenset[tuple[str, str, int]]:
 def clean_stale(out: Path) -> list[Path]:
     """Remove dead writers' staging folders and claims (any run does, with or
     without work to do); returns the folders removed."""
-    folders = [folder for folder, alive in staging_folders(out) if not alive]
+    folders = [folder for folder, alive, _ in staging_folders(out) if not alive]
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
     for c in all_claims(out):
@@ -169,12 +168,28 @@ def _silent(found: list[Claim]) -> str:
             f"by {clock(max(c.until for c in found))}")
 
 
+def ahead_of_clock(found: list[Claim], folders: list[tuple[Path, bool, float | None]]) -> str | None:
+    """A line on the claims and staging folders heard of in the future (writers.ahead): dead writers'."""
+    claimed = [c.heard for c in found if ahead(c.heard)]
+    staged = [heard for _, _, heard in folders if heard is not None and ahead(heard)]
+    if not claimed and not staged:
+        return None
+    return (f"{len(claimed)} claim(s) and {len(staged)} staging folder(s) were last heard of in the future, as late "
+            f"as {clock(max(claimed + staged))} (more than {AHEAD:g} s ahead of this host's clock): a clock is "
+            "wrong, or a hand set them; they keep nothing alive and are taken over as dead writers'")
+
+
+def future_line(out: Path) -> str | None:
+    """ahead_of_clock of OUT's claims and staging folders, for a run to say before it takes them over."""
+    return ahead_of_clock(all_claims(out), staging_folders(out))
+
+
 def leftovers(out: Path) -> list[str]:
     """Lines about what dead writers left, writers that must heart-beat to
     keep their claims, and what was set aside."""
     folders = staging_folders(out)
-    stale = [f for f, alive in folders if not alive]
-    live = [f for f, alive in folders if alive]
+    stale = [f for f, alive, _ in folders if not alive]
+    live = [f for f, alive, _ in folders if alive]
     found = all_claims(out)
     dead_claims = [c for c in found if not c.alive]
     silent = [c for c in found if c.alive and c.until is not None]
@@ -182,7 +197,7 @@ def leftovers(out: Path) -> list[str]:
     aside = [name for split, k in door.entries(out, out / DAMAGED) if k == "folder"
              for task, kt in door.entries(out, out / DAMAGED / split) if kt == "folder"
              for name, _ in door.entries(out, out / DAMAGED / split / task)]
-    lines = []
+    lines = [line] if (line := ahead_of_clock(found, folders)) else []
     if live:
         lines.append(f"{len(live)} writer(s) at work now: " + ", ".join(f.name for f in live))
     if silent:

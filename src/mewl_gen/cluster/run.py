@@ -25,7 +25,7 @@ from mewl_gen.store.verify import find_damage
 from mewl_gen.tasks import catalog
 
 from . import calibrate
-from .claims import clean_stale
+from .claims import clean_stale, future_line
 from .hardware import visible_gpus
 from .pipeline import RenderPool, plan, say_once, worker_options
 from .planning import Settings
@@ -69,6 +69,8 @@ def render(run: Run, repair: bool = False) -> int:
     noun = catalog.noun(tasks)
     probe_writable(out)  # a read-only or full OUT is refused before Blender starts
     if warning := nfs_warning(out):
+        say(f"mewl: warning: {warning}")
+    if warning := future_line(out):
         say(f"mewl: warning: {warning}")
     if repair:
         damaged = find_damage(out, split, tasks, range(shard[0], n, shard[1]))

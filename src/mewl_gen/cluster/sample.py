@@ -15,7 +15,7 @@ from mewl_gen.store.files import writing
 from mewl_gen.tasks.benchmark import ItemError
 from mewl_gen.tasks.catalog import noun, sample_item
 
-from .claims import clean_stale
+from .claims import clean_stale, future_line
 from .item_job import Outcome, claimed, write_release_files
 from .planning import Settings
 from .writers import Writer, nfs_warning
@@ -66,8 +66,9 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
 def sample_to_disk(settings: Settings, tasks: list[str], n: int, workers: int) -> list[str]:
     """Write every missing item; returns the failures' reasons."""
     out, split = settings.out, settings.split
-    if warning := nfs_warning(out):
-        print(f"mewl: warning: {warning}", file=sys.stderr)
+    for warning in (nfs_warning(out), future_line(out)):
+        if warning:
+            print(f"mewl: warning: {warning}", file=sys.stderr)
     with writing(out):
         clean_stale(out)  # dead writers' staging folders and claims
         for task in tasks:

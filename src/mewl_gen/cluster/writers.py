@@ -10,7 +10,8 @@ seconds. A pid means something only where it was taken: a writer on the same
 host, in the same boot and the same PID namespace is dead when its pid is gone
 (or now belongs to a process started later); any other (another node, a
 container with its own PID namespace where it is pid 1, an earlier boot) is
-dead when its heartbeat is older than STALE_AFTER.
+dead when its heartbeat is older than STALE_AFTER, or lies further in the
+future than clocks that disagree explain (AHEAD).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from pathlib import Path
 from mewl_gen.store.files import make_folder
 from mewl_gen.store.layout import STAGING
 from mewl_gen.store import door
-from mewl_gen.store.nfs import attribute_cache, read_fresh, replace
+from mewl_gen.store.nfs import NFS_CACHE_DEFAULT, attribute_cache, read_fresh, replace
 
 WRITER_FILE = "writer.json"
 HEARTBEAT = 30.0  # seconds between touches of a live writer's files
@@ -35,6 +36,10 @@ HEARTBEAT = 30.0  # seconds between touches of a live writer's files
 # exceed a heartbeat plus NFS's attribute cache (another client may see an mtime that old, docs/nfs.md)
 # and leaves the rest for clocks of hosts and file server that disagree.
 STALE_AFTER = 300.0
+# How far ahead of this host's clock a heartbeat may lie and still be believed: the room STALE_AFTER leaves
+# for disagreeing clocks, the same either way. One further ahead was dated by a wrong clock or by hand, and
+# keeps nothing alive: believed, a claim dated a year ahead would hold its item for a year.
+AHEAD = STALE_AFTER - HEARTBEAT - NFS_CACHE_DEFAULT
 
 
 def process_start(pid: int) -> str | None:
@@ -81,6 +86,16 @@ def by_pid(who: dict) -> bool:
     return all(here[k] is not None and who.get(k) == here[k] for k in ("host", "boot", "pidns"))
 
 
+def ahead(heard: float) -> bool:
+    """Whether a heartbeat lies further in the future than disagreeing clocks explain."""
+    return heard - time.time() > AHEAD
+
+
+def heard_lately(heard: float) -> bool:
+    """Whether a heartbeat at `heard` (an mtime) keeps its writer alive: within STALE_AFTER, and not ahead."""
+    return -AHEAD <= time.time() - heard < STALE_AFTER
+
+
 def is_alive(who: dict, heard: float) -> bool:
     """Whether the writer described by `who` (a claim's or writer file's
     content), last heard of at mtime `heard`, may still be working."""
@@ -96,7 +111,7 @@ def is_alive(who: dict, heard: float) -> bool:
             pass  # alive, someone else's
         start = process_start(pid)
         return start is None or who.get("pid_start") in (None, start)
-    return time.time() - heard < STALE_AFTER
+    return heard_lately(heard)
 
 
 def stale_at(who: dict, heard: float) -> float | None:
@@ -105,7 +120,9 @@ def stale_at(who: dict, heard: float) -> float | None:
 
 
 def clock(t: float) -> str:
-    return time.strftime("%H:%M:%S", time.localtime(t))
+    """A time as a line shows it: its date too where it is not today."""
+    today = time.localtime()[:3] == time.localtime(t)[:3]
+    return time.strftime("%H:%M:%S" if today else "%Y-%m-%d %H:%M:%S", time.localtime(t))
 
 
 def holder(who: dict, heard: float) -> str:
@@ -211,23 +228,25 @@ class Writer:
         return folder
 
 
-def staging_folders(out: Path) -> list[tuple[Path, bool]]:
-    """Every writer's staging folder under OUT, with whether its writer lives."""
+def staging_folders(out: Path) -> list[tuple[Path, bool, float | None]]:
+    """Every writer's staging folder under OUT, with whether its writer lives and when it was last heard of
+    (None: never, a leftover of an older version of this tool)."""
     found = []
     door.guard(out, out / STAGING)  # a link in its place: one line, nothing under it removed
     for folder in [out / STAGING / name for name, kind in door.entries(out, out / STAGING) if kind == "folder"]:
         seen = read_who(folder / WRITER_FILE)
         if folder.name.startswith("."):  # a writer starting now, or killed while starting
-            found.append((folder, _young(folder)))
-        elif seen is None:  # a leftover of an older version of this tool
-            found.append((folder, False))
+            heard = _mtime(folder)
+            found.append((folder, heard is not None and heard_lately(heard), heard))
+        elif seen is None:
+            found.append((folder, False, None))
         else:
-            found.append((folder, is_alive(*seen)))
+            found.append((folder, is_alive(*seen), seen[1]))
     return found
 
 
-def _young(folder: Path) -> bool:
+def _mtime(folder: Path) -> float | None:
     try:
-        return time.time() - folder.stat().st_mtime < STALE_AFTER
+        return folder.stat().st_mtime
     except OSError:
-        return False
+        return None
