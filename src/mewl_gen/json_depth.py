@@ -4,10 +4,14 @@ and a benchmark's reader of an item's files (tasks.stored) parse under one limit
 Python's parser recurses once per level and only stops at the interpreter's recursion limit: 100,000
 `[` is a RecursionError, a few thousand a value that every later walk of it recurses through. The
 depth of text that parsed is measured on its bytes, without recursion: its strings removed, its
-brackets made one kind, and the innermost pairs removed one level at a time."""
+brackets made one kind, and the innermost pairs removed one level at a time.
+
+Also here, what numbers a user's file may hold: Python's parser reads NaN, Infinity and -Infinity, which
+JSON has no form for, and 1e999 as infinite; `finite_loads` refuses them."""
 from __future__ import annotations
 
 import json
+import math
 import re
 
 DEPTH = 64  # JSON nesting: this tool's deepest file nests under 10
@@ -36,6 +40,33 @@ def loads(data: bytes | str, walk: bool = True):
         if raw.count(b"[") + raw.count(b"{") > DEPTH and nests_deeper(raw):
             raise TooDeep(f"nests JSON deeper than {DEPTH}")
     return value
+
+
+class NotFinite(ValueError):
+    """A number that is not finite (NaN, Infinity, or one too large for a float) in JSON read from a user."""
+
+
+def _constant(name: str):
+    raise NotFinite(f"{name} is not a finite number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise NotFinite(f"{text[:40]} is not a finite number")
+    return value
+
+
+def _integer(text: str) -> int:
+    if len(text) > 300:  # past a float's range (1.8e308): no measure, and float() of it raises
+        raise NotFinite(f"{text[:20]}... ({len(text)} digits) is not a finite number")
+    return int(text)
+
+
+def finite_loads(data: bytes | str):
+    """json.loads of a file a user hands in, whose numbers are measures: NotFinite for a number that is not
+    finite (a ValueError, as for text that is not JSON; RecursionError for JSON nested past the parser)."""
+    return json.loads(data, parse_constant=_constant, parse_float=_finite, parse_int=_integer)
 
 
 def nests_deeper(text: bytes, limit: int = DEPTH) -> bool:

@@ -150,6 +150,10 @@ def test_the_bootstrap_resamples_participants_and_items():
     (json.dumps([{"study": "another", "participant": "a", "phase": "trial", "trial": "p0"}]), "of 'another'"),
     (json.dumps({"a": 1}), "holds no data of this study"),
     ("[" * 100000 + "]" * 100000, "nested too deep"),
+    (json.dumps([{"study": STUDY, "participant": "a", "phase": "trial", "trial": "p0", "rt": float("nan")}]),
+     "NaN is not a finite number"),
+    ('{"study": "%s", "participant": "a", "phase": "trial", "trial": "p0", "rt": 1e999}\n' % STUDY,
+     "1e999 is not a finite number"),
 ])
 def test_a_results_file_that_is_not_this_study_s_data_is_one_line(study, capsys, content, says):
     (study / "r.json").write_text(content)
@@ -196,3 +200,27 @@ def test_eval_refuses_a_human_row_that_is_not_one_before_any_work(tmp_path, caps
                  str(tmp_path / "human.json")]) == 2
     err = capsys.readouterr().err
     assert "is not the human.json mewl study score writes" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("number, says", [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
+                                          ("1e999", "1e999")])
+@pytest.mark.parametrize("where", ["accuracy", "interval"])
+def test_eval_refuses_a_human_row_whose_numbers_are_not_finite_before_any_work(tmp_path, capsys, number, says, where):
+    """json reads NaN and Infinity (and 1e999 as infinite): shown as `inf [-inf, nan]`, printed as JSON no
+    parser reads, drawn with numpy's warning. Such a row is refused in one line, before the dataset is read."""
+    task = {"split": "test", "task": "shape", "accuracy": 0.5, "interval": [0.4, 0.6]}
+    text = json.dumps({"tasks": [task]}).replace("0.5" if where == "accuracy" else "0.4", number)
+    (tmp_path / "human.json").write_text(text)
+    assert main(["eval", str(tmp_path / "no-dataset"), str(tmp_path / "p.jsonl"), "--human",
+                 str(tmp_path / "human.json"), "--format", "json"]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("mewl: error: --human ") and f"{says} is not a finite number" in err, err
+    assert len(err.strip().splitlines()) == 1 and not out
+
+
+def test_eval_refuses_a_human_accuracy_outside_zero_to_one(tmp_path, capsys):
+    task = {"split": "test", "task": "shape", "accuracy": 1.5, "interval": [0.4, 0.6]}
+    (tmp_path / "human.json").write_text(json.dumps({"tasks": [task]}))
+    assert main(["eval", str(tmp_path / "no-dataset"), str(tmp_path / "p.jsonl"), "--human",
+                 str(tmp_path / "human.json")]) == 2
+    assert "is not the human.json mewl study score writes" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from mewl_gen.errors import UserError
+from mewl_gen.json_depth import NotFinite, finite_loads
 
 from ..spreadsheet import row as sheet_row
 from .score import RESULTS_LIMIT, Result
@@ -61,15 +62,18 @@ def read_row(path: Path) -> dict[tuple[str, str], dict]:
     if path.is_symlink() or not path.is_file() or path.stat().st_size > RESULTS_LIMIT:
         raise UserError(f"--human {path} is not a regular file of a readable size")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = finite_loads(path.read_text(encoding="utf-8"))
         row = {}
         for t in data["tasks"]:
             lo, hi = t["interval"]
-            if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (t["accuracy"], lo, hi)):
+            if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= 1
+                       for x in (t["accuracy"], lo, hi)):
                 raise TypeError
             if not (isinstance(t["split"], str) and isinstance(t["task"], str)):
                 raise TypeError
             row[(t["split"], t["task"])] = {"accuracy": float(t["accuracy"]), "interval": [float(lo), float(hi)]}
+    except NotFinite as err:
+        raise UserError(f"--human {path}: {err}; expected the human.json mewl study score writes") from None
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError):
         raise UserError(f"--human {path} is not the human.json mewl study score writes") from None
     return row

@@ -14,7 +14,6 @@ read only if regular and within a size limit, rows of another study or for a tri
 are counted and left out, and a malformed file is one line."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from mewl_gen.errors import UserError
+from mewl_gen.json_depth import NotFinite, finite_loads
 from mewl_gen.tasks import catalog
 
 RESULTS_LIMIT = 64 << 20  # bytes of one results file
@@ -87,7 +87,7 @@ def read_key(path: Path) -> tuple[str, dict[str, dict]]:
     if not path.exists():
         raise UserError(f"no key at {path}; pass the study's key with --key (mewl study wrote it beside DIR)")
     try:
-        data = json.loads(_json(path, KEY_LIMIT, "a study's key"))
+        data = finite_loads(_json(path, KEY_LIMIT, "a study's key"))
         study, trials = data["study"], data["trials"]
         ok = isinstance(study, str) and isinstance(trials, dict) and all(
             isinstance(t, dict) and t.get("kind") in ("test", "catch") and isinstance(t.get("correct"), str)
@@ -105,16 +105,20 @@ def _documents(path: Path) -> list:
     """A file's JSON documents: the whole file, or one per line."""
     text = _json(path, RESULTS_LIMIT, "participants' data")
     try:
-        return [json.loads(text)]
+        return [finite_loads(text)]
     except RecursionError:
         raise UserError(f"{path}: nested too deep to be jsPsych's data") from None
+    except NotFinite as err:
+        raise UserError(f"{path}: {err}; expected jsPsych's data") from None
     except ValueError:
         pass
     docs = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                docs.append(json.loads(line))
+                docs.append(finite_loads(line))
+            except NotFinite as err:
+                raise UserError(f"{path}: line {number}: {err}; expected jsPsych's data") from None
             except (ValueError, RecursionError):
                 raise UserError(f"{path}: line {number} is not JSON; expected jsPsych's data (a JSON array of rows, "
                                 "or one per line)") from None
