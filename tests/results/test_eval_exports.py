@@ -111,7 +111,7 @@ def test_a_damaged_image_is_named_not_scored_and_counted_apart(exported, tmp_pat
     code, found = score(out, lines, tmp_path / "p.jsonl", capsys)
     assert code == 1
     (line,) = [p for p in found["problems"] if "damaged" in p]
-    assert line.startswith("1 damaged or incomplete items of OUT (not scored") and f"train/{task}/0" in line
+    assert line.startswith("1 damaged or incomplete items of OUT (not scored") and f"train/{task}/000000 (" in line
     assert found["overall"]["damaged"] == 1 and found["overall"]["n"] == sum(map(len, rows.values())) - 1
     assert all(r["task"] != task or (r["n"], r["damaged"]) == (len(rows[task]) - 1, 1) for r in found["tasks"])
     assert all(r["accuracy"] == 1.0 for r in found["tasks"])

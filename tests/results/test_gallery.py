@@ -19,6 +19,7 @@ from PIL import Image
 
 from mewl_gen.cli.main import main
 from mewl_gen.results import gallery, gallery_html
+from mewl_gen.store import bookkeeping
 from mewl_gen.store.record import RECORD, write_record
 from mewl_gen.tasks.gallery import Block, Shown
 from tests.conftest import rendered_all
@@ -185,6 +186,24 @@ def test_a_damaged_item_is_named_and_left_out(tmp_path, capsys):
     folder = site / "train" / "malevic-pos"
     assert not (folder / "1.html").exists() and not (folder / "1").exists()
     assert "2.html" in links(folder / "0.html") and not dangling(site)
+
+
+@pytest.mark.render
+def test_a_part_made_dataset_says_how_many_planned_items_it_lacks(tmp_path, capsys):
+    out = many(tmp_path, 3)
+    bookkeeping.record_plan(out, "train", "malevic-pos", 600)  # a render of 600 stopped after 3
+    bookkeeping.record_plan(out, "test", "malevic-pos", 50)  # a split not begun
+    site = tmp_path / "site"
+    assert main(["gallery", str(out), str(site)]) == 0
+    printed = capsys.readouterr()
+    (err,) = printed.err.splitlines()
+    said = ("incomplete dataset: test/malevic-pos: 0 of 50 planned items, train/malevic-pos: 3 of 600 planned items; "
+            "3 of 650 planned items in all")
+    assert err.startswith(f"mewl gallery: {said}") and "the dataset is incomplete" in printed.out
+    front = unescape((site / "index.html").read_text())
+    assert said in front and "<td>3 of 650 planned items</td>" in front  # the benchmarks' table
+    assert "train: 3 of 600 planned items" in unescape((site / "malevic.html").read_text())
+    assert "(3 of 600 planned items: the dataset is incomplete)" in (site / "train/malevic-pos/index.html").read_text()
 
 
 @pytest.mark.render

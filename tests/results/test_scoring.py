@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from PIL import Image
 
 from mewl_gen.cli.main import main
+from mewl_gen.store import bookkeeping
 from mewl_gen.store.reader import read
 from mewl_gen.tasks import catalog
 
@@ -83,8 +85,8 @@ def test_every_problem_is_one_line_and_never_silently_counted(sampled, tmp_path,
     assert len(err) == 6 and err == [f"mewl eval: {line}" for line in found["problems"]]
     joined = "\n".join(err)
     for words in ("2 lines that are not a prediction", "1 duplicate predictions", "1 predictions for tasks no benchmark",
-                  "1 missing predictions (counted wrong): train/shape/1", "1 answers an item cannot have",
-                  "1 predictions for items OUT does not hold (not counted): train/shape/999"):
+                  "1 missing predictions (counted wrong): train/shape/000001", "1 answers an item cannot have",
+                  "1 predictions for items OUT does not hold (not counted): train/shape/000999"):
         assert words in joined, words
 
 
@@ -103,7 +105,7 @@ def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, mewl):
     assert by_csv == by_json
     printed = mewl("eval", sampled, path, "--format", "markdown")[1]
     for (split, task), correct in by_json.items():
-        assert f"| {split} | {task} | {N} | {100 * correct / N:.1f} |" in printed
+        assert f"| {split} | {task} | {N} | {N} | {100 * correct / N:.1f} |" in printed  # n, then planned
     image = np.asarray(Image.open(tmp_path / "acc.png").convert("L"))
     assert image.shape[1] > 400 and image.std() > 10  # drawn, not blank
 
@@ -154,6 +156,28 @@ def test_the_plot_is_for_a_paper_and_never_overwrites_or_writes_inside_out(sampl
         assert err.count("\n") == 1 and message in err, err
     assert (tmp_path / "acc.png").read_bytes() == before and not (sampled / "acc.png").exists()
     assert main(["eval", str(sampled), str(path), "--plot", str(tmp_path / "acc.png"), "--force"]) == 0
+
+
+def test_a_part_made_dataset_is_named_so_in_every_format_and_the_figure(tmp_path, mewl):
+    """5 of 600 planned episodes (a render of 600 stopped after 5: OUT's plan keeps the 600 asked) are never
+    scored as a whole dataset; the prediction left out is named by its key, as the predictions file writes it."""
+    out = tmp_path / "data"
+    assert mewl("sample", "--task", "pragmatic", "--n", 5, "--out", out, "--workers", 1)[0] == 0
+    bookkeeping.record_plan(out, "train", "pragmatic", 600)
+    path = write(tmp_path / "p.jsonl", [{"key": f"train/pragmatic/{p['index']:06d}", "answer": p["answer"]}
+                                        for p in predictions(out) if p["index"] != 4])
+    code, printed, err = mewl("eval", out, path, "--plot", tmp_path / "acc.svg")
+    assert code == 1 and "1 missing predictions (counted wrong): train/pragmatic/000004\n" in err
+    assert "mewl eval: incomplete dataset: train/pragmatic: 5 of 600 planned episodes;" in err
+    assert re.search(r"^train +pragmatic +5 +600 +80\.0 ", printed, re.M), printed  # n, planned, accuracy
+    assert "over 5 items; incomplete dataset: 5 of 600 planned episodes" in printed
+    assert "incomplete dataset: 5 of 600 planned episodes" in (tmp_path / "acc.svg").read_text()  # its title
+    found = json.loads(mewl("eval", out, path, "--format", "json")[1])
+    assert (found["tasks"][0]["n"], found["tasks"][0]["planned"]) == (5, 600)
+    assert (found["overall"]["n"], found["overall"]["planned"]) == (5, 600)
+    (row,) = [r for r in csv.DictReader(io.StringIO(mewl("eval", out, path, "--format", "csv")[1])) if r["row"] == "score"]
+    assert (row["n"], row["planned"]) == ("5", "600")
+    assert mewl("eval", out, "--example")[1].startswith('{"key": "train/pragmatic/000000"')
 
 
 @pytest.mark.parametrize("argv, message", [

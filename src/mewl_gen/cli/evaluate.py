@@ -12,8 +12,10 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.results import answers, reference, scoring
+from mewl_gen.results.predictions import item_key
 from mewl_gen.results.study import human as study_human
 from mewl_gen.store import reader
+from mewl_gen.store.status import Shortfall, incomplete_line, of_planned, shortfalls
 from mewl_gen.tasks import catalog
 
 from .audit import table
@@ -26,14 +28,17 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}"
 
 
-def rows(scores: list[scoring.Score]) -> list[dict]:
-    """One dict per split and task: the score, the damaged items left out, chance and the floors."""
+def rows(scores: list[scoring.Score], short: list[Shortfall] = ()) -> list[dict]:
+    """One dict per split and task: the score, the items planned (`short`: the splits and tasks that hold
+    fewer sound items than OUT's plan), the damaged items left out, chance and the floors."""
     known = catalog.tasks()
+    planned = {(s.split, s.task): s.planned for s in short}
     out = []
     for s in scores:
         task = known[s.task]
         lo, hi = s.interval
-        out.append({"benchmark": task.benchmark, "split": s.split, "task": s.task, "n": s.n, "correct": s.correct,
+        out.append({"benchmark": task.benchmark, "split": s.split, "task": s.task, "n": s.n,
+                    "planned": planned.get((s.split, s.task), s.n), "correct": s.correct,
                     "accuracy": s.accuracy, "interval": [lo, hi], "damaged": s.damaged,
                     "chance": task.solver.chance, "floors": dict(task.solver.floors)})
     return out
@@ -44,17 +49,25 @@ def references(found: list[dict]) -> list[dict]:
     return reference.paper_records(list(dict.fromkeys(r["task"] for r in found)))
 
 
-def overall(scores: list[scoring.Score], problems: scoring.Problems) -> dict:
-    """Every scored item together; `damaged`: OUT's damaged items of the predicted tasks, not scored."""
-    n, correct = sum(s.n for s in scores), sum(s.correct for s in scores)
+def overall(found: list[dict], problems: scoring.Problems) -> dict:
+    """Every scored item together (the rows of `rows`); `damaged`: OUT's damaged items of the predicted tasks,
+    not scored."""
+    n, correct = sum(r["n"] for r in found), sum(r["correct"] for r in found)
     lo, hi = scoring.wilson(correct, n)
-    return {"n": n, "correct": correct, "accuracy": correct / n, "interval": [lo, hi],
-            "damaged": len(problems.damaged)}
+    return {"n": n, "planned": sum(r["planned"] for r in found), "correct": correct, "accuracy": correct / n,
+            "interval": [lo, hi], "damaged": len(problems.damaged)}
+
+
+def shortfall(found: list[dict]) -> str:
+    """'5 of 600 planned episodes' where the scored rows hold fewer items than OUT's plans ask for, else ''."""
+    n, planned = sum(r["n"] for r in found), sum(r["planned"] for r in found)
+    return of_planned(n, planned, catalog.noun([r["task"] for r in found])) if planned > n else ""
 
 
 def _cells(r: dict) -> dict:
     lo, hi = r["interval"]
-    return {"split": r["split"], "task": r["task"], "n": str(r["n"]), "accuracy": _pct(r["accuracy"]),
+    return {"split": r["split"], "task": r["task"], "n": str(r["n"]), "planned": str(r["planned"]),
+            "accuracy": _pct(r["accuracy"]),
             "95 % interval": f"[{_pct(lo)}, {_pct(hi)}]", "damaged (not scored)": str(r["damaged"]),
             "chance": _pct(r["chance"]), "floors": "; ".join(f"{k} {_pct(v)}" for k, v in r["floors"].items()) or "-",
             **_human_cell(r)}
@@ -97,7 +110,7 @@ def tables(found: list[dict], records: list[dict], markdown: bool) -> str:
     return "\n\n".join(parts)
 
 
-CSV_COLUMNS = ("row", "benchmark", "split", "task", "n", "correct", "accuracy", "low95", "high95", "damaged", "chance",
+CSV_COLUMNS = ("row", "benchmark", "split", "task", "n", "planned", "correct", "accuracy", "low95", "high95", "damaged", "chance",
                "floors", "paper", "table", "model", "condition")
 
 
@@ -109,7 +122,8 @@ def as_csv(found: list[dict], records: list[dict]) -> str:
     writer.writeheader()
     for r in found:
         writer.writerow({"row": "score", "benchmark": r["benchmark"], "split": r["split"], "task": r["task"],
-                         "n": r["n"], "correct": r["correct"], "accuracy": f"{r['accuracy']:.6f}",
+                         "n": r["n"], "planned": r["planned"], "correct": r["correct"],
+                         "accuracy": f"{r['accuracy']:.6f}",
                          "low95": f"{r['interval'][0]:.6f}", "high95": f"{r['interval'][1]:.6f}",
                          "damaged": r["damaged"], "chance": f"{r['chance']:.6f}", "floors": json.dumps(r["floors"])})
     for r in found:
@@ -136,7 +150,7 @@ def example(out: Path) -> str:
             done.add(task)
             stored = items[0]
             answer = answers.example(known[task], stored.item())
-            lines.append(json.dumps({"key": f"{split}/{task}/{stored.index:06d}", "answer": answer}))
+            lines.append(json.dumps({"key": item_key(split, task, stored.index), "answer": answer}))
     if not lines:
         raise UserError(f"{out} holds no sound items")
     return "\n".join(lines)
@@ -168,22 +182,26 @@ def cmd_eval(args) -> int:
         _check_plot(out, Path(args.plot), args.force)
     people = None if args.human is None else study_human.read_row(Path(args.human))  # before any work
     scores, problems = scoring.score(out, predictions)
-    for line in problems.lines():
+    # OUT's plans say how many items each scored split and task should hold: a part-made dataset is named so.
+    scored = {(s.split, s.task): s.n for s in scores}
+    short = [s for s in shortfalls(out, scored) if (s.split, s.task) in scored]
+    for line in [*problems.lines(), *filter(None, [incomplete_line(short)])]:
         print(f"mewl eval: {line}", file=sys.stderr)
-    found = rows(scores)
+    found = rows(scores, short)
     if people is not None:
         study_human.attach(found, people)
     records = references(found)
     if args.format == "json":
-        print(json.dumps({"tasks": found, "overall": overall(scores, problems), "published": records,
+        print(json.dumps({"tasks": found, "overall": overall(found, problems), "published": records,
                           "problems": problems.lines()}, indent=2))
     elif args.format == "csv":
         print(as_csv(found, records), end="")
     else:
-        whole = overall(scores, problems)
+        whole = overall(found, problems)
         lo, hi = whole["interval"]
         print(tables(found, records, args.format == "markdown"))
         print(f"\noverall: {_pct(whole['accuracy'])} [{_pct(lo)}, {_pct(hi)}] over {whole['n']} items"
+              + (f"; incomplete dataset: {shortfall(found)}" if shortfall(found) else "")
               + (f"; {whole['damaged']} damaged item(s) not scored" if whole["damaged"] else ""))
     if args.plot is not None:
         from mewl_gen.results.plot import draw

@@ -20,8 +20,9 @@ def cmd_gallery(args) -> int:
     for line in chosen.lines:
         print(f"mewl gallery: {line}", file=sys.stderr)
     n = gallery.build(chosen, dest)
-    print(f"wrote the pages of {n} items of {len(chosen.items)} split and task folder(s) to {dest}; "
-          f"open {dest / 'index.html'}")
+    print(f"wrote the pages of {n} items of {len(chosen.items)} split and task folder(s) to {dest}"
+          + ("; the dataset is incomplete, as said above and on its pages" if chosen.short else "")
+          + f"; open {dest / 'index.html'}")
     return 0
 
 

@@ -41,6 +41,8 @@ from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Export
 from mewl_gen.tasks.stored import JSON_LIMIT, DamagedItem, StoredItem
 
+from .predictions import item_key
+
 # The columns every exported item has, before its task's own fields.
 KEY_COLUMNS = ("key", "split", "task", "index")
 
@@ -57,7 +59,7 @@ class Chosen:
 def safe_key(stored: StoredItem) -> str:
     """`<split>/<task>/<index>` as WebDataset splits a member name (a key ends at the first dot of its
     base name): no dots, the index zero-padded so that names sort as indexes do."""
-    return f"{stored.split}/{stored.task}/{stored.index:06d}".replace(".", "_")
+    return item_key(stored.split, stored.task, stored.index).replace(".", "_")
 
 
 def choose(out: Path, strict: bool) -> Chosen:

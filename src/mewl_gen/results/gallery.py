@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image
@@ -28,6 +28,7 @@ from mewl_gen.store import reader
 from mewl_gen.store.files import writing
 from mewl_gen.store.manifest import read_manifest
 from mewl_gen.store.record import MAX_PIXELS
+from mewl_gen.store.status import Shortfall, incomplete_line, of_planned, shortfalls
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import DamagedItem, StoredItem
 
@@ -43,7 +44,13 @@ WINDOW = 4  # index pages linked on each side of the current one (besides the fi
 class Chosen:
     out: Path
     items: dict[tuple[str, str], Sequence[StoredItem]]  # (split, task) -> its sound items, by index
-    lines: list[str]  # what to say first: the items left out
+    lines: list[str]  # what to say first: the items left out, the planned ones not there
+    short: dict[tuple[str, str], Shortfall] = field(default_factory=dict)  # the splits and tasks short of their plan
+
+    def count(self, split: str, task: str) -> str:
+        """A split and task's items as the pages say it: '5', or '5 of 600 planned episodes'."""
+        short = self.short.get((split, task))
+        return short.phrase() if short else str(len(self.items[(split, task)]))
 
 
 def choose(out: Path) -> Chosen:
@@ -52,11 +59,13 @@ def choose(out: Path) -> Chosen:
     lines = [f"left out {reader.damaged_line(found.damaged)}"] if found.damaged else []
     if not found.items:
         raise UserError(f"{out} holds no complete items to show")
+    short = shortfalls(out, {key: len(items) for key, items in found.items.items()})
+    lines += list(filter(None, [incomplete_line(short)]))
     for (split, task), items in sorted(found.items.items()):
         if items[0].image(next(iter(items[0].item().scenes()))) is None:
             raise UserError(f"{out}/{split}/{task} holds sampled items without images; make a gallery of a rendered "
                             "dataset (mewl render)")
-    return Chosen(out, found.items, lines)
+    return Chosen(out, found.items, lines, {(s.split, s.task): s for s in short})
 
 
 def split_key(split: str) -> tuple[int, str]:
@@ -123,8 +132,8 @@ def page_links(page: int, pages: int, up: h.Link) -> list[h.Link]:
             h.Link("last »", h.href(page_name(pages)) if page < pages else None)]
 
 
-def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem], bar) -> None:
-    """A task's item pages and its index pages."""
+def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem], bar, count: str) -> None:
+    """A task's item pages and its index pages; `count`: its items as Chosen.count says them."""
     folder = staging / split / task
     folder.mkdir(parents=True)
     pages = -(-len(items) // PER_PAGE)
@@ -142,8 +151,9 @@ def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem]
         bar.update(1)
     for page in range(1, pages + 1):
         first = (page - 1) * PER_PAGE
+        total = f"{len(items)} in all" if count == str(len(items)) else f"{count}: the dataset is incomplete"
         note = (f"items {items[first].index} to {items[min(first + PER_PAGE, len(items)) - 1].index} "
-                f"({len(items)} in all), page {page} of {pages}")
+                f"({total}), page {page} of {pages}")
         text = h.index_page(f"{task} · {split}", note, page_links(page, pages, up),
                             entries[first:first + PER_PAGE], "../../")
         (folder / page_name(page)).write_text(text, encoding="utf-8")
@@ -158,8 +168,9 @@ def write_benchmarks(chosen: Chosen, staging: Path) -> None:
     rows = []
     for k, bench in enumerate(known):
         tasks = [(t, by_bench[bench.name][t.name]) for t in bench.tasks if t.name in by_bench[bench.name]]
+        names = {t.name for t in bench.tasks}
         cells = [[h.esc(t.name), h.esc(t.summary), " ".join(
-            h.anchor(h.href(split, t.name, "index.html"), f"{split}: {n}")
+            h.anchor(h.href(split, t.name, "index.html"), f"{split}: {chosen.count(split, t.name)}")
             for split, n in sorted(splits.items(), key=lambda kv: split_key(kv[0])))] for t, splits in tasks]
         links = [h.Link("← previous", h.href(f"{known[k - 1].name}.html") if k > 0 else None, "prev"),
                  h.Link("↑ all benchmarks", h.href("index.html"), "up"),
@@ -168,8 +179,10 @@ def write_benchmarks(chosen: Chosen, staging: Path) -> None:
                 + h.table(["task", "what", "items by split"], cells))
         (staging / f"{bench.name}.html").write_text(h.document(bench.name, "", body), encoding="utf-8")
         total = sum(n for _, splits in tasks for n in splits.values())
+        absent = sum(s.planned - s.have for s in chosen.short.values() if s.task in names)
+        items = of_planned(total, total + absent, bench.noun) if absent else str(total)
         rows.append([h.anchor(h.href(f"{bench.name}.html"), bench.name), h.esc(bench.summary), str(len(tasks)),
-                     str(total)])
+                     h.esc(items)])
     manifest = read_manifest(chosen.out)
     settings = ", ".join(f"{k} {manifest[k]}" for k in ("generator", "seed", "quality") if k in manifest)
     left = "".join(f'<p class="note">{h.esc(line)}</p>\n' for line in chosen.lines)
@@ -186,7 +199,7 @@ def write(chosen: Chosen, staging: Path) -> int:
     with export.progress(total, "gallery") as bar:
         for (split, task), items in sorted(chosen.items.items(), key=lambda kv: (order.index(kv[0][1]),
                                                                                   split_key(kv[0][0]))):
-            write_task(staging, split, task, items, bar)
+            write_task(staging, split, task, items, bar, chosen.count(split, task))
     write_benchmarks(chosen, staging)
     return total
 

@@ -3,13 +3,17 @@
 One bar per scored split and task (accuracy, its 95 % Wilson interval, the
 value and n written on it), chance as a dashed line across each bar, and
 every reference row (results.reference: the paper's people and models) as a
-labelled mark: people as stars, each model its own marker. The legend sits
-below the axes, outside the data. The file's suffix picks the format (.png,
-.pdf, .svg); a PNG is drawn at 300 dpi.
+labelled mark: people as stars, each model its own marker. A part-made
+dataset (fewer items than its plan) says so in the title and on each short
+bar. The legend sits below the axes, outside the data. The file's suffix
+picks the format (.png, .pdf, .svg); a PNG is drawn at 300 dpi.
 """
 from __future__ import annotations
 
 from pathlib import Path
+
+from mewl_gen.store.status import of_planned
+from mewl_gen.tasks import catalog
 
 from .study.human import LABEL
 
@@ -37,7 +41,8 @@ def draw(rows: list[dict], records: list[dict], path: Path) -> None:
     for i, r in enumerate(rows):
         ax.hlines(r["chance"], i - 0.42, i + 0.42, colors="black", linestyles=(0, (3, 2)), linewidth=1.0,
                   label="chance" if i == 0 else None, zorder=3)
-        ax.text(i - 0.2, 0.02, f"{100 * r['accuracy']:.0f}%\nn={r['n']}", ha="center", va="bottom",
+        short = f"\nof {r['planned']}" if r["planned"] > r["n"] else ""  # a part-made split and task says so
+        ax.text(i - 0.2, 0.02, f"{100 * r['accuracy']:.0f}%\nn={r['n']}{short}", ha="center", va="bottom",
                 fontsize=FONT - 1.5, zorder=5, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
     styles: dict[str, tuple[str, str]] = {}
     palette = pyplot.get_cmap("tab10").colors
@@ -66,6 +71,10 @@ def draw(rows: list[dict], records: list[dict], path: Path) -> None:
     ax.set_ylim(0, 1.05)
     ax.set_xlim(-0.6, len(rows) - 0.4)
     ax.set_ylabel("accuracy")
+    n, planned = sum(r["n"] for r in rows), sum(r["planned"] for r in rows)
+    if planned > n:  # the figure travels without the table: it says itself that the dataset is part-made
+        ax.set_title(f"incomplete dataset: {of_planned(n, planned, catalog.noun([r['task'] for r in rows]))}",
+                     color="#b03030")
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3 if tilted else -0.2), ncol=2, frameon=False,
               title="marks: reported on the original data" if styles else None, title_fontsize=FONT - 1)

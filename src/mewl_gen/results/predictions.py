@@ -23,6 +23,12 @@ LINE_LIMIT = 1 << 20  # bytes of one line: an answer is a word, a truth value, a
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 
 
+def item_key(split: str, task: str, index: int) -> str:
+    """An item's key, `split/task/000017`: as the exports write it, a predictions file names an item and
+    every message about predictions names one (the index zero-padded so that keys sort as indexes do)."""
+    return f"{split}/{task}/{index:06d}"
+
+
 class Prediction(BaseModel):
     """One line of a predictions file; other fields a model writes (a confidence, a rationale) are ignored.
     It names its item by `key` ("split/task/000017"), or by split, task and index, or by both alike."""

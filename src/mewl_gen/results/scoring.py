@@ -28,6 +28,7 @@ from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import wilson
 
 from . import answers, predictions
+from .predictions import item_key
 
 Key = tuple[str, str, int]
 SHOWN = 3  # keys named in a problem's line before "and N more"
@@ -87,7 +88,7 @@ def read_predictions(path: Path, problems: Problems) -> dict[Key, object]:
         key = (sys.intern(split), sys.intern(task), index)  # a name is one string however many lines say it
         if key in found:
             problems.add("duplicate predictions (the first one stands)",
-                         f"line {number} repeats line {found[key][1]} ({shown('/'.join(map(str, key)), 120)})")
+                         f"line {number} repeats line {found[key][1]} ({shown(item_key(*key), 120)})")
             continue
         found[key] = (p.answer, number)
     if not found:
@@ -127,18 +128,18 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
         tally = tallies.setdefault(key[:2], _Tally())
         tally.n += 1
         if key not in predicted:
-            tally.missing.append(stored.key)
+            tally.missing.append(item_key(*key))
             continue
         tally.predicted = True
         answer = predicted.pop(key)
         try:
             tally.correct += answers.judge(known[stored.task], stored.item(), answer)
         except ValueError as err:
-            tally.unanswerable.append(f"{stored.key} ({shown(err, 120)})")
-    problems.damaged = [f"{split}/{task}/{index}" for (split, task, index), _ in damaged]
-    for (split, task, index), why in damaged:
+            tally.unanswerable.append(f"{item_key(*key)} ({shown(err, 120)})")
+    problems.damaged = [item_key(*key) for key, _ in damaged]
+    for key, why in damaged:
         problems.add("damaged or incomplete items of OUT (not scored; `mewl verify OUT` names them)",
-                     f"{split}/{task}/{index} ({why})")
+                     f"{item_key(*key)} ({why})")
     scores = []
     order = list(known)
     for (split, task), tally in sorted(tallies.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
@@ -152,7 +153,7 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
         scores.append(Score(split, task, tally.n, tally.correct, lost))
     for key in predicted:  # what is left names no item OUT holds
         if key[1] in known:
-            problems.add("predictions for items OUT does not hold (not counted)", shown("/".join(map(str, key)), 120))
+            problems.add("predictions for items OUT does not hold (not counted)", shown(item_key(*key), 120))
     if not scores:
         raise UserError(f"no prediction of {shown(str(predictions_file))} is for an item of {out}")
     return scores, problems

@@ -127,5 +127,48 @@ def report(rows: list[TaskStatus], given_n: bool = False, extra: list[str] = (),
     return "\n".join(lines + list(extra))
 
 
+@dataclass(frozen=True)
+class Shortfall:
+    """A split and task of OUT holding fewer sound items than its plan asks for."""
+
+    split: str
+    task: str
+    have: int
+    planned: int
+
+    def phrase(self) -> str:
+        """'5 of 600 planned episodes', as every command reporting on a part-made dataset says it."""
+        return of_planned(self.have, self.planned, catalog.noun([self.task]))
+
+
+def of_planned(have: int, planned: int, noun: str) -> str:
+    return f"{have} of {planned} planned {noun}s"
+
+
+def shortfalls(out: Path, have: dict[tuple[str, str], int]) -> list[Shortfall]:
+    """Each planned split and task (OUT's plans, the largest N requested) short of its plan, in plan order;
+    `have`: the sound items a command found per (split, task)."""
+    found, known = [], catalog.tasks()
+    for split, task in bookkeeping.plans(out):
+        if task not in known:  # the readers read registered tasks only
+            continue
+        planned, held = bookkeeping.planned(out, split, task), have.get((split, task), 0)
+        if held < planned:
+            found.append(Shortfall(split, task, held, planned))
+    return found
+
+
+def incomplete_line(short: list[Shortfall]) -> str:
+    """The shortfalls in one line, for a command's report (empty where there are none)."""
+    if not short:
+        return ""
+    have, planned = sum(s.have for s in short), sum(s.planned for s in short)
+    parts = [f"{s.split}/{s.task}: {s.phrase()}" for s in short[:3]]
+    more = f" and {len(short) - 3} more" if len(short) > 3 else ""
+    total = f"; {of_planned(have, planned, catalog.noun([s.task for s in short]))} in all" if len(short) > 1 else ""
+    return (f"incomplete dataset: {', '.join(parts)}{more}{total}; `mewl status OUT` names the missing ones, "
+            "the render command renders them")
+
+
 def as_json(rows: list[TaskStatus]) -> str:
     return json.dumps([{**asdict(r), "done": r.done} for r in rows], indent=2)
