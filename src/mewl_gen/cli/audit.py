@@ -18,6 +18,7 @@ from mewl_gen.render.passes import is_pass_file
 from mewl_gen.store import card, door, reader
 from mewl_gen.store.manifest import read_manifest
 from mewl_gen.store.record import MAX_PIXELS
+from mewl_gen.store.status import incomplete_line, shortfalls
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import AuditRun, legibility
 from mewl_gen.tasks.benchmark import Benchmark
@@ -113,6 +114,10 @@ def cmd_audit(args) -> int:
         ok, text = audit_benchmark(bench, out, train_dir, args.markdown, workers, read)
         verdicts.append(ok)
         tables.append(text)
+    audited = {t.name for bench in chosen for t in bench.tasks}
+    short = [s for s in shortfalls(out, read) if s.task in audited]  # a part-made dataset is said to be one
+    if short:
+        print(f"mewl audit: {incomplete_line(short)}", file=sys.stderr)
     if not args.no_card:
         try:
             card.record_audit(out, "\n\n".join(tables), read)
