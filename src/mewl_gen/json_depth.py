@@ -27,12 +27,12 @@ class TooDeep(ValueError):
     """JSON nested deeper than DEPTH."""
 
 
-def loads(data: bytes | str, walk: bool = True):
+def loads(data: bytes | str, walk: bool = True, finite: bool = False):
     """json.loads under the depth limit: TooDeep for deeper JSON, ValueError for text that is not JSON.
     `walk` False: the value is only checked to parse, so the parser's own recursion limit bounds it and
-    the measure of its depth is saved."""
+    the measure of its depth is saved. `finite`: as finite_loads, NotFinite for a number that is not."""
     try:
-        value = json.loads(data)
+        value = finite_loads(data) if finite else json.loads(data)
     except RecursionError:
         raise TooDeep(f"nests JSON deeper than {DEPTH}") from None
     if walk:

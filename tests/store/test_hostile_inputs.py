@@ -38,6 +38,20 @@ def test_hostile_predictions_are_counted_and_quoted_escaped_and_cut(rendered, tm
 
 
 @pytest.mark.slow
+def test_a_line_with_a_number_json_has_no_form_for_is_no_prediction(rendered, tmp_path):
+    """NaN, Infinity and 1e999 (infinite to Python's parser) are no JSON numbers: such a line is counted as not
+    a prediction and named by its number, like any line that is not JSON; what eval prints stays JSON."""
+    path = tmp_path / "predictions.jsonl"
+    line = '{"split": "train", "task": "%s", "index": %s, "answer": %s}'
+    path.write_text("\n".join([line % (RENDERED_TASK, 0, "true"), line % (RENDERED_TASK, 1, "NaN"),
+                               line % (RENDERED_TASK, 2, "-Infinity"), line % (RENDERED_TASK, "1e999", "true")]) + "\n")
+    r = mewl("eval", rendered, path, "--format", "json")
+    assert r.returncode == 1, r.stderr
+    assert "3 lines that are not a prediction" in r.stderr and "line 2, line 3, line 4" in r.stderr, r.stderr
+    json.loads(r.stdout, parse_constant=lambda name: pytest.fail(f"eval printed {name}"))
+
+
+@pytest.mark.slow
 def test_a_deep_or_huge_predictions_file_is_one_line(rendered, tmp_path):
     path = tmp_path / "predictions.jsonl"
     path.write_text("[" * 100_000 + "\n")

@@ -62,11 +62,12 @@ class Prediction(BaseModel):
 
 
 def parse_line(line: str | bytes) -> Prediction | None:
-    """A line as a prediction; None for one that is not (too long, not JSON, too deep, mistyped)."""
+    """A line as a prediction; None for one that is not (too long, not JSON, too deep, mistyped, holding a
+    number JSON has no form for: NaN, Infinity, 1e999)."""
     if len(line) > LINE_LIMIT:
         return None
     try:
-        value = door.parse_json(line, Path("line"))
+        value = door.parse_json(line, Path("line"), finite=True)
     except door.Refused:
         return None
     if not isinstance(value, dict):

@@ -141,11 +141,12 @@ def read_bytes(root: Path, path: Path, kind: str, dir_fd: int | None = None) -> 
     return read_fd(fd, size)
 
 
-def parse_json(data: bytes | str, path: Path, walk: bool = True):
+def parse_json(data: bytes | str, path: Path, walk: bool = True, finite: bool = False):
     """JSON under the depth limit (json_depth): a deeper or malformed file is refused in one line. `walk`
-    False: the value is only checked to parse, then dropped (verify)."""
+    False: the value is only checked to parse, then dropped (verify). `finite`: a number that is not
+    (NaN, Infinity) is refused too, in a file a user hands in."""
     try:
-        return json_depth.loads(data, walk)
+        return json_depth.loads(data, walk, finite)
     except json_depth.TooDeep as err:
         raise Refused(path, str(err)) from None
     except (ValueError, UnicodeDecodeError) as err:
