@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from mewl_gen.errors import UserError
 from mewl_gen.results.study import build, human, plan, score, select
 
 from . import options
@@ -58,6 +59,8 @@ def build_parser() -> options.Parser:
     p.add_argument("--texts", default=None, metavar="FOLDER", help="your edited texts: consent.html, "
                    "instructions.html, end.html, declined.html, <benchmark>.html (default: the templates; a built "
                    "study's DIR/texts/ holds them)")
+    p.add_argument("--pilot", action="store_true", help="build a pilot whose texts may keep the templates' blanks "
+                   "(\"[N] minutes\", \"[ethics board, reference]\"); without it they are refused")
     return p
 
 
@@ -87,10 +90,15 @@ def cmd_build(args) -> int:
     key = Path(args.key) if args.key else build.key_path(dest)
     build.check_places(out, dest, key)
     build.library()
-    texts_folder = Path(args.texts) if args.texts else None
-    build.read_texts(texts_folder, [])  # a bad folder or file is one line before any item is read
     o = select.Options(args.split, options.task_list(args.task), args.items, args.per_participant, args.practice,
                        args.practice_split, args.catch, args.seed)
+    texts_folder = Path(args.texts) if args.texts else None
+    blanks = build.placeholders(build.read_texts(texts_folder, []))  # a bad folder or file: one line, before any item
+    if blanks and not args.pilot:
+        where = "; ".join(f"{name}: {', '.join(found)}" for name, found in blanks.items())
+        raise UserError(f"the study's texts keep the templates' blanks ({where}); fill them in (a --pilot "
+                        "build's DIR/texts/ holds every text: copy it, edit it, build again with --texts FOLDER), or "
+                        "pass --pilot to build a pilot")
     rng = select.generator(args.seed)
     chosen = select.choose(out, o, rng)
     for line in chosen.lines:
@@ -99,12 +107,14 @@ def cmd_build(args) -> int:
     names = [b["benchmark"] for b in study.blocks]
     texts = build.read_texts(texts_folder, names)
     data = build.study_data(study, texts, rng.bytes(plan.TOKEN_BYTES).hex(), args.per_participant)
-    settings = {k: v for k, v in vars(o).items()}
+    settings = {**vars(o), "pilot": args.pilot}
     build.build(out, dest, key, study, chosen.stored, data, texts, settings)
     tests = sum(1 for k in study.key.values() if k["kind"] == "test")
-    print(f"wrote a study of {tests} item(s) of {len({s.task for s in chosen.tests})} task(s), "
-          f"{len(chosen.practice)} practice and {args.catch * len(names)} catch trial(s) to {dest}; open "
-          f"{dest / 'index.html'}. The key is {key}: keep it, and out of DIR")
+    print(f"wrote {'a pilot' if args.pilot else 'a study'} of {tests} item(s) of {len({s.task for s in chosen.tests})} "
+          f"task(s), {len(chosen.practice)} practice and {args.catch * len(names)} catch trial(s) to {dest}; open "
+          f"{dest / 'index.html'}")
+    # The key maps every trial to its answer: its default name (DIR.key.json) is one the project's .gitignore skips.
+    print(f"the key (each trial's item and answer) is {key.resolve()}: keep it, and never upload it with DIR")
     return 0
 
 

@@ -36,7 +36,7 @@ def study(tmp_path_factory) -> tuple[Path, Path, dict]:
     dest = root / "dir"
     scored = [t.name for t in catalog.tasks().values() if t.study is not None and t.name not in PRACTICE]
     assert main(["study", str(out), "--out", str(dest), "--task", ",".join(scored), "--split", "train",
-                 "--items", "1", "--practice", "1", "--catch", "1", "--seed", "3"]) == 0
+                 "--items", "1", "--practice", "1", "--catch", "1", "--seed", "3", "--pilot"]) == 0
     return out, dest, json.loads(build.key_path(dest).read_text())
 
 

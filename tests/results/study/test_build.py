@@ -2,12 +2,17 @@
 written; the texts a researcher edits replace the templates (no browser here: test_browser.py runs DIR)."""
 from __future__ import annotations
 
+import json
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
 
 from mewl_gen.cli.main import main
 from mewl_gen.results.study import build
+from mewl_gen.tasks import catalog
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +41,66 @@ def test_a_bad_option_is_one_line(sampled, tmp_path, capsys, args, says):
 
 
 def test_a_dataset_without_images_is_refused(sampled, tmp_path, capsys):
-    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir")]), "sampled items without images")
+    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir"), "--pilot"]),
+             "sampled items without images")
     assert not (tmp_path / "dir").exists()
+
+
+def test_the_templates_blanks_stop_a_study_unless_it_is_a_pilot(sampled, tmp_path, capsys):
+    """A consent naming no researcher, no duration and no ethics approval is not one to show people."""
+    dest = tmp_path / "dir"
+    one_line(capsys, main(["study", str(sampled), "--out", str(dest)]), "the study's texts keep the templates' blanks "
+             "(consent.html: [the researchers' names and institution], [N], [where, for how long], [contact address], "
+             "[ethics board, reference]); fill them in")
+    assert not dest.exists() and not build.key_path(dest).exists()
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    consent = (build.WEB / "consent.html").read_text()
+    (texts / "consent.html").write_text(consent.replace("[N]", "15"))
+    one_line(capsys, main(["study", str(sampled), "--out", str(dest), "--texts", str(texts)]),
+             "(consent.html: [the researchers' names and institution], [where, for how long], [contact address], "
+             "[ethics board, reference]); fill them in")
+    (texts / "consent.html").write_text("<p>Run by the Example Lab; 15 minutes; approved by Board X, ref. 7.</p>")
+    for extra in (["--texts", str(texts)], ["--pilot"]):  # past the texts: on to the items, here unrendered
+        one_line(capsys, main(["study", str(sampled), "--out", str(dest), *extra]), "sampled items without images")
+
+
+def test_a_split_the_folder_lacks_is_answered_with_what_it_holds(sampled, tmp_path, capsys):
+    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir"), "--pilot", "--split", "train"]),
+             f"{sampled} holds no items in the split train; it holds test (malevic-pos, shape): choose one with "
+             "--split test")
+
+
+def test_the_keys_default_name_is_one_gitignore_skips():
+    ignored = [line for line in (ROOT / ".gitignore").read_text().splitlines() if line and not line.startswith("#")]
+    assert any(fnmatch(build.key_path(ROOT / "study").name, pattern) for pattern in ignored)
+
+
+@pytest.fixture(scope="module")
+def one_task(tmp_path_factory) -> Path:
+    """Two rendered MALeViC items in train: a folder of one task and one split."""
+    out = tmp_path_factory.mktemp("one-task") / "out"
+    assert main(["render", "--task", "malevic-pos", "--n", "2", "--quality", "preview", "--device", "cpu",
+                 "--workers", "1", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.render
+def test_a_one_task_folder_names_its_split_and_sums_up_the_tasks_it_lacks(one_task, tmp_path, capsys):
+    dest = tmp_path / "dir"
+    capsys.readouterr()
+    one_line(capsys, main(["study", str(one_task), "--out", str(dest), "--pilot"]),
+             f"{one_task} holds no items in the split test; it holds train (malevic-pos): choose one with --split train")
+    assert main(["study", str(one_task), "--out", str(dest), "--pilot", "--split", "train", "--items", "1",
+                 "--practice", "1"]) == 0
+    printed = capsys.readouterr()
+    showable = sum(1 for t in catalog.tasks().values() if t.study is not None)
+    assert printed.err.splitlines() == [f"mewl study: left out {showable - 1} task(s) that {one_task} holds no items "
+                                        "of in the split train: shape, color, material and "
+                                        f"{showable - 4} more"]
+    key = build.key_path(dest).resolve()
+    assert printed.out.splitlines()[-1].startswith(f"the key (each trial's item and answer) is {key}: ")
+    assert key.is_file() and json.loads(key.read_text())["options"]["pilot"] is True
 
 
 def test_the_key_never_goes_inside_the_experiment_and_nothing_is_overwritten(sampled, tmp_path, capsys):

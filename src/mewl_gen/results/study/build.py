@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -106,6 +107,17 @@ def read_texts(folder: Path | None, benchmarks: list[str]) -> dict[str, str]:
         except (OSError, UnicodeDecodeError) as err:
             raise UserError(f"--texts: cannot read {path} as UTF-8 text ({err})") from None
     return texts
+
+
+PLACEHOLDER = re.compile(r"\[[^\[\]<>\n]{1,80}\]")  # "[N]", "[ethics board, reference]": the templates' blanks
+
+
+def placeholders(texts: dict[str, str]) -> dict[str, list[str]]:
+    """'<name>.html' -> the templates' blanks it still holds, in order, for each text holding any: a study
+    whose consent names no researcher nor ethics approval is not one to run on people."""
+    blanks = {m for name in TEXTS for m in PLACEHOLDER.findall((WEB / f"{name}.html").read_text(encoding="utf-8"))}
+    found = {f"{name}.html": [m for m in PLACEHOLDER.findall(text) if m in blanks] for name, text in texts.items()}
+    return {name: kept for name, kept in found.items() if kept}
 
 
 def study_data(plan: Plan, texts: dict[str, str], study: str, per_participant: int) -> dict:

@@ -10,6 +10,7 @@ import numpy as np
 
 from mewl_gen.errors import UserError
 from mewl_gen.store import reader
+from mewl_gen.store.manifest import read_manifest
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import StoredItem
 
@@ -46,12 +47,55 @@ def _source(stored: StoredItem) -> Source:
     return Source(stored.split, stored.task, stored.index, stored.item())
 
 
+def named(names: list[str], shown: int = 3) -> str:
+    """Names for a one-line message: the first few, then how many more."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def _holdings(held: dict[str, list[str]]) -> str:
+    """What OUT holds, split by split: 'train (pragmatic), val (pragmatic, shape)'."""
+    return ", ".join(f"{split} ({named(tasks)})" for split, tasks in held.items())
+
+
+def _held(out: Path) -> dict[str, list[str]]:
+    """split -> the registered tasks OUT has item folders of (sound or not), from a listing: no item is read."""
+    if not out.is_dir():
+        raise UserError(f"{out} is not a folder; expected a dataset made by mewl render")
+    read_manifest(out)  # not a dataset of this tool: one line
+    known, held = catalog.tasks(), {}
+    for split, task in sorted({(s, t) for s, t, _ in reader.item_folders(out) if t in known}):
+        held.setdefault(split, []).append(task)
+    return held
+
+
+def _in_split(out: Path, o: Options, showable: list[str], held: dict[str, list[str]]) -> list[str]:
+    """The showable tasks OUT holds in the split; where it holds none, one line naming the splits and tasks
+    it does hold and the option to choose them with."""
+    if not held:
+        raise UserError(f"{out} holds no items; render some first (mewl render)")
+    if o.split not in held:
+        raise UserError(f"{out} holds no items in the split {o.split}; it holds {_holdings(held)}: choose one with "
+                        f"--split {next(iter(held))}")
+    present = [t for t in showable if t in held[o.split]]
+    if not present:
+        raise UserError(f"{out} holds no items of {named(showable)} in the split {o.split}; it holds "
+                        f"{_holdings(held)}: choose with --task and --split")
+    return present
+
+
 def choose(out: Path, o: Options, rng: np.random.Generator) -> Chosen:
     """The items of the study; a UserError (one line) when OUT has none to show or holds them unrendered."""
-    studied = [t for t in o.tasks if catalog.task(t).study is not None]
-    lines = [f"left out {t}: its benchmark shows people no trial of it" for t in o.tasks if t not in studied]
-    if not studied:
-        raise UserError(f"no task of {', '.join(o.tasks)} has a trial to show people")
+    showable = [t for t in o.tasks if catalog.task(t).study is not None]
+    if not showable:
+        raise UserError(f"no task of {named(o.tasks)} has a trial to show people")
+    held = _held(out)
+    studied = _in_split(out, o, showable, held)
+    lines = [f"left out {t}: its benchmark shows people no trial of it" for t in o.tasks
+             if t not in showable and t in held[o.split]]
+    absent = [t for t in showable if t not in studied]
+    if absent:  # one line, however many tasks `--task all` names that OUT never held
+        lines.append(f"left out {len(absent)} task(s) that {out} holds no items of in the split {o.split}: "
+                     f"{named(absent)}")
     benches = {catalog.task(t).benchmark for t in studied}  # practice may come from any task of their benchmarks
     practising = [t.name for b in catalog.BENCHMARKS if b.name in benches for t in b.tasks if t.study is not None]
     found = reader.read(out, list(dict.fromkeys(studied + practising)), {o.split, o.practice_split}, images=True)
