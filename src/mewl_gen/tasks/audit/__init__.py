@@ -8,9 +8,9 @@ from __future__ import annotations
 from .frame import OK, REPEATS, VERDICT, Audit, AuditRun, Findings, verdict
 from .probes import MANY_CLASSES, Probe, identity, index_pairs, leaking, learned, measured
 from .cross_split import TEST_SPLIT, repeat_column, repeat_failures, repeats
-from .statistics import BALANCE_P, Z95, Z_VERDICT, above_chance, balanced, uniform_p, wilson
+from .statistics import BALANCE_P, Z95, Z_VERDICT, above_chance, balanced, below, uniform_p, wilson
 
 __all__ = ["OK", "REPEATS", "VERDICT", "Audit", "AuditRun", "Findings", "verdict", "MANY_CLASSES", "Probe",
            "identity", "index_pairs", "leaking", "learned", "measured", "TEST_SPLIT", "repeat_column",
-           "repeat_failures", "repeats", "BALANCE_P", "Z95", "Z_VERDICT", "above_chance", "balanced", "uniform_p",
+           "repeat_failures", "repeats", "BALANCE_P", "Z95", "Z_VERDICT", "above_chance", "balanced", "below", "uniform_p",
            "wilson"]

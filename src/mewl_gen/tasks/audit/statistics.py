@@ -33,6 +33,17 @@ def above_chance(hits: int, n: int, chance: float, tests: int = 1) -> bool:
     return wilson(hits, n, z_verdict(tests))[0] > chance
 
 
+def below(hits: int, n: int, rate: float) -> bool:
+    """Whether `hits` of `n` are too few for a solver right at `rate` on each item: the exact binomial
+    tail, one-sided at the verdict's level. Wilson's interval is far too narrow at a rate near 1 and few
+    items (one miss in two lay below 97.6 %, which happens one time in twenty)."""
+    from statistics import NormalDist
+
+    from scipy.stats import binom  # as uniform_p: loaded only for an audit
+
+    return n > 0 and float(binom.cdf(hits, n, rate)) < NormalDist().cdf(-Z_VERDICT)
+
+
 def uniform_p(observed: list, support: tuple) -> float:
     from scipy.stats import chisquare  # scipy loads only for an audit: every `mewl` command imports this module
 

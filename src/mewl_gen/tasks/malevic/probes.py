@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..audit import Z_VERDICT, Probe, scikit, wilson
+from ..audit import Probe, below, scikit
 from .floor import decide, full_size_floor
 from .item import SIZE_LEVELS
 from .rules import Rules
@@ -165,10 +165,10 @@ def trees(fit: list[Seen], score: list[Seen], features: Callable[[Seen], list[fl
 
 
 def below_its_floor(p: Probe) -> bool:
-    """Whether even the verdict's interval lies below the floor. For a probe whose floor is its own
-    solver's exact accuracy (sizes without k), the stated floor is then not one: the law it was computed
-    from is not the sampler's."""
-    return p.n > 0 and wilson(p.hits, p.n, Z_VERDICT)[1] < p.floor
+    """Whether the probe's hits are too few for its floor at the verdict's level. For a probe whose floor
+    is its own solver's exact accuracy (sizes without k), the stated floor is then not one: the law it was
+    computed from is not the sampler's."""
+    return below(p.hits, p.n, p.floor)
 
 
 def without_k(rules: Rules, seen: list[Seen]) -> Probe:
