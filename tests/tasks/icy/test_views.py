@@ -3,10 +3,16 @@ its message stands among the others, never its symbols (the language is the data
 fitted on another seed's items (another language), stays at 1/5 and finds a planted marker."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from mewl_gen.scenes.universe import SHAPES
+from mewl_gen.tasks.catalog import sample_item
+from mewl_gen.tasks.icy import sample
 from mewl_gen.tasks.icy.audit import language_of
+from mewl_gen.tasks.icy.sample import draw_shapes
 from mewl_gen.tasks.icy.views import item_choices, probe
+from tests.chance import assert_at_chance
 from tests.conftest import FEW, episodes, sweep
 
 TASK = "icy-episodes"
@@ -34,19 +40,58 @@ def test_no_probe_without_another_language():
     assert probe([kept(it) for it in records(0, FEW)], []).n == 0
 
 
-# A leak this probe found and no earlier probe had: the query's attributes with how the choices' messages
-# agree letter by letter tell the answer above 1/5 on another language. The query shows the answer's shape,
-# the choices' first words group them by shape, and how large a shape's group runs depends on the shape:
-# every language holds out cylinder with two colors and cube and sphere with three (draw_holdout), so in
-# train more colors can take a cylinder and in test fewer, and the layout rule (each choice's panel of its
-# third shape, two panels per shape) shifts the group sizes further. Drawing the five choices as a set and
-# the answer uniformly among them leaves this as it is; the mark stays until the choices' shapes are drawn
-# so that no shape's group runs larger than another's. Strict, so that the test fails once they are.
-@pytest.mark.xfail(strict=True, reason="icy-episodes' choices with the query read above 1/5 without the context")
+# A leak this probe found and no earlier probe had: in mewl-gen 0.5.0 before its fix, each distractor's
+# shape was its own, and since every language holds out the cylinder with two colors against three for the
+# cube and the sphere, how many choices shared the answer's shape word depended on the query's shape ("a
+# cylinder query: a choice in the largest group, else the smallest" read 32.5 % in train and, reversed,
+# 38.6 % in test). Now the five choices' shapes are always two, two and one (sample.CHOICE_SHAPES).
 @pytest.mark.slow
 def test_the_probe_is_at_its_floor_on_sampled_items():
     found = probe([kept(it) for it in records(0)], [kept(it) for it in records(1)])
     assert found.floor == 1 / 5 and not found.leaks, found.cell()
+
+
+def _group(item: dict, choice: str | None = None) -> int:
+    """How many choices share the answer's (or `choice`'s) first word: its shape word under concat, the
+    default grammar."""
+    width, choice = language_of(item)["word_length"], choice or item["answer"]
+    return [c[:width] for c in item["choices"]].count(choice[:width])
+
+
+def test_the_querys_shape_says_nothing_of_its_groups_size():
+    """draw_shapes' law: for every shape the query (the first) shows, it is the single choice of its shape
+    one time in five and one of a pair otherwise, as a uniform one of the five would be."""
+    rng = np.random.default_rng(5)
+    drawn = [draw_shapes(rng) for _ in range(30_000)]
+    for shape in SHAPES:
+        mine = [s for s in drawn if s[0] == shape]
+        assert_at_chance(len(mine) / len(drawn), len(drawn), 1 / 3, f"query {shape}")
+        assert_at_chance(sum(s.count(shape) == 1 for s in mine) / len(mine), len(mine), 1 / 5, f"{shape} alone")
+
+
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_sampled_choices_take_their_shapes_from_one_draw(split, monkeypatch):
+    """Every item's choices are two, two and one of the shapes, the query's the first draw_shapes gave, and
+    nothing redraws them (a redraw would weigh each pattern by how easily the language lays it out)."""
+    drawn = []
+    monkeypatch.setattr(sample, "draw_shapes", lambda rng: drawn.append(draw_shapes(rng)) or drawn[-1])
+    for i in range(20):
+        before = len(drawn)
+        item = sample_item(TASK, 3, split, i)
+        assert len(drawn) == before + 1 and item.query.objects[0].properties[0] == drawn[-1][0]
+        record = item.model_dump(mode="json")
+        assert sorted(_group(record, c) for c in record["choices"]) == [1, 2, 2, 2, 2]
+
+
+@pytest.mark.parametrize("split", ["train", "test"])
+@pytest.mark.slow
+def test_the_old_rule_reads_one_in_five(split):
+    """"A cylinder query: a choice in the largest group of choices sharing a first word, else one in the
+    smallest", replayed as its chance of the answer on the sampled items of two seeds."""
+    items = [it.model_dump(mode="json") for seed in (0, 1) for it in episodes(TASK, sweep(150, 400), split, seed)]
+    chances = [(_group(it) == 2) / 4 if it["query"]["objects"][0]["shape"] == "cylinder" else float(_group(it) == 1)
+               for it in items]
+    assert_at_chance(sum(chances) / len(items), len(items), 1 / 5, f"{split} old rule")
 
 
 @pytest.mark.slow

@@ -7,8 +7,9 @@ icy-episodes: MEWL-style few-shot naming in an ICY language.
 
 Six context panels each show one object and utter its message; the query
 shows an object whose color-shape pair no panel shows. The five choices name
-the query and four objects of its material and size in four other colors,
-each of a random shape (in test: of its color's held-out shape). Each choice's color is shown by exactly one panel
+the query and four objects of its material and size in four other colors;
+two shapes come twice and one once among them (in test each is its color's
+held-out shape), the query a uniform one of the five. Each choice's color is shown by exactly one panel
 (with another shape), a sixth panel shows none of their colors, and no panel
 shows a choice's color-shape pair: counting words in the context favours no
 choice. The panels also show the query's material, size and every choice's
@@ -29,7 +30,7 @@ import numpy as np
 
 from mewl_gen.scenes.draws import redraw
 from mewl_gen.scenes.placement import place_scene
-from mewl_gen.scenes.universe import COLORS, SHAPES, ObjectTuple
+from mewl_gen.scenes.universe import COLORS, SHAPES, UNIVERSE, ObjectTuple
 
 from ..benchmark import Draw
 from ..item import Panel
@@ -49,19 +50,48 @@ def sample_naming(rng: np.random.Generator, d: Draw) -> Naming:
                   message=lang.messages[obj], held_out=lang.held_out(obj), scene=place_scene(draw_seed(rng), [obj]))
 
 
-def draw_choices(rng: np.random.Generator, query: ObjectTuple, lang: Language, split: str) -> list[ObjectTuple]:
-    """The query and four objects of its material and size, each of another color: five objects alike
-    but for their color-shape pairs. In test each distractor is its color's held-out pair, as the query
-    is, so that no choice is told apart by a pair training showed; elsewhere its shape is random."""
-    colors = [c for c in COLORS if c != query[1]]
-    held = dict((color, shape) for shape, color in lang.holdout)
-    return [query, *((held[colors[k]] if split == TEST_SPLIT else SHAPES[rng.integers(len(SHAPES))], colors[k],
-                      query[2], query[3]) for k in rng.choice(len(colors), size=4, replace=False))]
+# How many of the five choices take each of three shapes, the single shape and the order drawn uniformly. A
+# view of the choices' messages without the context groups them by their shape word but cannot say which
+# group is which shape, while the query shows the answer's: the answer lies in each group as often as the
+# group's size says only if the sizes never depend on the query's shape. In test each choice is its color's
+# held-out pair and the cylinder is held out with two colors (cube and sphere with three), so no shape may
+# come more than twice; train draws the same, so the splits differ in nothing such a view reads. With each
+# distractor's shape its own, the answer's group ran larger for a cube than for a cylinder (docs/icy.md).
+CHOICE_SHAPES = (2, 2, 1)
+
+
+def draw_shapes(rng: np.random.Generator) -> list[str]:
+    """The five choices' shapes, CHOICE_SHAPES in a random order of random shapes."""
+    shapes = [s for s, k in zip(rng.permutation(SHAPES), CHOICE_SHAPES) for _ in range(k)]
+    return [str(shapes[i]) for i in rng.permutation(len(shapes))]
+
+
+def draw_choices(rng: np.random.Generator, lang: Language, split: str) -> list[ObjectTuple]:
+    """The query, then four objects of its material and size: five shapes (draw_shapes; the query's the
+    first, so a uniform one of the five), then five colors drawn uniformly among the assignments that keep
+    the rules (in test each choice is its color's held-out pair, elsewhere none is; `fair`; a context can
+    be laid out). Only the colors and the look are redrawn, never the shapes: a rejection of the shapes
+    would weigh each shape's group size by how easily the language's holdout lays it out."""
+    shapes = draw_shapes(rng)
+    allowed = [[c for c in COLORS if lang.held_out((s, c)) == (split == TEST_SPLIT)] for s in shapes]
+    assignments = [cs for cs in itertools.permutations(COLORS, len(shapes))
+                   if all(c in ok for c, ok in zip(cs, allowed))]
+
+    def draw() -> list[ObjectTuple]:
+        colors = assignments[rng.integers(len(assignments))]
+        looks = [o[2:] for o in UNIVERSE if o[:2] == (shapes[0], colors[0])]
+        look = looks[rng.integers(len(looks))]
+        return [(shape, color, *look) for shape, color in zip(shapes, colors)]
+
+    return redraw(draw, lambda c: fair(c, lang, split) and bool(layouts(lang, c)), "five fair choices")
 
 
 def fair(choices: list[ObjectTuple], lang: Language, split: str) -> bool:
-    """Five colors and five messages; in test every choice names a held-out pair, elsewhere none does."""
+    """Five colors and five messages, the shapes as CHOICE_SHAPES; in test every choice names a held-out
+    pair, elsewhere none does."""
+    shapes = [o[0] for o in choices]
     return (len({o[1] for o in choices}) == len({lang.messages[o] for o in choices}) == 5
+            and sorted(map(shapes.count, set(shapes))) == sorted(CHOICE_SHAPES)
             and all(lang.held_out(o) == (split == TEST_SPLIT) for o in choices))
 
 
@@ -121,10 +151,8 @@ def teaches(context: list[ObjectTuple], lang: Language, choices: list[ObjectTupl
 def sample_episode(rng: np.random.Generator, d: Draw) -> IcyEpisode:
     spec = d.config or LanguageSpec()
     lang = language(d.root_seed, spec)
-    queries = shown_in(d.split, lang)
-    query = queries[int(rng.integers(len(queries)))]
-    objects = redraw(lambda: draw_choices(rng, query, lang, d.split),
-                     lambda c: fair(c, lang, d.split) and bool(layouts(lang, c)), "five fair choices")
+    objects = draw_choices(rng, lang, d.split)
+    query = objects[0]
     context = redraw(lambda: draw_context(rng, lang, objects), lambda c: teaches(c, lang, objects),
                      "context that teaches every choice's words")
     choices, answer = choices_with_answer(rng, lang.messages[query], [lang.messages[o] for o in objects[1:]])
