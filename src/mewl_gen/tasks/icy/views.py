@@ -2,12 +2,12 @@
 query and the choices alone, each choice described generically, a model fitted on other items scoring
 it, the item's guess its best-scored choice; floor 1 over the choices.
 
-A choice is described by how its message stands among the other choices (for each word block, how many
-of them have that block there and anywhere; letters in the same place as theirs; common beginnings and
-ends; its length and distinct symbols) and by the query's object (its attributes). Its symbols themselves
-are left out, but how its letters agree with the others' still tells words apart: the language is the
-dataset's, so the model is fitted on another seed's items (another language, icy/audit.py), never on
-items of the same language, whose queries and answers would teach it the words (icy-naming's task)."""
+A choice is described by how its message stands among the other choices (its length; for each word
+block, how many of them have that block there and anywhere; where the words cannot be read, its letters:
+those in the same place as theirs, common beginnings and ends, distinct symbols) and by the query's
+object (its attributes). Its symbols themselves are left out: the language is the dataset's, so the
+model is fitted on another seed's items (another language, icy/audit.py), never on items of the same
+language, whose queries and answers would teach it the words (icy-naming's task)."""
 from __future__ import annotations
 
 from mewl_gen.scenes.universe import TUPLE_ORDER
@@ -31,13 +31,20 @@ def _common(a: str, b: str) -> tuple[int, int, int]:
 
 
 def choice_view(choice: str, others: list[str], query: dict, width: int) -> View:
+    """Where the words can be read (`width` known), a choice is described by its words, never its letters:
+    letters two different words share are the language's spelling, one draw per language, and a model
+    fitted on another language read them with the query's attributes as a few coins for all of a
+    language's items (docs/audit.md, ICY). Where they cannot, the letters are all there is."""
     mine = _blocks(choice, width)
     theirs = [_blocks(o, width) for o in others]
     blocks = [{"at": k, "others there": sum(t[k] == b for t in theirs if k < len(t)),
                "others anywhere": sum(b in t for t in theirs), "repeated": mine.count(b) > 1}
               for k, b in enumerate(mine)]
-    common = [dict(zip(("same places", "same beginning", "same end"), _common(choice, o))) for o in others]
-    return {"length": len(choice), "symbols": len(set(choice)), "blocks": blocks, "against the others": common,
+    letters = {} if width else {
+        "symbols": len(set(choice)),
+        "against the others": [dict(zip(("same places", "same beginning", "same end"), _common(choice, o)))
+                               for o in others]}
+    return {"length": len(choice), **letters, "blocks": blocks,
             **{f"block {k}: others there": row["others there"] for k, row in enumerate(blocks)},
             **{f"query {a}": query[a] for a in TUPLE_ORDER}}
 
