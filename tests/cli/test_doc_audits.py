@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from mewl_gen.tasks import catalog
 from tests.cli.docs_blocks import DOCS, run, scaled, table_rows
 
 
@@ -16,7 +17,7 @@ def test_the_audit_pages_script_samples_and_audits_every_benchmark(tmp_path):
     done = run(scaled("audit"), tmp_path)
     assert table_rows(done.stdout) == table_rows((DOCS / "audit.md").read_text())
     assert all(line.endswith("| ok |") for line in done.stdout.splitlines() if re.match(r"\| (train|test) ", line))
-    for benchmark in ("mewl", "malevic", "shapeworld", "icy", "bongard"):
+    for benchmark in catalog.benchmarks():
         assert "## Audit" in (tmp_path / "D" / benchmark / "README.md").read_text(), benchmark
 
 

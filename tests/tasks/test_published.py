@@ -6,7 +6,7 @@ import pytest
 
 from mewl_gen.tasks.benchmark import Published
 from mewl_gen.tasks.bongard.published import PUBLISHED as BONGARD
-from mewl_gen.tasks.catalog import BENCHMARKS, benchmarks
+from mewl_gen.tasks.catalog import BENCHMARKS, benchmark_names, benchmarks
 from mewl_gen.tasks.icy.published import PUBLISHED as ICY
 from mewl_gen.tasks.malevic.published import PUBLISHED as MALEVIC
 from mewl_gen.tasks.mewl.published import PUBLISHED as MEWL
@@ -42,8 +42,9 @@ def figure(rows: tuple[Published, ...], who: str, task: str, source: str = "") -
 
 def test_each_paper_s_rows_are_its_benchmark_s():
     """The rows of each published.py are the ones its benchmark shows beside a model's scores."""
-    assert [ROWS[name] for name in ("mewl", "malevic", "shapeworld", "bongard", "icy")] == [
-        MEWL, MALEVIC, SHAPEWORLD, BONGARD, ICY]
+    for rows in filter(None, (MEWL, MALEVIC, SHAPEWORLD, BONGARD, ICY)):  # a paper may report no row we keep
+        [owner] = benchmark_names({task for r in rows for task in r.accuracy})
+        assert ROWS[owner] is rows, owner
 
 
 @pytest.mark.parametrize("benchmark", sorted(ROWS))

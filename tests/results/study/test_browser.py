@@ -140,7 +140,7 @@ def test_no_file_of_the_study_names_an_item_or_an_answer(study):
     out, dest, key = study
     names = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
     runner = {*build.RUNNER, "study-data.js", *(f"lib/{n}" for n in build.LIBRARY)}
-    texts = {f"texts/{n}.html" for n in (*build.TEXTS, "mewl", "malevic", "shapeworld", "icy", "bongard")}
+    texts = {f"texts/{n}.html" for n in (*build.TEXTS, *catalog.benchmarks())}
     images = {n for n in names if n.startswith("img/")}
     assert names == runner | texts | images
     for name in images:
