@@ -228,3 +228,16 @@ def test_the_slurm_pages_script_command_prints_what_the_page_shows(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == shown
     assert (tmp_path / "render.sbatch").read_text().startswith("#!/bin/bash\n") and not out.exists()
+
+
+def test_the_slurm_pages_gres_command_asks_for_the_gpus_as_gres(tmp_path):
+    """docs/slurm.md's `--gpu-request gres:TYPE` line, run as written with OUT in a scratch folder (no SLURM
+    needed): the script's one GPU request is the line the page shows."""
+    text = (ROOT / "docs" / "slurm.md").read_text()
+    (block,) = [code for code in blocks(text, "") if "--gpu-request" in code]
+    command, *shown = block.splitlines()
+    (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", command.replace("/shared/mewl", str(tmp_path / "m"))],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == shown

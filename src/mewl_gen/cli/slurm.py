@@ -27,6 +27,7 @@ from . import options, presets
 
 TIME_PATTERN = re.compile(r"^(?:(\d+)-)?(\d+):([0-5]\d):([0-5]\d)$")
 PARTITION_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$")
+GPU_REQUEST_PATTERN = re.compile(r"^(gpus-per-task|gres(:[A-Za-z0-9_.-]+)?)$")
 MEM_PATTERN = re.compile(r"^[1-9][0-9]*[KMGTkmgt]?$")  # sbatch's --mem: megabytes, or with a unit
 # Options the scripts set themselves (sharding, logs) or that have their own flag here.
 OWN_SBATCH_OPTIONS = ("--array", "-a", "--output", "-o", "--error", "-e", "--dependency", "-d", "--parsable",
@@ -42,6 +43,9 @@ def register(subparsers) -> None:
     s.add_argument("--array", required=True, metavar="K", help="shards = array tasks (each renders i %% K == I)")
     s.add_argument("--partition", default=None)
     s.add_argument("--gpus-per-task", default="1", metavar="G", help="GPUs per array task (default 1; 0 for CPU nodes)")
+    s.add_argument("--gpu-request", default="gpus-per-task", metavar="FORM",
+                   help="how the script asks for the GPUs: gpus-per-task (#SBATCH --gpus-per-task=G, the default), "
+                        "gres (#SBATCH --gres=gpu:G, for clusters that take only GRES) or gres:TYPE (--gres=gpu:TYPE:G)")
     s.add_argument("--workers-per-gpu", default=None, metavar="K",
                    help="Blender workers sharing each GPU (default: measured on the node, once per GPU model; "
                         "see `mewl calibrate`)")
@@ -109,6 +113,9 @@ def request(args) -> Request:
         raise UserError(f"--device {device} needs GPUs; with --gpus-per-task 0 use --device cpu (or auto)")
     if gpus > 0 and device == "cpu":
         raise UserError("--device cpu renders on no GPU; ask for --gpus-per-task 0 rather than idle GPUs")
+    if not GPU_REQUEST_PATTERN.fullmatch(args.gpu_request):
+        raise UserError(f"--gpu-request must be gpus-per-task, gres or gres:TYPE (e.g. gres:a100), "
+                        f"got {args.gpu_request!r}")
     mem = default_mem(gpus, per_gpu) if args.mem is None else args.mem
     if not MEM_PATTERN.fullmatch(mem):
         raise UserError(f"--mem must be a size as sbatch takes it (e.g. 8G or 8000M), got {mem!r}")
@@ -129,6 +136,7 @@ def request(args) -> Request:
         time=time_limit(args.time), sbatch_args=[sbatch_arg(a) for a in args.sbatch_arg],
         submit_dir=Path.cwd(), scheme=options.split_scheme(args.split_scheme, tasks, options.split(args.split)),
         configs=configs, config_args=tuple(config_args), workers_per_gpu=per_gpu, passes=options.passes(args.passes),
+        gpu_request=args.gpu_request,
     )
     check_output(out, render_settings(req), catalog.benchmark_names(req.tasks), options.out_option(args))  # another seed or quality in OUT: refused
     return req

@@ -103,6 +103,19 @@ def test_gpus_are_requested_per_array_task(tmp_path):
     assert "#SBATCH --ntasks=1\n#SBATCH --gpus-per-task=2\n" in done.stdout and "--device auto" in done.stdout
 
 
+@pytest.mark.parametrize("form, directive", [("gpus-per-task", "--gpus-per-task=2"), ("gres", "--gres=gpu:2"),
+                                             ("gres:a100", "--gres=gpu:a100:2")])
+def test_the_gpus_are_asked_for_in_the_form_the_cluster_takes(tmp_path, form, directive):
+    done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4", "--gpus-per-task", "2",
+                "--gpu-request", form)
+    assert done.returncode == 0, done.stderr
+    asked = [line for line in done.stdout.splitlines() if re.match(r"#SBATCH --(gres|gpus)", line)]
+    assert asked == [f"#SBATCH {directive}"]  # one form, never both: a GRES-only cluster refuses --gpus-per-task
+    done = mewl("slurm", "--task", "shape", "--n", "4", "--out", tmp_path / "d", "--array", "4", "--gpus-per-task", "0",
+                "--device", "cpu", "--gpu-request", form)
+    assert not re.search(r"--(gres|gpus)", done.stdout.split("exec ", 1)[0])  # CPU nodes: no GPU asked in any form
+
+
 def test_rerun_writes_only_shards_with_missing_episodes(tmp_path):
     out = claimed(tmp_path / "data")
     args = ["slurm", "--task", "shape", "--n", "8", "--out", out, "--array", "4", "--max-parallel", "2"]
@@ -151,6 +164,8 @@ def test_a_folder_with_other_settings_is_refused(tmp_path):
     (["--array", "2", "--script", "/tmp"], "--script /tmp: is a folder"),
     (["--array", "2", "--script", "x.sbatch", "--submit"], "with --submit the scripts are kept under OUT/slurm"),
     (["--array", "2", "--quality", "best"], "unknown quality 'best'"),
+    (["--array", "2", "--gpu-request", "gpus"], "--gpu-request must be gpus-per-task, gres or gres:TYPE"),
+    (["--array", "2", "--gpu-request", "gres:a 100"], "--gpu-request must be gpus-per-task, gres or gres:TYPE"),
     (["--array", "2", "--submit"], "--submit needs sbatch, which is not on PATH"),
 ])
 def test_bad_options_are_one_line_and_write_nothing(tmp_path, bad, message):

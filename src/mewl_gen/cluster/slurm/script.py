@@ -64,6 +64,7 @@ class Request:
     workers_per_gpu: int | None = None  # None: each array task uses the measured number (cluster.calibrate)
     config_args: tuple[str, ...] = ()  # the same as command-line options for `mewl render`
     passes: tuple[str, ...] = ()  # extra passes beside each image (render.passes)
+    gpu_request: str = "gpus-per-task"  # --gpu-request: gpus-per-task, gres or gres:TYPE
 
     @property
     def slurm_dir(self) -> Path:
@@ -102,6 +103,15 @@ def _header(directives: list[str], comment: str) -> str:
     return "\n".join(["#!/bin/bash", comment, *(f"#SBATCH {d}" for d in directives)]) + "\n"
 
 
+def gpu_directive(form: str, gpus: int) -> str:
+    """The array task's GPUs in the form its cluster takes: some refuse --gpus-per-task and take only GRES
+    (with --ntasks=1 a node's GRES is the task's)."""
+    if form == "gpus-per-task":
+        return f"--gpus-per-task={gpus}"
+    kind = form.partition(":")[2]
+    return f"--gres=gpu:{kind}:{gpus}" if kind else f"--gres=gpu:{gpus}"
+
+
 def render_script(req: Request, shards: list[int], log_dir: Path | None) -> str:
     """log_dir None: logs in the folder sbatch runs in (a script the user submits,
     which must not need a folder in OUT that `mewl render` has not claimed yet).
@@ -115,7 +125,7 @@ def render_script(req: Request, shards: list[int], log_dir: Path | None) -> str:
         "--ntasks=1",
     ]
     if req.gpus_per_task:
-        directives.append(f"--gpus-per-task={req.gpus_per_task}")
+        directives.append(gpu_directive(req.gpu_request, req.gpus_per_task))
     directives.append(f"--cpus-per-task={req.cpus_per_task}")
     if not any(a.startswith("--mem-per-") for a in req.sbatch_args):  # sbatch refuses both
         directives.append(f"--mem={req.mem}")
