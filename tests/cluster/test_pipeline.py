@@ -170,6 +170,29 @@ def test_progress_moves_per_image_and_never_back_on_a_redraw():
     assert p.position == 14 and "1 by another writer" in p.summary()
 
 
+def test_an_interrupted_runs_summary_counts_the_images_the_progress_line_counted_and_says_which_were_dropped():
+    """Ctrl-C with an episode in flight: its images were on the progress line, so the summary counts them and
+    says they were dropped with it; one a worker published after the Ctrl-C counts as done."""
+    import io
+
+    from mewl_gen.cluster.item_job import Outcome
+    from mewl_gen.cluster.progress import Progress
+
+    p = Progress([("shape", i) for i in range(4)], 0, {"shape": 7}, stream=io.StringIO(), interval=0)
+    p.update(Outcome("shape", 0, True, 7, 7))
+    for _ in range(6):
+        p.image("shape", 1)
+    assert p.line().startswith("render: 13/28 images, 1/4 episodes")
+    summary = p.summary(interrupted=True)
+    assert "done 1, " in summary and ", 13 images (6 of them of 1 unfinished episode, dropped), " in summary
+    for _ in range(7):  # all its images, then published after the Ctrl-C, before its outcome reached the parent
+        p.image("shape", 2)
+    p.image("shape", 3)
+    summary = p.summary(interrupted=True, published=lambda task, index: index == 2)
+    assert "done 2, " in summary and ", 21 images (7 of them of 2 unfinished episodes, dropped), " in summary
+    assert ", 7 images, " in p.summary()  # a run that finished has nothing in flight to drop
+
+
 def test_progress_counts_each_task_s_own_images():
     """A one-image task beside MEWL's seven: the bar's total is the sum, an item counts its own."""
     import io

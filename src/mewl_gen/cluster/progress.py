@@ -42,7 +42,7 @@ class Progress:
         self.total_images = sum(images_of[task] for task, _ in jobs)
         self.finished_images = 0  # every image of each finished item
         self.done = self.failed = self.images = self.renders = self.by_other = 0
-        self.in_flight: dict[tuple[str, int], int] = {}  # images rendered of episodes not finished yet
+        self.in_flight: dict[tuple[str, int], int] = {}  # images rendered of items not finished, redraws' too
         self.rendered = 0  # every image rendered, redraws included
         self.start = time.monotonic()
         self.interval = interval if interval is not None else float(os.environ.get("MEWL_PROGRESS_INTERVAL", "30"))
@@ -71,11 +71,11 @@ class Progress:
     @property
     def position(self) -> int:
         """Images so far: all of each finished episode's, and the rendered ones of those in flight."""
-        return self.finished_images + sum(self.in_flight.values())
+        return self.finished_images + sum(min(n, self.images_of[task] - 1) for (task, _), n in self.in_flight.items())
 
     def image(self, task: str, index: int) -> None:
         key = (task, index)
-        self.in_flight[key] = min(self.in_flight.get(key, 0) + 1, self.images_of[task] - 1)
+        self.in_flight[key] = self.in_flight.get(key, 0) + 1
         self.rendered += 1
         self._show(force=False)
 
@@ -129,9 +129,22 @@ class Progress:
             self.bar.close()
             self.bar = None
 
-    def summary(self, interrupted: bool = False) -> str:
+    def summary(self, interrupted: bool = False, published=lambda task, index: False) -> str:
+        """The run's last line. After an interrupt the items whose outcome never came are done where
+        `published(task, index)` finds them complete (a worker may publish one between Ctrl-C and its stop),
+        else dropped: their images, which the progress line counted, are said with them."""
+        done, images, dropped = self.done, self.images, []
+        for (task, index), n in self.in_flight.items() if interrupted else ():
+            if published(task, index):
+                done, images = done + 1, images + self.images_of[task]
+            else:
+                dropped.append(n)
+        counted = f"{images} images"
+        if sum(dropped):
+            unfinished = f"{len(dropped)} unfinished {self.noun}" + ("s" if len(dropped) > 1 else "")
+            counted = f"{images + sum(dropped)} images ({sum(dropped)} of them of {unfinished}, dropped)"
         extra = f" ({self.renders} renders with redrawn panels)" if self.renders != self.images else ""
         head = "render interrupted" if interrupted else "render finished"
         other = f", {self.by_other} by another writer" if self.by_other else ""
-        return (f"{head}: done {self.done}, skipped {self.skipped} (already complete), failed {self.failed}{other}, "
-                f"wall {_clock(self.wall)}, {self.images} images, {self.images_per_second:.2f} images/s{extra}")
+        return (f"{head}: done {done}, skipped {self.skipped} (already complete), failed {self.failed}{other}, "
+                f"wall {_clock(self.wall)}, {counted}, {self.images_per_second:.2f} images/s{extra}")

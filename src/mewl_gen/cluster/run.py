@@ -19,7 +19,7 @@ from mewl_gen.errors import UserError
 from mewl_gen.render import DeviceError
 from mewl_gen.store import bookkeeping, card, index
 from mewl_gen.store.files import probe_writable, writing
-from mewl_gen.store.layout import MANIFEST, STAGING
+from mewl_gen.store.layout import MANIFEST, STAGING, is_complete
 from mewl_gen.store.manifest import claim_output
 from mewl_gen.store.verify import find_damage
 from mewl_gen.tasks import catalog
@@ -104,7 +104,7 @@ def render(run: Run, repair: bool = False) -> int:
         return 1 if progress.failed else 0
     except KeyboardInterrupt as err:
         if "progress" in state:
-            say(state["progress"].summary(interrupted=True))
+            say(state["progress"].summary(interrupted=True, published=lambda task, i: is_complete(out, split, task, i)))
         previous = {}  # keep ignoring: a repeated SIGTERM must not kill us on the way out
         what = "terminated" if isinstance(err, Terminated) else "interrupted"
         say(f"mewl: {what}; only complete {noun}s were kept, {resume_advice(noun)}")
