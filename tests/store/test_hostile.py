@@ -234,3 +234,43 @@ def test_an_item_whose_files_agree_with_its_record_yet_are_mistyped_is_left_out_
     rerecord(w.item(0))
     line = one_line(mewl("text", w.out), code=1)
     assert "train/shape/0" in line and "left out" in line
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+@pytest.mark.slow
+def test_a_manifest_lock_that_is_a_link_or_a_fifo_is_refused_without_writing_outside_or_waiting(sampled, kind):
+    """A run that pins a benchmark's config new to OUT (render, --repair included, and sample) takes the
+    manifest's lock: a link in its place made a file outside OUT, and a FIFO hung the run."""
+    w = sampled
+    lock = w.out / ".mewl" / "manifest.lock"
+    if kind == "link":
+        w.link(lock, w.outside / "made-by-the-lock")
+    else:
+        os.mkfifo(lock)
+    w.freeze()
+    line = one_line(mewl("sample", "--task", "icy-naming", "--n", 1, "--seed", 3, "--out", w.out, "--workers", 1))
+    assert "manifest.lock" in line and ("symbolic link" if kind == "link" else "not a regular file") in line
+    w.untouched()
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+@pytest.mark.slow
+def test_inspect_and_validate_read_an_item_folder_without_a_record_through_the_door(rendered, kind):
+    """Without a record of checksums nothing vouches for an item's files: a link in the place of its own
+    file or of an image's truth beside it is refused, never followed to print a file from elsewhere."""
+    w = rendered
+    shutil.copy(w.item(1) / "item.json", w.outside / "item.json")
+    shutil.copy(w.item(1) / "image.json", w.outside / "image.json")
+    (w.item(0) / "_checksums.json").unlink()
+    for name in ("item.json", "image.json"):
+        if kind == "link":
+            w.link(w.item(0) / name, w.outside / name)
+        else:
+            (w.item(0) / name).unlink()
+            os.mkfifo(w.item(0) / name)
+    w.freeze()
+    for command in (["inspect", w.item(0)], ["validate", w.item(0)], ["inspect", w.item(0) / "image.png"]):
+        r = mewl(*command)
+        line = one_line(r)
+        assert ("symbolic link" if kind == "link" else "not a regular file") in line and "item 1" not in r.stdout
+    w.untouched()

@@ -22,6 +22,7 @@ from mewl_gen.store.status import incomplete_line, shortfalls
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.audit import AuditRun, legibility
 from mewl_gen.tasks.benchmark import Benchmark
+from mewl_gen.tasks.stored import StoredItem
 
 from . import options
 
@@ -126,12 +127,13 @@ def cmd_audit(args) -> int:
     return 0 if all(verdicts) else 1
 
 
-def images(out: Path) -> list[tuple[tuple[str, str, int], Path, Path]]:
-    """((split, task, index), png, its JSON) of every rendered image of OUT's sound items."""
+def images(out: Path) -> list[tuple[tuple[str, str, int], StoredItem, str]]:
+    """((split, task, index), its item, the scene) of every rendered image of OUT's sound items: the audit
+    reads each through the item's door, never by a path looked at before."""
     found = []
     for items in reader.sound_items(out, what="rendered items").values():
         for stored in items:
-            found += [((stored.split, stored.task, stored.index), png, png.with_suffix(".json"))
+            found += [((stored.split, stored.task, stored.index), stored, png.name[: -len(".png")])
                       for png in _sane_images(out, stored)]
     if not found:
         raise UserError(f"no rendered objects found under {out} (expected OUT/<split>/<task>/<i>/*.json with PNGs)")

@@ -8,6 +8,7 @@ scene spec JSON, a rendered image's JSON, or a rendered PNG (its JSON beside it)
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 from mewl_gen.errors import UserError, shown, terminal
@@ -15,8 +16,8 @@ from mewl_gen.scenes.image_truth import ImageTruth
 from mewl_gen.scenes.relations import relationships
 from mewl_gen.scenes.spec import SceneSpec, SpecError, read_json
 from mewl_gen.scenes.universe import DIRECTIONS, describe
-from mewl_gen.store.door import field_error
-from mewl_gen.store.reader import item_at
+from mewl_gen.store import door
+from mewl_gen.store.reader import item_at, loose_file
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.item import Item
 
@@ -39,7 +40,7 @@ def _checked_truth(data: object, path: Path) -> dict:
     try:
         ImageTruth.model_validate(data)
     except ValidationError as err:
-        raise UserError(f"{shown(str(path))}: not an image's ground truth of this tool ({field_error(err)})") from None
+        raise UserError(f"{shown(str(path))}: not an image's ground truth of this tool ({door.field_error(err)})") from None
     if Path(data["image_filename"]).name != data["image_filename"]:
         raise UserError(f"{shown(str(path))}: image_filename {shown(data['image_filename'], 80)} is not a file name")
     return data
@@ -51,7 +52,7 @@ def load(path: Path) -> tuple[str, object, Path]:
     if path.is_dir() or path.name in catalog.item_files():
         folder = path if path.is_dir() else path.parent
         records = catalog.record_files()
-        if not any((folder / name).is_file() for name in records):
+        if not any(os.path.lexists(folder / name) for name in records):  # a link there is refused as it is read
             raise UserError(f"{folder}: no {' or '.join(records)}; expected an item folder")
         spec = load_spec(folder)
         if not isinstance(spec, Item):
@@ -60,10 +61,12 @@ def load(path: Path) -> tuple[str, object, Path]:
     if not path.exists():
         raise UserError(f"{path}: no such file or folder")
     if path.suffix == ".png":
-        if not path.with_suffix(".json").is_file():
+        if not os.path.lexists(path.with_suffix(".json")):
             raise UserError(f"{path}: no ground truth {path.with_suffix('.json').name} beside it")
         path = path.with_suffix(".json")
-    data = _read_json(path)
+        data = _beside(path)
+    else:
+        data = _read_json(path)
     if isinstance(data, dict) and "image_filename" in data and "objects" in data:
         return "truth", _checked_truth(data, path), path
     spec = load_spec(path)
@@ -121,9 +124,14 @@ def truth_lines(gt: dict) -> list[str]:
     return lines
 
 
+def _beside(path: Path) -> object:
+    """A JSON file the user did not name, found in the folder of what they did: read through the door."""
+    return door.parse_json(loose_file(path), path)
+
+
 def _truth(folder: Path, name: str) -> dict | None:
     path = folder / f"{name}.json"
-    return _checked_truth(_read_json(path), path) if path.is_file() else None
+    return _checked_truth(_beside(path), path) if os.path.lexists(path) else None
 
 
 def item_lines(item: Item, folder: Path) -> list[str]:

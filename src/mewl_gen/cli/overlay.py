@@ -7,11 +7,15 @@ label placed before it, so no two labels overlap and none is cut off.
 """
 from __future__ import annotations
 
+import io
+import os
 from pathlib import Path
 
 import numpy as np
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
+from mewl_gen.store.reader import loose_file
+from mewl_gen.store.record import MAX_PIXELS
 
 SCALE = 2  # overlays are drawn at twice the render size so labels stay legible
 POINTED = (255, 40, 40)
@@ -87,9 +91,12 @@ def draw_truth(image_path: Path, gt: dict):
     """The image at SCALE x with every object's box and name; the pointed one in red."""
     from PIL import Image, ImageDraw
 
-    if not image_path.is_file():
+    if not os.path.lexists(image_path):
         raise UserError(f"{image_path}: no such image to draw on")
-    with Image.open(image_path) as im:
+    with Image.open(io.BytesIO(loose_file(image_path, "image"))) as im:  # beside its truth: through the door
+        if im.width * im.height > MAX_PIXELS:
+            raise UserError(f"{shown(str(image_path))}: claims {im.width}x{im.height} pixels, more than an image "
+                            f"of this tool has ({MAX_PIXELS})")
         im = im.convert("RGB").resize((im.width * SCALE, im.height * SCALE), Image.Resampling.LANCZOS)
     draw, font = ImageDraw.Draw(im), _font()
     objects, hands = entities(gt)

@@ -4,15 +4,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from mewl_gen.errors import UserError
-from mewl_gen.scenes.spec import SceneSpec
-from mewl_gen.store.reader import item_at
+from mewl_gen.scenes.spec import SceneSpec, parse_json
+from mewl_gen.store.reader import item_at, loose_file
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.item import Item
 from mewl_gen.tasks.validation import InvalidItem
 
 
 def load_spec(path: Path) -> Item | SceneSpec:
-    """An item or a SceneSpec from a JSON file (or an item folder), or a one-line SpecError."""
+    """An item or a SceneSpec from a JSON file (or an item folder), or a one-line SpecError. The item of a
+    folder, and an item's own file however it is named, are read through the store's door: the folder is
+    the user's, what lies in it is data (a spec file named is the user's, read as named)."""
+    if path.is_dir() or path.name in catalog.item_files():
+        folder = path if path.is_dir() else path.parent
+        record = folder / (catalog.record_file(folder) if path.is_dir() else path.name)
+        return catalog.parse_item(*parse_json(loose_file(record), record), record)
     return catalog.read_item(path)
 
 

@@ -81,12 +81,20 @@ class SpecError(UserError, ValueError):
 def read_json(path: Path) -> tuple[str, object]:
     """A spec file's text and its JSON; SpecError in one line when it cannot be read."""
     try:
-        text = read_regular(Path(path), SPEC_LIMIT).decode()
-        return text, json.loads(text)
+        data = read_regular(Path(path), SPEC_LIMIT)
     except FileNotFoundError:
         raise SpecError(f"cannot read {shown(path)}: no such file") from None
     except OSError as err:
         raise SpecError(f"cannot read {shown(path)}: {err.strerror}") from None
+    return parse_json(data, path)
+
+
+def parse_json(data: bytes, path: Path) -> tuple[str, object]:
+    """A spec file's text and its JSON from its bytes (read as the user named it, or through the store's
+    door); SpecError in one line when they are no JSON."""
+    try:
+        text = data.decode()
+        return text, json.loads(text)
     except RecursionError:
         raise SpecError(f"{shown(path)}: JSON nested too deep") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as err:

@@ -35,6 +35,7 @@ LIMITS = {
 }
 TAIL = 4 * KB  # the end of a log read for its last line
 O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -107,26 +108,35 @@ def open_dir(root: Path, folder: Path) -> int:
 def open_file(root: Path, path: Path, kind: str, dir_fd: int | None = None) -> tuple[int, int]:
     """(descriptor, size) of a regular file under `root` no larger than its kind allows. With `dir_fd`
     (an open_dir of its folder), `path` is its name in that folder."""
-    own = dir_fd is None
-    fd_dir = open_dir(root, path.parent) if own else dir_fd
+    fd = _leaf(root, path, O_READ, dir_fd)
+    size = os.fstat(fd).st_size
+    if size > LIMITS[kind]:
+        os.close(fd)
+        raise Refused(path, f"is {size} bytes, more than a {kind} file may be ({LIMITS[kind]})")
+    return fd, size
+
+
+def open_lock(root: Path, path: Path) -> int:
+    """A descriptor of the lock file at `path` under `root` (made where missing) to flock: as every file, a
+    regular file reached without following a link; a FIFO in its place is refused, never waited on."""
+    return _leaf(root, path, O_LOCK)
+
+
+def _leaf(root: Path, path: Path, flags: int, dir_fd: int | None = None) -> int:
+    """`path` opened with `flags` from the held descriptor of its folder; only a regular file is kept."""
+    fd_dir = open_dir(root, path.parent) if dir_fd is None else dir_fd
     try:
         try:
-            fd = os.open(path.name, O_READ, dir_fd=fd_dir)
+            fd = os.open(path.name, flags, 0o644, dir_fd=fd_dir)
         except OSError as err:
             raise _why(err, path) or err from None
     finally:
-        if own:
+        if dir_fd is None:
             os.close(fd_dir)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise Refused(path, "is not a regular file (a FIFO, device, socket or folder); none is opened")
-        if st.st_size > LIMITS[kind]:
-            raise Refused(path, f"is {st.st_size} bytes, more than a {kind} file may be ({LIMITS[kind]})")
-    except BaseException:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise
-    return fd, st.st_size
+        raise Refused(path, "is not a regular file (a FIFO, device, socket or folder); none is opened")
+    return fd
 
 
 def read_fd(fd: int, size: int) -> bytes:

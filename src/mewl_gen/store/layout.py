@@ -90,7 +90,7 @@ def publish(tmp: Path, out: Path, split: str, task: str, index: int, durable: bo
     created = make_folder(out, final.parent, anchor=out / MANIFEST)  # nothing made were OUT unmounted since
     if durable:
         sync_tree(tmp)
-    record = (tmp / RECORD).read_bytes()  # written last and unique to this render: the proof of the rename
+    record = door.read_bytes(tmp, tmp / RECORD, "record")  # written last and unique to this render: the proof of the rename
     try:
         replace(tmp, final, record, proof=final / RECORD)  # verified where NFS leaves the outcome uncertain
     except OSError as err:

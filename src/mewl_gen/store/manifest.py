@@ -7,6 +7,7 @@ combinations: tasks.benchmark.Config) binds only runs that write that benchmark'
 from __future__ import annotations
 
 import fcntl
+import os
 import re
 from pathlib import Path
 from typing import Any, Iterable
@@ -51,14 +52,19 @@ def _add_configs(out: Path, settings: dict, benchmarks: Iterable[str], option: s
     runs adding two benchmarks both land), checking again inside it."""
     if not set(settings.get("config") or {}) - set(read_manifest(out).get("config") or {}):
         return
+    lock_path = out / BOOKKEEPING / "manifest.lock"
     with writing(out):
+        door.guard(out, lock_path)
         (out / BOOKKEEPING).mkdir(exist_ok=True)
-        with open(out / BOOKKEEPING / "manifest.lock", "a") as lock:
+        lock = door.open_lock(out, lock_path)  # a link in its place would make a file outside OUT
+        try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             check_output(out, settings, benchmarks, option)
             have = read_manifest(out)
             config = {**(have.get("config") or {}), **settings["config"]}
             write_atomic(out / MANIFEST, dumps({**have, "config": config}))
+        finally:
+            os.close(lock)
 
 
 def check_output(out: Path, settings: dict, benchmarks: Iterable[str] = (), option: str = "--out") -> bool:

@@ -24,6 +24,8 @@ from pathlib import Path
 
 from mewl_gen.errors import NO_LINKS, UNCERTAIN
 
+from . import door
+
 OCTAL = re.compile(r"\\([0-7]{3})")
 NFS_CACHE_DEFAULT = 60.0  # seconds: nfs(5)'s default acregmax and acdirmax
 
@@ -80,9 +82,10 @@ def replace(tmp: Path, path: Path, data: bytes | None, proof: Path | None = None
 
 
 def _read_bytes(path: Path) -> bytes | None:
+    """What `path` holds, read as every file is (door: no final link followed, a regular file only)."""
     try:
-        return path.read_bytes()
-    except OSError:
+        return door.read_bytes(path.parent, path, "index")
+    except (OSError, door.Refused):
         return None
 
 

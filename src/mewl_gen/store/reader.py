@@ -192,6 +192,19 @@ def sound_items(out: Path, tasks: Iterable[str] | None = None, what: str = "item
     return found.items
 
 
+def loose_file(path: Path, kind: str = "json") -> bytes:
+    """A file of a folder the user named, not through a dataset's root (`mewl inspect` and `mewl validate`
+    of an item's folder, a file beside the one named): the folder is theirs, what lies in it is data, so
+    it is read through the door with the folder as its root: a link in its place is refused, never
+    followed, and only a regular file of its kind's size is read."""
+    try:
+        return door.read_bytes(path.parent, path, kind)
+    except FileNotFoundError:
+        raise UserError(f"{shown(str(path))}: no such file") from None
+    except OSError as err:
+        raise UserError(f"{shown(str(path))}: unreadable ({err.strerror})") from None
+
+
 def item_at(path: Path) -> None:
     """A published item's folder (or a file in it), refused in one line when damaged, however valid its
     files look: what `mewl validate` and `mewl inspect` check before reading one item."""

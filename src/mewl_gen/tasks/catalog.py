@@ -6,13 +6,16 @@ through these functions, which read `BENCHMARKS` when called.
 from __future__ import annotations
 
 import difflib
+import errno
+import os
 from pathlib import Path
 
-from mewl_gen.errors import UserError
-from mewl_gen.scenes.spec import SceneSpec, SpecError, read_json, validate_json
+from mewl_gen.errors import UserError, shown
+from mewl_gen.scenes.spec import SceneSpec, SpecError, parse_json, read_json, validate_json
 
 from .benchmark import IID, Benchmark, Task, draw_item
 from .item import Item
+from .stored import open_leaf
 
 # Every benchmark, one line each, in the order of `mewl tasks` (a new one goes last):
 from .mewl import MEWL
@@ -92,11 +95,29 @@ def sample_item(task_name: str, root_seed: int, split: str, index: int, first_re
 def read_item(path) -> Item | SceneSpec:
     """A registered task's item (or a scene spec) from a JSON file or an item folder; SpecError in one line."""
     path = Path(path)
+    if path.is_dir():  # the folder is the caller's; a file in it is data: a link in its place is not followed
+        record = path / record_file(path)
+        try:
+            fd, size = open_leaf(record)
+        except OSError as err:
+            why = "it is a symbolic link, which is not followed" if err.errno == errno.ELOOP else err.strerror
+            raise SpecError(f"cannot read {shown(record)}: {why}") from None
+        with os.fdopen(fd, "rb") as f:
+            return parse_item(*parse_json(f.read(size), record), record)
+    return parse_item(*read_json(path), path)
+
+
+def record_file(folder: Path) -> str:
+    """The name of the file that holds the item of an item's folder: the first record name that is there
+    (as it is: a link is there too), else the first."""
+    records = record_files()
+    return next((r for r in records if os.path.lexists(folder / r)), records[0])
+
+
+def parse_item(text: str, data: object, path: Path) -> Item | SceneSpec:
+    """read_item of a file's text and JSON, read by its caller (the store's door, for a file of an item's
+    folder)."""
     models = {name: t.model for name, t in tasks().items()}
-    if path.is_dir():
-        records = record_files()
-        path = next((path / r for r in records if (path / r).is_file()), path / records[0])
-    text, data = read_json(path)
     name = data.get("task") if isinstance(data, dict) else None
     if name is None:
         return validate_json(SceneSpec, text, path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -158,7 +159,7 @@ def write(staging: Path, plan: Plan, stored: dict[tuple[str, str, int], StoredIt
     (staging / "img").mkdir()
     with export.progress(len(plan.images), "study images") as bar:
         for token, (split, task, index, scene) in plan.images.items():
-            with Image.open(stored[(split, task, index)].image(scene)) as im:
+            with os.fdopen(stored[(split, task, index)].open_file(f"{scene}.png"), "rb") as f, Image.open(f) as im:
                 pixels = im.convert("RGBA") if im.mode not in ("RGB", "RGBA", "L", "LA") else im
                 clean = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())  # no text chunk, no metadata
             clean.save(staging / "img" / f"{token}.png")

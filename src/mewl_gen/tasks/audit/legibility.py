@@ -11,15 +11,15 @@ the store's reader); the analysis itself reads only pixels and masks.
 """
 from __future__ import annotations
 
-import json
+import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from mewl_gen.scenes.universe import COLORS, MATERIALS, SHAPES
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
 
+from ..stored import StoredItem
 from . import scikit
 
 # The issue's targets: colour accuracy per material, and material accuracy.
@@ -83,17 +83,17 @@ class NoObjects(ValueError):
     """No object shows enough pixels to be described."""
 
 
-def collect(images: list[tuple[tuple, Path, Path]]) -> Objects:
-    """Every universe object with enough visible pixels of the images (item key, PNG, its ground truth JSON)."""
+def collect(images: list[tuple[tuple, StoredItem, str]]) -> Objects:
+    """Every universe object with enough visible pixels of the images (item key, its item, the scene's name),
+    each image and its ground truth read from the item's folder through the store's door."""
     from PIL import Image  # loads only for this audit, not at every command's start
 
     rows, colors, materials, keys = [], [], [], []
-    for key, png, path in images:
-        gt = json.loads(path.read_text())
-        objects = gt.get("objects") if isinstance(gt, dict) else None
+    for key, stored, scene in images:
+        objects = stored.json(f"{scene}.json").get("objects")
         if not isinstance(objects, list):
             continue  # not an image's ground truth
-        with Image.open(png) as im:
+        with os.fdopen(stored.open_file(f"{scene}.png"), "rb") as f, Image.open(f) as im:
             img = np.asarray(im.convert("RGB"))
         gradient = edges(img)
         for o in objects:
@@ -179,8 +179,8 @@ def markdown(result: Result) -> str:
     return "\n".join([head, rule, *body])
 
 
-def main(images: list[tuple[tuple, Path, Path]]) -> int:
-    """Audit the images ((split, task, index), PNG, JSON) and print the report; the exit status."""
+def main(images: list[tuple[tuple, StoredItem, str]]) -> int:
+    """Audit the images ((split, task, index), its item, the scene) and print the report; the exit status."""
     objs = collect(images)
     per_material = ", ".join(f"{m} {int((objs.material == m).sum())}" for m in MATERIALS)
     print(f"legibility: {len(objs.color)} objects ({per_material}); "

@@ -42,7 +42,7 @@ shown, not judged.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 
 import numpy as np
 
@@ -99,10 +99,11 @@ def labels(item: dict) -> dict[str, bool]:
             **dict(zip(solver.TESTS, item["test_positive"]))}
 
 
-def _pixel_histogram(png: Path) -> np.ndarray:
+def _pixel_histogram(stored: StoredItem, scene: str) -> np.ndarray:
     from PIL import Image  # loads only where pixels are audited, not at every command's start
 
-    rgb = np.asarray(Image.open(png).convert("RGB"), dtype=np.int64) * LEVELS // 256
+    with os.fdopen(stored.open_file(f"{scene}.png"), "rb") as f, Image.open(f) as im:  # the door's file, no path
+        rgb = np.asarray(im.convert("RGB"), dtype=np.int64) * LEVELS // 256
     codes = (rgb[..., 0] * LEVELS + rgb[..., 1]) * LEVELS + rgb[..., 2]
     bins = np.bincount(codes.ravel(), minlength=LEVELS ** 3)
     return bins / bins.sum()
@@ -150,7 +151,7 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
         rendered = rendered_truths(stored)
         images = rendered if rendered is not None else spec_truths(item)
         specs = _specs(item)
-        histograms = ({n: _pixel_histogram(stored.image(n)) for n in NAMES} if rendered is not None
+        histograms = ({n: _pixel_histogram(stored, n) for n in NAMES} if rendered is not None
                       else {n: spec_histogram(s) for n, s in specs.items()})
         counts = {n: np.array([len(points(images[n]))], float) for n in NAMES}
         truth = list(item["test_positive"])
