@@ -230,10 +230,11 @@ def score(key: Path, paths: list[Path], rules: Rules, seed: int, resamples: int)
                 by_task.setdefault((k["split"], k["task"]), []).append((p.name, t, choice))
     scores, predictions = [], []
     for (split, task), responses in sorted(by_task.items(), key=lambda kv: _order(*kv[0])):
-        names = sorted({r[0] for r in responses})
-        items = sorted({trials[r[1]]["index"] for r in responses})
-        who = np.array([names.index(r[0]) for r in responses])
-        item = np.array([items.index(trials[r[1]]["index"]) for r in responses])
+        # Positions by lookup, not list.index: that made scoring quadratic in participants.
+        names = {name: k for k, name in enumerate(sorted({r[0] for r in responses}))}
+        items = {index: k for k, index in enumerate(sorted({trials[r[1]]["index"] for r in responses}))}
+        who = np.array([names[r[0]] for r in responses])
+        item = np.array([items[trials[r[1]]["index"]] for r in responses])
         correct = np.array([r[2] == trials[r[1]]["correct"] for r in responses], dtype=float)
         chosen: dict[str, list[str]] = {}
         for _, t, choice in responses:
