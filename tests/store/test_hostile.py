@@ -179,16 +179,6 @@ def test_an_item_damaged_at_the_same_size_stops_index_in_one_line(rendered):
 
 
 @pytest.mark.slow
-def test_a_copy_under_another_number_is_no_item(rendered):
-    w = rendered
-    import shutil
-    shutil.copytree(w.item(0), w.item(7))
-    line = one_line(mewl("export", w.out, "--to", "webdataset", w.root / "wds"))
-    assert "train/7" in line
-    assert not (w.root / "wds").exists()
-
-
-@pytest.mark.slow
 def test_an_image_claiming_12000_pixels_a_side_is_damaged_before_it_is_decoded(rendered):
     w = rendered
     png_claiming(w.item(0) / "image.png", 12000, 12000)

@@ -14,7 +14,8 @@ from PIL import Image
 
 from mewl_gen.cluster.writers import WRITER_FILE
 
-from .hostile import RENDERED_TASK, copy, mewl, one_line, outside_folder, rerecord, snapshot
+from .hostile import (RENDERED_TASK, SAMPLED_TASK, copy, fake_render, mewl, one_line, outside_folder, rerecord,
+                      snapshot)
 
 
 @pytest.mark.slow
@@ -151,3 +152,48 @@ def test_render_repair_stops_before_rendering_when_the_set_aside_folder_leaves_o
     assert r.returncode == 2 and len(line) == 1 and ".damaged: is a symbolic link" in line[0], r.stdout + r.stderr
     assert "worker(s)" not in r.stdout + r.stderr  # refused before any rendering started
     assert snapshot(outside) == before and image.exists()
+
+
+@pytest.mark.slow
+def test_a_foreign_item_is_damaged_in_every_command_alike(rendered):
+    """An item whose record holds another folder's item (a copy under another index or split), and a folder
+    whose name is no index as this tool writes one, are damaged for every reader alike, by one rule in the
+    store's reader: named in one line and left out, and the rest verified, exported, shown, studied and
+    scored; an audit, which reads sound items only, refuses the folder in one line."""
+    w = rendered
+    shutil.copytree(w.item(0), w.item(7))
+    shutil.copytree(w.item(1), w.out / "train" / w.task / "007")
+    shutil.copytree(w.item(2), w.out / "test" / w.task / "2")
+    w.freeze()
+    r = mewl("verify", w.out)
+    assert r.returncode == 1 and "6 item(s) checked, 3 damaged" in r.stderr, r.stdout + r.stderr
+    for key in ("train/malevic-pos1/7: item.json holds", "train/malevic-pos1/007: ", "test/malevic-pos1/2: item.json holds"):
+        assert f"damaged: {key}" in r.stdout, r.stdout
+    for to in ("hf", "webdataset"):
+        r = mewl("export", w.out, "--to", to, w.root / to)
+        assert r.returncode == 0 and "exported 3 items" in r.stdout and "left out 3 damaged" in r.stderr, r.stderr
+    r = mewl("gallery", w.out, "--out", w.root / "gallery")
+    assert r.returncode == 0 and "left out 3 damaged" in r.stderr, r.stderr
+    assert not (w.root / "gallery" / "train" / w.task / "7.html").exists() and not (w.root / "gallery" / "test").exists()
+    r = mewl("study", w.out, "--out", w.root / "study", "--task", w.task, "--split", "train", "--items", 3,
+             "--practice", 0, "--catch", 0, "--pilot")
+    assert r.returncode == 0 and "3 item(s)" in r.stdout and "left out 2 damaged" in r.stderr, r.stdout + r.stderr
+    predictions = w.root / "predictions.jsonl"
+    predictions.write_text("".join(json.dumps({"split": s, "task": w.task, "index": i, "answer": True}) + "\n"
+                                   for s, i in [("train", 0), ("train", 1), ("train", 2), ("train", 7), ("test", 2)]))
+    r = mewl("eval", w.out, predictions)
+    assert r.returncode == 1 and "over 3 items; 3 damaged item(s) not scored" in r.stdout, r.stdout + r.stderr
+    assert "train/malevic-pos1/000007 (item.json holds" in r.stderr and "test/malevic-pos1/000002 (" in r.stderr
+    assert "damaged" in one_line(mewl("audit", w.out))
+    w.untouched()
+
+
+@pytest.mark.slow
+def test_text_leaves_out_a_copy_under_another_index(sampled_source, tmp_path):
+    """MEWL's text inputs read rendered episodes: a copy of episode 0 as episode 7 wrote a fourth line."""
+    out = copy(sampled_source, tmp_path / "out")
+    fake_render(out, SAMPLED_TASK)
+    shutil.copytree(out / "train" / SAMPLED_TASK / "0", out / "train" / SAMPLED_TASK / "7")
+    line = one_line(mewl("text", out), code=1)
+    assert "left out 1 damaged" in line and "train/shape/7: episode.json holds the item train/shape/0" in line
+    assert len((out / "train" / f"{SAMPLED_TASK}.text.jsonl").read_text().splitlines()) == 3

@@ -8,7 +8,7 @@ from mewl_gen.store import door, index
 from mewl_gen.store.files import writing
 from mewl_gen.store.layout import SPLIT
 from mewl_gen.store.manifest import read_manifest
-from mewl_gen.store.reader import item_folders
+from mewl_gen.store.reader import MISNAMED, item_folders, key_text, listed
 from mewl_gen.store.status import dataset_status
 from mewl_gen.store.verify import check
 from mewl_gen.tasks import catalog
@@ -21,9 +21,9 @@ DAMAGED, INCOMPLETE = 1, 3  # exit codes; 2 is a user error, as everywhere
 def cmd_verify(args) -> int:
     out = options.output(args.out)
     read_manifest(out)  # not a dataset, or a damaged manifest: one line
-    items = item_folders(out)
+    items, misnamed = listed(out)
     with writing(out):
-        damaged = check(out, items)
+        damaged = [f"{key_text(*m)}: {MISNAMED}" for m in misnamed] + check(out, items)
     for line in damaged:
         print(f"damaged: {line}")
     n = None if args.n is None else options.positive_int("--n", args.n)
@@ -33,7 +33,7 @@ def cmd_verify(args) -> int:
     # Completeness of the items asked for: 0..N-1 (the largest N requested), those of one shard with --shard.
     absent = [sum(1 for j in r.failed + r.missing + r.in_progress if j % k == i) for r in rows]
     planned = sum(len(range(i, r.n, k)) for r in rows)
-    line = f"verify: {len(items)} {noun}(s) checked, {len(damaged)} damaged"
+    line = f"verify: {len(items) + len(misnamed)} {noun}(s) checked, {len(damaged)} damaged"
     if damaged:
         line += "; rerun the render command (or add --repair) to render them again"
     if sum(absent):

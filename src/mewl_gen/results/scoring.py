@@ -136,10 +136,10 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
             tally.correct += answers.judge(known[stored.task], stored.item(), answer)
         except ValueError as err:
             tally.unanswerable.append(f"{item_key(*key)} ({shown(err, 120)})")
-    problems.damaged = [item_key(*key) for key, _ in damaged]
-    for key, why in damaged:
-        problems.add("damaged or incomplete items of OUT (not scored; `mewl verify OUT` names them)",
-                     f"{item_key(*key)} ({why})")
+    # A folder whose name is no index (reader.MISNAMED) is named as the reader names it.
+    problems.damaged = [item_key(*key) if isinstance(key[2], int) else reader.key_text(*key) for key, _ in damaged]
+    for name, (_, why) in zip(problems.damaged, damaged):
+        problems.add("damaged or incomplete items of OUT (not scored; `mewl verify OUT` names them)", f"{name} ({why})")
     scores = []
     order = list(known)
     for (split, task), tally in sorted(tallies.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):

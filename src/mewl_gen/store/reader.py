@@ -6,9 +6,11 @@ of registered tasks, per split and task in index order, as the StoredItems a
 benchmark reads (tasks.stored): an item is sound when its record of
 checksums is complete, every JSON file's sha256 agrees with it (every file's,
 images and passes included, with `images=True`), each image has the passes
-OUT's manifest names (render.passes; `pass_files` finds them) and `mewl
-verify` has not noted it damaged. The others are named, one line each;
-`sound_items` refuses a folder that holds any in one line.
+OUT's manifest names (render.passes; `pass_files` finds them), its record
+file holds the item of its own folder (`foreign`: split, task and index) and
+`mewl verify` has not noted it damaged. The others, and folders whose names
+are no index (`listed`), are named, one line each; `sound_items` refuses a
+folder that holds any in one line.
 """
 from __future__ import annotations
 
@@ -52,14 +54,23 @@ def ahead(pool: Executor, work: Callable, items: Iterable, limit: int) -> Iterat
 
 def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None) -> list[tuple[str, str, int]]:
     """(split, task, index) of every item folder under OUT (of these tasks and splits), sorted. Names
-    this tool never writes ('007', '.staging', 'train.jsonl') are no item anywhere. Nothing is followed:
-    a link where a split's or task's folder would be stops the command in one line; one where an item's
-    would be is listed, and its readers find it damaged."""
+    this tool never writes ('007', '.staging', 'train.jsonl') are no item anywhere (`listed` names the
+    folders among them). Nothing is followed: a link where a split's or task's folder would be stops the
+    command in one line; one where an item's would be is listed, and its readers find it damaged."""
+    return listed(out, tasks, splits)[0]
+
+
+def listed(out: Path, tasks: Iterable[str] | None = None,
+           splits: Iterable[str] | None = None) -> tuple[list[tuple[str, str, int]], list[tuple[str, str, str]]]:
+    """item_folders, and (split, task, name) of each folder (or link) in a task's folder whose name is not an
+    item's index as this tool writes one ('007', '7 ', '+7'): a copy of an item under such a name is no
+    item, nothing in it is read, and every reader names it as damaged (MISNAMED). Hidden names (a writer's
+    temporary files, NFS's) are passed over."""
     if not out.is_dir():
-        return []
+        return [], []
     wanted_tasks = None if tasks is None else set(tasks)
     wanted_splits = None if splits is None else set(splits)
-    found = []
+    found, misnamed = [], []
     for split, what in door.entries(out, out):
         if not SPLIT.fullmatch(split) or what not in ("folder", "link") or (wanted_splits is not None and split not in wanted_splits):
             continue
@@ -70,9 +81,34 @@ def item_folders(out: Path, tasks: Iterable[str] | None = None, splits: Iterable
                 continue
             if kind == "link":
                 raise door.link_refused(out / split / task)
-            found += [(split, task, i) for name, k in door.entries(out, out / split / task)
-                      if k in ("folder", "link") and (i := item_index(name)) is not None]
-    return sorted(found)
+            for name, k in door.entries(out, out / split / task):
+                if k in ("folder", "link") and (i := item_index(name)) is not None:
+                    found.append((split, task, i))
+                elif k in ("folder", "link") and not name.startswith("."):
+                    misnamed.append((split, task, name))
+    return sorted(found), sorted(misnamed)
+
+
+MISNAMED = "its folder's name is not an item's index as this tool writes one: no item (nothing in it is read; remove it)"
+
+
+def foreign(out: Path, split: str, task: str, index: int, model: type) -> str | None:
+    """The one rule of every reader: an item's record file must hold the item of its own folder (split, task
+    and index); a copy under another name is no item, left out and named wherever it is read."""
+    name = model.RECORD_FILE
+    try:
+        held = door.read_json(out, item_dir(out, split, task, index) / name, "json")
+    except door.Refused as err:
+        return f"{name}: {err.why}"
+    except OSError as err:
+        return f"{name}: unreadable ({err.strerror})"
+    who = tuple(held.get(k) for k in ("split", "task", "index")) if isinstance(held, dict) else None
+    if who is None:
+        return f"{name}: not a JSON object"
+    if who == (split, task, index) and type(who[2]) is int:
+        return None
+    return (f"{name} holds the item {'/'.join(shown(str(v), 40) for v in who)}, not {split}/{task}/{index}; "
+            "a copy under another name is no item")
 
 
 def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool = True) -> Iterator[str | None]:
@@ -88,7 +124,8 @@ def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool =
         folder = item_dir(out, split, task, index)
         model = known[task].model if task in known else None
         return (full_problem(folder, only=only, root=out, model=model)
-                or (missing_pass(folder, passes, out) if passes else None))
+                or (missing_pass(folder, passes, out) if passes else None)
+                or (foreign(out, split, task, index, model) if model is not None else None))
 
     with ThreadPoolExecutor(max_workers=CHECKERS) as pool:
         yield from ahead(pool, lambda f: problem(*f), folders, AHEAD * CHECKERS)
@@ -139,16 +176,19 @@ class Found:
 
 
 def each(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None,
-         images: bool = False) -> Iterator[tuple[tuple[str, str, int], StoredItem | None, str | None]]:
+         images: bool = False) -> Iterator[tuple[tuple[str, str, int | str], StoredItem | None, str | None]]:
     """Every item folder of OUT's registered tasks (of these tasks and splits), by split, task and index, as it
-    is checked: (split, task, index), then its StoredItem and None for a sound item, None and why for another.
-    A reader that keeps nothing per item keeps its memory flat in the number of items."""
+    is checked: (split, task, index), then its StoredItem and None for a sound item, None and why for another;
+    first the folders whose names are no index, (split, task, name), None and MISNAMED. A reader that keeps
+    nothing per item keeps its memory flat in the number of items."""
     if not out.is_dir():
         raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
     read_manifest(out)  # not a dataset of this tool, or a damaged manifest: one line
     known = catalog.tasks()
     names = [t for t in (known if tasks is None else tasks) if t in known]
-    folders = item_folders(out, names, splits)
+    folders, misnamed = listed(out, names, splits)
+    for split, task, name in misnamed:
+        yield (split, task, name), None, MISNAMED
     opener = door.opener(out)
     for (split, task, index), problem in zip(folders, problems(out, folders, images)):
         if problem is None:
@@ -169,8 +209,13 @@ def read(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | 
                 items[(split, task)] = Items(out, split, task, stored.model, stored.opener)
             items[(split, task)].indices.append(index)
         else:
-            damaged.append(f"{split}/{task}/{index}: {problem}")
+            damaged.append(f"{key_text(split, task, index)}: {problem}")
     return Found(items, damaged)
+
+
+def key_text(split: str, task: str, index: int | str) -> str:
+    """How a line names an item folder: split/task/index, a name that is no index escaped."""
+    return f"{split}/{task}/{index if isinstance(index, int) else shown(index, 40)}"
 
 
 def damaged_line(bad: list[str], noun: str = "item") -> str:
