@@ -97,7 +97,7 @@ PIXELS = {
 
 SAMPLED = {
     "icy-rot": {
-        "README.md files": "7803c4920ba11abdf4368818f9058bfb2486d28fe21172db0c9d3ba6ccc92522",
+        "README.md files": "fa9bed90bb02f9b72c61e404f096618ad0d96df9537cb04917526cb3f03906e5",
         "mewl-dataset.json files": "d56db4817b0575264028cc4fd38aa33f0fd5a6a40e2740614ae467dffb0f9231",
         "test/icy-episodes files": "9b00dbf615a32f12ebc26f48f6a19ca5bd754630572dcccbbd016ab66ecb5bc4",
         "test/icy-episodes record": "94ebae6c16f36e1063bf5398d44bc4e2f8418848a5f959a81637fd27756ccef0",
@@ -107,7 +107,7 @@ SAMPLED = {
         "test/icy-naming.jsonl files": "723a5b57628cad276ec82a69aa7f74922f413e24394817be1c9e9352e3b09e79"
     },
     "iid": {
-        "README.md files": "1254a60af3d67090155a5c0fc5b81955b3d9a02ee91a75d0b0592f9f01d04376",
+        "README.md files": "c52612ddcd3ec751fd68bbf9bd0f3e34166dc2fe9730bfc31fcc3992ab631a0d",
         "mewl-dataset.json files": "863b281db69658d1cbf6d20c3ea6b1cb2aa988ef65a6fff6e23c6ae4ae0381a6",
         "train/bongard-abstract files": "5e656a33a7280a158a5e1894832ff591e90af199f255132f94fa719e3addeb89",
         "train/bongard-abstract record": "fa1b4944ca451921e71feae0afc4c408928adfbb4b2a494a343a296c7689e3c9",
@@ -174,7 +174,7 @@ SAMPLED = {
         "train/shapeworld-relational.jsonl files": "4fa987c913859c553bfcf0585efe007506172da8d1c66eb3d893827cca637d03"
     },
     "malevic-unseen": {
-        "README.md files": "5f7f29d9eaf2b28a744eccbff4c7f8949fad6b50d6bbef0d047901d205fa0284",
+        "README.md files": "956b38e44310e57538911a3b3bf5d121578353c430c19335e9b418a6eaf95bbd",
         "mewl-dataset.json files": "eb0345ed8cc80f8ee46a73ffca4a71756ba15e5d18ed876f2d04ba67c2d6bebd",
         "test/malevic-pos files": "eda1b1bd0fcf89c847ca0d614024f414745dbcf236b3510d7d30cf5dfe943934",
         "test/malevic-pos record": "8a1df78571cf4e2000687ea551d585aa80b38c433d5253647f1a288d41edd41e",
@@ -196,7 +196,7 @@ SAMPLED = {
         "test/malevic-sup1.jsonl files": "2d7bd86be290b6acccd357c67663482c29f4aa7ec02ad299b044a942180303b3"
     },
     "shapeworld-heldout": {
-        "README.md files": "be9f58b9affe290ddd36db195af86f74883df669bc93ce69e4b4a9b874b01bce",
+        "README.md files": "d753dc9d96d248bc58d802fd88b4391317e8cd41b7a2becbf381f08c6f572763",
         "mewl-dataset.json files": "2f1b80b76227e80076f7150f89859a8d5c93382152edd7bf771899fdc696eb7f",
         "test/shapeworld-existential files": "d993a06b1abd85158edec57a4211698ceed262ffe59c39fbf996563986a4788f",
         "test/shapeworld-existential record": "574ee015a93fc402bd15665f521b7579e201b83a09fe1ce94baeab400396cedf",
@@ -226,7 +226,7 @@ MEWL_SAMPLED = {
 }
 
 RENDERED = {
-    "README.md files": "b157ee722b4a635808f195cbe4fc944f76845ba468789d06ed10ba37f1ca2892",
+    "README.md files": "562865a6eae5b1f3fe826840a86636cb88cb9187c853ff70f6be4618bcfef381",
     "mewl-dataset.json files": "cd39fdccb5db482798b467df63ed43acb449856b36214b1eb278a60161611828",
     "train/bongard-abstract files": "f393f4f6c711ba7307ff3ba188220985d5cfb00eb94445fe3fb76b286a882332",
     "train/bongard-abstract.jsonl files": "603ab922e7338f55c1c5ac4849a3778ef83684c91e2f99f1d1f0075b865f6ec0",
@@ -270,7 +270,7 @@ RENDERED = {
 }
 
 PREVIEW_RENDERED = {
-    "README.md files": "28e9e9951859b35215b4c1bb524dba3869c80fd6513cb88f2d7fa3263890e5b0",
+    "README.md files": "4ad6d4a1b023fe8721eff4c81b7d7c150f3c43c15931b8c0daeb862b2c4bd3fd",
     "mewl-dataset.json files": "2072e602ff8c463f4ff30f7cd191a6cb21004ee5f199e6a327a950230341ba8b",
     "train/bongard-abstract files": "f634e84989da866a29c654cf44e7d46fd420ed01d7e8e2c3632a21b103c0c7b6",
     "train/bongard-abstract.jsonl files": "603ab922e7338f55c1c5ac4849a3778ef83684c91e2f99f1d1f0075b865f6ec0",

@@ -1,8 +1,11 @@
 """The cards say how to load and how to cite, and their code runs: every Python block of the dataset
 card (OUT/README.md) of a folder holding several benchmarks, and of the Hugging Face export's card, is
 executed as a user would paste it; both cards carry the data's licence, a BibTeX entry for each
-benchmark's paper and for the generator, and the features. The export's `croissant.json` is valid
-Croissant that `mlcroissant` loads, record for record."""
+benchmark's paper and for the generator, and the features. An export stands alone: its cards say what
+every column holds and what every class's values mean, and link nowhere it does not carry. The export's
+`croissant.json` is Croissant that `mlcroissant` loads with nothing to warn of, record for record, its
+images among them. Those export checks read a painted dataset: every task's items sampled, each image a
+plain PNG of its camera's size (no Blender)."""
 from __future__ import annotations
 
 import itertools
@@ -12,8 +15,14 @@ from pathlib import Path
 
 import pytest
 
+import re
+
+from PIL import Image
+
 from mewl_gen.cli.main import main
 from mewl_gen.store.card import DATA_LICENSE, GENERATOR_BIBTEX
+from mewl_gen.store.reader import read
+from mewl_gen.store.record import write_record
 from mewl_gen.tasks import catalog
 from tests.blocks import blocks
 from tests.conftest import rendered_all
@@ -28,6 +37,27 @@ def several(tmp_path_factory) -> tuple[Path, Path]:
     assert main(["export", str(out), "--to", "hf", str(root / "hf")]) == 0
     assert main(["export", str(out), "--to", "webdataset", str(root / "wds")]) == 0
     return out, root / "hf"
+
+
+PAINT = (120, 30, 200)  # every painted pixel
+
+
+@pytest.fixture(scope="module")
+def painted(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """One item of every task, sampled, each image painted at its camera's size with its ground truth beside
+    it, as the reader takes a rendered item; its Hugging Face and WebDataset exports."""
+    root = tmp_path_factory.mktemp("painted")
+    out = root / "data"
+    assert main(["sample", "--task", "all", "--n", "1", "--out", str(out), "--workers", "1"]) == 0
+    for items in read(out).items.values():
+        for stored in items:
+            for scene, spec in stored.item().scenes().items():
+                Image.new("RGB", (spec.camera.width, spec.camera.height), PAINT).save(stored.folder / f"{scene}.png")
+                (stored.folder / f"{scene}.json").write_text(json.dumps({"objects": []}))
+            write_record(stored.folder)
+    assert main(["export", str(out), "--to", "hf", str(root / "hf")]) == 0
+    assert main(["export", str(out), "--to", "webdataset", str(root / "wds")]) == 0
+    return out, root / "hf", root / "wds"
 
 
 def benchmarks_of(out: Path) -> list:
@@ -93,21 +123,64 @@ def test_every_card_carries_a_licence_a_citation_per_paper_and_the_features(seve
         assert text.startswith("---\nlicense: cc-by-4.0\n")
 
 
-@pytest.mark.slow
-@pytest.mark.render  # reads the session's render
-def test_croissant_metadata_is_valid_and_loads_every_record(several):
+def table(card: str, head: str) -> dict[str, str]:
+    """The card's table whose header row starts with `head`: first cell -> last cell."""
+    rows = card.split(head, 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    return {cells[1].strip(): cells[-2].strip() for cells in (row.split("|") for row in rows)}
+
+
+def test_every_column_of_an_exports_cards_says_what_it_holds_and_every_class_value_what_it_means(painted):
+    _, hf, wds = painted
+    features = table((hf / "README.md").read_text(), "| column | type | what |")
+    fields = table((wds / "README.md").read_text(), "| field | type | what |")
+    exported = [t for t in catalog.tasks().values() if t.export is not None]
+    for task in exported:
+        for name, column in task.export.columns.items():
+            for said in (features[f"{name} ({task.name})"], fields[f"`{name}` ({task.name})"]):
+                assert said.startswith(("the answer: " if name == task.export.answer else "") + column.what)
+                if column.kind == "class":  # "label": 0 is a number until the card names it
+                    named = column.classes != tuple(str(i) for i in range(len(column.classes)))
+                    values = ", ".join(f"{i} = {c}" for i, c in enumerate(column.classes)) if named else "0 to 4"
+                    assert said.endswith(f"({values})"), said
+    assert features["label (malevic-pos)"].endswith("(0 = false, 1 = true)")
+    assert fields["`label` (bongard-basic)"].endswith("(0 = test_a, 1 = test_b)")
+    for name in ("key", "split", "task", "index", "images", "panels", "utterances", "truths", "files"):
+        assert features[name], name
+    assert all(what for what in [*features.values(), *fields.values()])
+
+
+def test_an_exports_cards_link_only_to_what_resolves_where_they_are_published(painted):
+    """A card is read on a hub or in the export's folder, neither of which holds mewl-gen's docs/: a link is an
+    absolute URL or a heading of the card itself, and no file of the checkout is named as a reference."""
+    _, hf, wds = painted
+    for card in (hf / "README.md", wds / "README.md"):
+        text = card.read_text()
+        assert "MALeViC" in text  # the rendered dataset's own card, under the export's
+        for target in re.findall(r"\]\(([^)]*)\)", text):
+            assert target.startswith(("https://", "http://", "#")), f"{card}: {target}"
+        assert not re.search(r"\bdocs/", text), f"{card}: {re.search(r'.{60}docs/.{20}', text).group()}"
+
+
+def test_croissant_metadata_is_valid_without_a_warning_and_loads_every_record_with_its_images(painted):
     import datasets
     import mlcroissant
 
-    _, hf = several
+    _, hf, _ = painted
+    metadata = json.loads((hf / "croissant.json").read_text())
+    assert metadata["license"].startswith("https://creativecommons.org/")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", metadata["datePublished"])
     dataset = mlcroissant.Dataset(jsonld=str(hf / "croissant.json"))
-    assert "error" not in dataset.metadata.ctx.issues.report().lower()
+    assert not dataset.metadata.ctx.issues.errors and not dataset.metadata.ctx.issues.warnings
     sets = {rs.name for rs in dataset.metadata.record_sets}
     assert sets == {p.name for p in (hf / "data").iterdir()}
+    columns = {rs["name"]: [field["name"] for field in rs["field"]] for rs in metadata["recordSet"]}
+    for record_set in metadata["recordSet"]:
+        assert all(field["description"] for field in record_set["field"]), record_set["name"]
     for name in sorted(sets):
         want = datasets.load_from_disk(str(hf / "disk" / name))
+        assert sorted(columns[name]) == sorted(next(iter(want.values())).column_names)  # every column, described
         want_rows = {r["key"]: r for split in want.values() for r in split.select_columns(
-            [c for c in ("key", "label") if c in split.column_names])}
+            [c for c in ("key", "label", "panels") if c in split.column_names])}
         got = list(itertools.islice(dataset.records(record_set=name), len(want_rows) + 1))
         assert len(got) == len(want_rows), name
         for record in got:
@@ -115,4 +188,5 @@ def test_croissant_metadata_is_valid_and_loads_every_record(several):
             assert key in want_rows
             if "label" in want_rows[key]:
                 assert record[f"{name}/label"] == want_rows[key]["label"]
-    assert json.loads((hf / "croissant.json").read_text())["license"].startswith("https://creativecommons.org/")
+            images = record[f"{name}/images"]  # each a PNG decoded, in panel order
+            assert len(images) == len(want_rows[key]["panels"]) and images[0].getpixel((0, 0)) == PAINT, key

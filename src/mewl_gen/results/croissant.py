@@ -3,19 +3,22 @@
 and typed columns without our code.
 
 One file set per task (`data/<task>/*.parquet`, every split) and one record set per task, whose fields
-are the item's id columns and its task's scalar typed fields (the answer among them); the lists
-(images, panels, truths ...) are described by the card. Written as plain JSON: nothing of Croissant's
-is needed at export time; the tests validate and load it with `mlcroissant`.
+are the Parquet columns, each with its description: the item's id, its images (each a PNG, in panel
+order), the panels' lists, its task's typed fields (the answer among them) and its files; a pass column
+(`depth` ...), bytes of NumPy files, is the card's alone. The dataset is dated the day of its export.
+Written as plain JSON: nothing of Croissant's is needed at export time; the tests validate and load it
+with `mlcroissant`, which must find nothing to warn of.
 """
 from __future__ import annotations
 
+import datetime
 import json
 from importlib.metadata import version
 
 from mewl_gen.store.card import GENERATOR_BIBTEX
 from mewl_gen.tasks import catalog
 
-from .export import Chosen
+from .export import ITEM_COLUMNS, Chosen, meaning
 
 CONTEXT = {
     "@language": "en", "@vocab": "https://schema.org/", "citeAs": "cr:citeAs", "column": "cr:column",
@@ -30,15 +33,19 @@ CONTEXT = {
     "replace": "cr:replace", "samplingRate": "cr:samplingRate", "sc": "https://schema.org/",
     "separator": "cr:separator", "source": "cr:source", "subField": "cr:subField", "transform": "cr:transform",
 }
-TYPES = {"string": "sc:Text", "int": "sc:Integer", "float": "sc:Float", "bool": "sc:Boolean", "class": "sc:Integer"}
-ID_COLUMNS = (("key", "string"), ("split", "string"), ("task", "string"), ("index", "int"))
+# Croissant's type of each kind of column (Column's, and "images"), and whether it is a list.
+TYPES = {"string": "sc:Text", "int": "sc:Integer", "float": "sc:Float", "bool": "sc:Boolean", "class": "sc:Integer",
+         "strings": "sc:Text", "images": "sc:ImageObject"}
+LISTS = ("strings", "images")
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 
 
-def _field(record_set: str, file_set: str, name: str, kind: str, description: str = "") -> dict:
-    field = {"@type": "cr:Field", "@id": f"{record_set}/{name}", "name": name, "dataType": TYPES[kind],
-             "source": {"fileSet": {"@id": file_set}, "extract": {"column": name}}}
-    return {**field, "description": description} if description else field
+def _field(record_set: str, file_set: str, name: str, kind: str, description: str) -> dict:
+    source = {"fileSet": {"@id": file_set}, "extract": {"column": name}}
+    if kind == "images":
+        source["transform"] = {"jsonPath": "bytes"}  # `datasets` stores an Image as {bytes, path}
+    return {"@type": "cr:Field", "@id": f"{record_set}/{name}", "name": name, "description": description,
+            "dataType": TYPES[kind], **({"repeated": True} if kind in LISTS else {}), "source": source}
 
 
 def metadata(chosen: Chosen, name: str) -> dict:
@@ -51,12 +58,9 @@ def metadata(chosen: Chosen, name: str) -> dict:
         distribution.append({"@type": "cr:FileSet", "@id": file_set, "name": file_set,
                              "description": f"{task}: every split's Parquet shards",
                              "encodingFormat": "application/x-parquet", "includes": f"data/{task}/*.parquet"})
-        fields = [_field(record_set, file_set, column, kind) for column, kind in ID_COLUMNS]
-        for column, typed in export.columns.items():
-            if typed.kind in TYPES:
-                what = (f"the answer: index into {', '.join(typed.classes)}" if column == export.answer
-                        else f"index into {', '.join(typed.classes)}" if typed.kind == "class" else "")
-                fields.append(_field(record_set, file_set, column, typed.kind, what))
+        fields = [_field(record_set, file_set, column, kind, what) for column, (kind, what) in ITEM_COLUMNS.items()]
+        fields += [_field(record_set, file_set, column, typed.kind, meaning(column, typed, export))
+                   for column, typed in export.columns.items()]
         record_sets.append({"@type": "cr:RecordSet", "@id": record_set, "name": record_set,
                             "description": known[task].summary, "key": {"@id": f"{record_set}/key"},
                             "field": fields})
@@ -65,6 +69,7 @@ def metadata(chosen: Chosen, name: str) -> dict:
             "description": "Rendered few-shot grounded-language items (" + "; ".join(b.summary for b in benchmarks)
                            + "), exported by mewl-gen.",
             "conformsTo": "http://mlcommons.org/croissant/1.0", "license": LICENSE_URL, "version": version("mewl-gen"),
+            "datePublished": datetime.date.today().isoformat(),
             "citeAs": "\n\n".join([*(b.card.bibtex for b in benchmarks if b.card.bibtex), GENERATOR_BIBTEX]),
             "distribution": distribution, "recordSet": record_sets}
 

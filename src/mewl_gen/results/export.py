@@ -35,16 +35,40 @@ from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import read_png16
 from mewl_gen.store import bookkeeping, reader
 from mewl_gen.store.files import writing
-from mewl_gen.store.manifest import passes_of
+from mewl_gen.store.manifest import outside_datasets, passes_of
 from mewl_gen.store.reader import pass_files
 from mewl_gen.tasks import catalog
-from mewl_gen.tasks.benchmark import Export
+from mewl_gen.tasks.benchmark import Column, Export
 from mewl_gen.tasks.stored import JSON_LIMIT, DamagedItem, StoredItem
 
 from .predictions import item_key
 
-# The columns every exported item has, before its task's own fields.
-KEY_COLUMNS = ("key", "split", "task", "index")
+# What every exported item holds besides its task's own fields, as its kind (Column's, or "images") and
+# what it is, for the cards and croissant.json: the item's id, then the lists in panel order and its files.
+ITEM_COLUMNS = {
+    "key": ("string", "`<split>/<task>/<index>`: the item's id, as `mewl eval` takes it"),
+    "split": ("string", "the item's split"),
+    "task": ("string", "the item's task"),
+    "index": ("int", "the item's index in its split and task"),
+    "images": ("images", "the rendered PNGs, bytes unchanged, in panel order"),
+    "panels": ("strings", "each image's member name: `ctx0` ... `query`, or `image`"),
+    "scenes": ("strings", "each image's scene name in the item's folder"),
+    "utterances": ("strings", "what is said of each image (empty where nothing is)"),
+    "truths": ("strings", "each image's ground truth, JSON text"),
+    "files": ("string", "the item's own JSON files, `{name: text}` as JSON text"),
+}
+KEY_COLUMNS = ("key", "split", "task", "index")  # the item's id, the first columns of every export
+
+
+def meaning(name: str, column: Column, export: Export) -> str:
+    """What a task's column holds, for a reader with nothing but the export: a class's every value
+    named (`0 = false` ...) where the names are not the numbers themselves, and the answer said."""
+    what, classes = column.what, column.classes
+    if column.kind == "class":
+        numbered = classes == tuple(str(i) for i in range(len(classes)))
+        named = ", ".join(f"{i} = {c}" for i, c in enumerate(classes))
+        what += f" (0 to {len(classes) - 1})" if numbered else f" ({named})"
+    return f"the answer: {what}" if name == export.answer else what
 
 
 @dataclass(frozen=True)
@@ -191,12 +215,11 @@ def progress(total: int, what: str):
     return tqdm(total=total, desc=what, unit="item", file=sys.stderr, disable=not sys.stderr.isatty())
 
 
-def check_dest(out: Path, dest: Path, what: str = "export") -> None:
-    """DEST must lie outside the dataset OUT, be new (an empty folder is taken as new) and have a folder to be
-    made in: else one line, which a command says before it reads any item. `what` the command does, for its
-    message ("export" into a new folder)."""
-    if dest.resolve() == out.resolve() or out.resolve() in dest.resolve().parents:
-        raise UserError(f"{dest} lies inside {out}; {what} into a folder outside the dataset")
+def check_dest(out: Path, dest: Path, what: str = "export", flag: str = "DIR") -> None:
+    """DEST must lie outside the dataset OUT and every other (outside_datasets), be new (an empty folder is
+    taken as new) and have a folder to be made in: else one line, which a command says before it reads any
+    item. `what` the command does, for its message ("export" into a new folder); `flag` how DEST was named."""
+    outside_datasets(dest, flag, out)
     _check_new(dest, what)
 
 

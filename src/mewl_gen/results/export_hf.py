@@ -26,7 +26,7 @@ from mewl_gen.tasks.benchmark import Column, Export
 from mewl_gen.tasks.stored import StoredItem
 
 from . import croissant, mapped
-from .export import KEY_COLUMNS, Chosen, exported, progress
+from .export import ITEM_COLUMNS, KEY_COLUMNS, Chosen, exported, meaning, progress
 
 NAME = "mewl-gen-export"  # the dataset's name in croissant.json
 PARQUET_SHARD_BYTES = 500 * 2**20  # the hub's own default shard size for Parquet
@@ -82,28 +82,20 @@ def _rows(items: Sequence[StoredItem], passes: tuple[str, ...], bar):
         bar.update(1)
 
 
-COMMON_FEATURES = (
-    ("key", "string", "`<split>/<task>/<index>`: the item's id, as `mewl eval` takes it"),
-    ("split, task", "string", "the item's split and task"),
-    ("index", "int64", "the item's index in its split and task"),
-    ("images", "list of Image", "the rendered PNGs, bytes unchanged, in panel order"),
-    ("panels", "list of string", "each image's member name: `ctx0` ... `query`, or `image`"),
-    ("scenes", "list of string", "each image's scene name in the item's folder"),
-    ("utterances", "list of string", "what is said of each image (empty where nothing is)"),
-    ("truths", "list of string", "each image's ground truth, JSON text"),
-    ("files", "string", "the item's own JSON files, `{name: text}` as JSON text"),
-)
+# The card's names of the features' types (features() makes them).
+TYPE_NAMES = {"string": "string", "int": "int64", "float": "float64", "bool": "bool", "strings": "list of string",
+              "images": "list of Image"}
 
 
 def feature_lines(chosen: Chosen) -> list[str]:
     """The card's table of features: the columns every configuration has, then each task's own."""
-    rows = [f"| {name} | {kind} | {what} |" for name, kind, what in COMMON_FEATURES]
+    rows = [f"| {name} | {TYPE_NAMES[kind]} | {what} |" for name, (kind, what) in ITEM_COLUMNS.items()]
     rows += [f"| {p} | list of binary | each image's {p} pass, a `.npy` file's bytes, in panel order |" for p in chosen.passes]
     for task in chosen.items:
         export = catalog.task(task).export
         for name, column in export.columns.items():
-            kind = f"ClassLabel ({', '.join(column.classes)})" if column.kind == "class" else column.kind
-            rows.append(f"| {name} ({task}) | {kind} | {'the answer' if name == export.answer else ''} |")
+            kind = f"ClassLabel ({', '.join(column.classes)})" if column.kind == "class" else TYPE_NAMES[column.kind]
+            rows.append(f"| {name} ({task}) | {kind} | {meaning(name, column, export)} |")
     return ["## Features", "", "| column | type | what |", "|---|---|---|", *rows, ""]
 
 
@@ -121,7 +113,7 @@ def card(chosen: Chosen, source_card: str) -> str:
             "`files` keep every ground-truth file as JSON text."
             + (f" Each image's passes are the columns {', '.join(f'`{p}`' for p in chosen.passes)}: in panel order, "
                "each a `.npy` file's bytes that `numpy.load(io.BytesIO(b))` reads exactly (depth float32; normal, "
-               "albedo and instance their stored uint16 values, as mewl-gen's docs/passes.md describes)."
+               "albedo and instance their stored uint16 values; what they mean: the card below)."
                if chosen.passes else ""), "",
             "```python", "import datasets", "",
             f'ds = datasets.load_dataset("DIR", "{first}")  # from the Parquet shards under data/',

@@ -21,10 +21,13 @@ from pathlib import Path
 from mewl_gen.store.card import LICENSE_TEXT
 from mewl_gen.tasks import catalog
 
-from .export import Chosen, exported, in_order, progress
+from .export import ITEM_COLUMNS, KEY_COLUMNS, Chosen, exported, in_order, meaning, progress
 
 OWNER = "mewl"
 MODE = 0o444
+# The card's names of the `json` member's types, by Column's kinds (a class is its index).
+TYPE_NAMES = {"string": "string", "int": "integer", "float": "number", "bool": "boolean", "strings": "list of strings",
+              "class": "integer"}
 
 
 def sample(stored, export, passes: tuple[str, ...] = ()) -> dict:
@@ -49,8 +52,7 @@ def card(chosen: Chosen, source_card: str) -> str:
     members = ["| `<panel>.png` | each image, the rendered PNG bytes unchanged (`ctx0` ... `query`, or `image`) |",
                "| `<panel>.json` | each image's ground truth |",
                *(f"| `<panel>.{p}.npy` | each image's {p} pass, a NumPy file read exactly |" for p in chosen.passes),
-               "| `json` | `key`, `split`, `task`, `index`, the task's typed fields (the answer among them), `panels`, "
-               "`scenes`, `utterances` and the item's own JSON files (`files`) |"]
+               "| `json` | the item's fields, below |"]
     return "\n".join([
         "# WebDataset shards", "",
         "One shard series per split and task, `<split>/<task>-NNNNNN.tar`, one sample per item keyed "
@@ -61,10 +63,24 @@ def card(chosen: Chosen, source_card: str) -> str:
         '    meta = json.loads(sample["json"])',
         '    images = [sample[f"{panel}.png"] for panel in meta["panels"]]  # PNG bytes, in panel order',
         '    truths = [json.loads(sample[f"{panel}.json"]) for panel in meta["panels"]]', "```", "",
-        "## Features", "", "| member | what |", "|---|---|", *members, "",
+        "## Features", "", "| member | what |", "|---|---|", *members, "", *json_lines(chosen),
         "## Licence", "", LICENSE_TEXT, "",
         "What follows is the card of the rendered dataset these shards were exported from (with each "
         "benchmark's citation).", "", source_card])
+
+
+def json_lines(chosen: Chosen) -> list[str]:
+    """The card's table of the `json` member: the item's id, each task's typed fields, then the panels' lists
+    and the item's files."""
+    rows = [f"| `{name}` | {TYPE_NAMES[ITEM_COLUMNS[name][0]]} | {ITEM_COLUMNS[name][1]} |" for name in KEY_COLUMNS]
+    for task in chosen.items:
+        export = catalog.task(task).export
+        rows += [f"| `{name}` ({task}) | {TYPE_NAMES[column.kind]} | {meaning(name, column, export)} |"
+                 for name, column in export.columns.items()]
+    rows += [f"| `{name}` | {TYPE_NAMES[ITEM_COLUMNS[name][0]]} | {ITEM_COLUMNS[name][1]} |"
+             for name in ("panels", "scenes", "utterances")]
+    rows.append("| `files` | object | the item's own JSON files, `{name: the file's JSON}` |")
+    return ["The `json` member holds:", "", "| field | type | what |", "|---|---|---|", *rows, ""]
 
 
 def write(chosen: Chosen, staging: Path, shard_size: int, source_card: str = "") -> None:

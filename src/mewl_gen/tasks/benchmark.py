@@ -22,7 +22,7 @@ from mewl_gen.scenes.draws import OutOfDraws
 
 from .audit import Audit
 from .gallery import PLAIN, Gallery
-from .item import Item
+from .item import Item, episode_fields, episode_panels
 from .seeds import item_rng, name_code
 from .stored import StoredItem
 from .study import Study
@@ -71,9 +71,11 @@ class Solver:
 @dataclass(frozen=True)
 class Column:
     """A typed field of an exported item: "string", "int", "float", "bool", "strings" (a list), or
-    "class" (the value is an index into `classes`: a Hugging Face ClassLabel)."""
+    "class" (the value is an index into `classes`: a Hugging Face ClassLabel). `what` says what it holds,
+    for a reader of an export's card who has nothing else."""
 
     kind: str
+    what: str
     classes: tuple[str, ...] = ()
 
 
@@ -88,6 +90,14 @@ class Export:
     fields: Callable[[Item], dict]  # column -> value, as `columns` types it
     columns: Mapping[str, Column]
     answer: str | None = None  # the "class" column that holds the answer: `mewl eval` takes its names and indexes
+
+
+# An episode exported (MEWL's, ICY's): its panels in order, its choices and the answer, also as a class of five.
+EPISODE_EXPORT = Export(episode_panels, episode_fields, {
+    "choices": Column("strings", "the five choices (words, phrases or messages), one of which names the query, "
+                                 "the last image"),
+    "answer": Column("string", "the right choice, as text"),
+    "label": Column("class", "the right choice's position in `choices`", tuple("01234"))}, answer="label")
 
 
 @dataclass(frozen=True)

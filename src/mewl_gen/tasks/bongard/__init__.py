@@ -37,7 +37,10 @@ def _panels(item: BongardItem) -> list[tuple[str, str, str]]:
 
 # The answer: which test image belongs to the left side (a class of two), and the concept as the answer's reason.
 EXPORT = Export(_panels, lambda item: {"label": item.test_positive.index(True), "concept": item.description},
-                {"label": Column("class", TESTS), "concept": Column("string")}, answer="label")
+                {"label": Column("class", "which test image (the last two panels) belongs with the left side "
+                                          "(`left0` ... `left5`, the six images the concept holds of)", TESTS),
+                 "concept": Column("string", "the concept the left side shares, in words: why the answer is right")},
+                answer="label")
 
 
 def _task(name: str, summary: str) -> Task:
@@ -57,7 +60,7 @@ BONGARD = Benchmark(
             ".. `neg_5.png` (the negative side), the two test images `test_a.png` and `test_b.png` (names that "
             "say nothing of their side), a `<name>.json` per image (the per-image ground truth) and `item.json`: "
             "the concept's program, its words, its complexity, the near miss that made each negative and "
-            "`test_positive`, which test image is the positive (docs/bongard.md).", BIBTEX),
+            "`test_positive`, which test image is the positive.", BIBTEX),
     audit=AUDIT,
     published=PUBLISHED,
 )

@@ -10,9 +10,9 @@ from pydantic import ValidationError
 
 from mewl_gen.scenes.universe import describe
 
-from ..benchmark import Benchmark, Column, Config, Export, Solver, Task, release_card
+from ..benchmark import EPISODE_EXPORT, Benchmark, Column, Config, Export, Solver, Task, release_card
 from ..gallery import Block, Gallery, episode_blocks, episode_line, one_image_page, yes_no
-from ..item import QUESTION, episode_fields, episode_panels, one_image
+from ..item import QUESTION, one_image
 from ..stored import StoredItem
 from ..study import Study, episode_trial
 from . import solver
@@ -30,7 +30,8 @@ RELEASE = (
     "An icy-naming item folder holds `image.png`, `image.json` (the object's `name` is its message) and "
     "`item.json`; an icy-episodes folder holds the six context panels `<message>.png/.json`, "
     "`question.png/.json` and `item.json` (choices, answer). The language's full table is in the manifest; "
-    "docs/icy.md lists its fields and the held-out color-shape pairs, shown only in the split `test`."
+    "`held_out` in `item.json` says whether the (query) object is of one of the language's held-out "
+    "color-shape pairs, which only the split `test` shows."
 )
 
 def parse_language(value: str) -> LanguageSpec:
@@ -96,12 +97,12 @@ ICY = Benchmark("icy", "ICY: objects named in artificial languages, compositiona
     Task("icy-naming", "icy", "one object per image and its message; held-out color-shape pairs only in test",
          sample_naming, validate_naming, Naming, images=1,
          solver=Solver(_solve, 1 / 144),  # an open answer: a guess names one of the 144 objects
-         export=Export(one_image, lambda item: {"message": item.message}, {"message": Column("string")}),
+         export=Export(one_image, lambda item: {"message": item.message},
+                       {"message": Column("string", "the object's message in the item's language: the answer")}),
          gallery=NAMING_PAGE),
     Task("icy-episodes", "icy", "six panels named by messages, a query of an unseen color-shape pair, five messages",
          sample_episode, validate_episode, IcyEpisode, images=7, solver=Solver(_solve, 1 / 5),
-         export=Export(episode_panels, episode_fields, {"choices": Column("strings"), "answer": Column("string"),
-                                                        "label": Column("class", tuple("01234"))}, answer="label"),
+         export=EPISODE_EXPORT,
          gallery=EPISODE_PAGE, study=EPISODE_STUDY),
 ), card=release_card(RELEASE, BIBTEX), config=LANGUAGE, commands=(METRICS,), audit=AUDIT,
           published=PUBLISHED)

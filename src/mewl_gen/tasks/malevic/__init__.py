@@ -37,7 +37,7 @@ RELEASE = ("Items of MALeViC's tasks (Pezzelle and Fernández, EMNLP 2019) in 3D
            "`image.png` with its ground truth `image.json` (as MEWL's images) and `item.json`: the sentence, its "
            "label, the target, the reference set, every object's size, k, T, the label under k = 0.29, and each "
            "object's projected area and visible fraction. `<split>/<task>.jsonl` lists the complete items, one "
-           "per line. See docs/malevic.md.")
+           "per line.")
 
 
 def _solve(stored: StoredItem) -> bool:
@@ -48,7 +48,9 @@ def _solve(stored: StoredItem) -> bool:
 SOLVER = Solver(_solve, solver.CHANCE)
 # What a model is given (the sentence) and must answer (whether it is true of the image).
 EXPORT = Export(one_image, lambda item: {"sentence": item.sentence, "label": int(item.label)},
-                {"sentence": Column("string"), "label": Column("class", ("false", "true"))}, answer="label")
+                {"sentence": Column("string", "the sentence about the size of one object in the image"),
+                 "label": Column("class", "whether the sentence is true of the image", ("false", "true"))},
+                answer="label")
 
 
 def _facts(item: MalevicItem) -> tuple[tuple[str, str], ...]:

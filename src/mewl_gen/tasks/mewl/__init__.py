@@ -15,9 +15,9 @@ import numpy as np
 
 from mewl_gen.scenes.universe import describe
 
-from ..benchmark import Benchmark, Card, Column, Draw, Export, Preset, Schema, Solver, Task
+from ..benchmark import EPISODE_EXPORT, Benchmark, Card, Draw, Preset, Schema, Solver, Task
 from ..gallery import Block, Gallery, episode_blocks, episode_line
-from ..item import QUESTION, episode_fields, episode_panels
+from ..item import QUESTION
 from ..stored import StoredItem
 from ..study import EPISODE_WORDS, Study, episode_trial
 from .audit import AUDIT
@@ -28,12 +28,6 @@ from .sample import basic, bootstrap, composite, number, object as object_task, 
 from .solver import SOLVERS, deprived
 from .text import episode_text
 from .validate import VALIDATORS
-
-# An episode exported: its panels in order, its choices and the answer, also as a class of five.
-EXPORT = Export(episode_panels, episode_fields,
-                {"choices": Column("strings"), "answer": Column("string"), "label": Column("class", tuple("01234"))},
-                answer="label")
-
 
 def _page(item: Episode) -> tuple[Block, ...]:
     """The episode as MEWL shows it (six panels with their utterances, the query, five choices), then the
@@ -69,7 +63,7 @@ def _task(name: str, summary: str, sample: Callable[[np.random.Generator], Draft
     # MEWL's seeds predate the other benchmarks: a task's code is its place in MEWL's order.
     return Task(name=name, benchmark="mewl", summary=summary, sample=draw, validate=VALIDATORS[name], model=Episode,
                 images=7, solver=_solver(name), seed_code=TASKS.index(name),  # six context panels and the query
-                export=EXPORT, gallery=GALLERY, study=STUDY)
+                export=EPISODE_EXPORT, gallery=GALLERY, study=STUDY)
 
 
 def _basic(attribute: str) -> Task:

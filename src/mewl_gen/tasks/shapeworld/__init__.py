@@ -43,7 +43,9 @@ def _solve(stored: StoredItem) -> bool:
 SOLVER = Solver(_solve, 0.5)  # agreement is a fair coin per item
 # What a model is given (the caption) and must answer (whether it agrees with the image).
 EXPORT = Export(one_image, lambda item: {"caption": item.caption, "label": int(item.agreement)},
-                {"caption": Column("string"), "label": Column("class", ("false", "true"))}, answer="label")
+                {"caption": Column("string", "the caption, a statement about the image"),
+                 "label": Column("class", "whether the caption agrees with the image", ("false", "true"))},
+                answer="label")
 
 # The image, the caption under it, then whether it agrees and the near-miss caption it was made against.
 GALLERY = one_image_page(lambda item: item.caption, lambda item: (
@@ -72,7 +74,7 @@ SHAPEWORLD = Benchmark(
     ),
     card=release_card("Each item folder holds `image.png`, `image.json` (the per-image ground truth) and `item.json`: "
                       "the caption, its logical form, `agreement`, the near-miss caption, the distribution and the "
-                      "held-out combinations the item uses (docs/shapeworld.md).", BIBTEX),
+                      "held-out combinations the item uses.", BIBTEX),
     config=HELD_OUT,
     audit=AUDIT,
     published=PUBLISHED,
