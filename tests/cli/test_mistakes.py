@@ -49,6 +49,27 @@ def test_files_written_for_the_user_never_replace_a_datasets_files(data, tmp_pat
     assert digest(data) == before
 
 
+def test_outputs_named_inside_a_dataset_are_refused_before_any_work(data, tmp_path):
+    """Every output a user names (export's and gallery's DIR, study's --out and --key, study score's --to,
+    eval's --plot) lies outside OUT and outside any other dataset, an item's folder included: study's --key
+    and score's --to inside an item folder were written there, and the item was damaged."""
+    import shutil
+
+    other = shutil.copytree(data, tmp_path / "other")
+    before = digest(data), digest(other)
+    episode, theirs = data / "train/shape/0", other / "train/shape/0"
+    (tmp_path / "predictions.jsonl").write_text("")
+    for args in (["study", data, "--out", tmp_path / "study", "--key", episode / "key.json"],
+                 ["study", data, "--out", tmp_path / "study", "--key", theirs / "key.json"],
+                 ["study", "score", tmp_path / "study", tmp_path / "results.json", "--to", episode / "scores"],
+                 ["export", data, "--to", "hf", episode / "hf"], ["export", data, "--to", "webdataset", other / "wds"],
+                 ["gallery", data, theirs / "gallery"], ["study", data, "--out", other / "study"],
+                 ["eval", data, tmp_path / "predictions.jsonl", "--plot", theirs / "acc.png"]):
+        r = mewl(*args)
+        assert refused(r, "lies inside"), (args, r.stderr)
+    assert (digest(data), digest(other)) == before and not (tmp_path / "study").exists()
+
+
 def test_an_existing_file_is_replaced_only_with_force(data, tmp_path):
     mine = tmp_path / "mine.sbatch"
     mine.write_text("my own script\n")

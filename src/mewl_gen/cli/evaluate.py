@@ -15,6 +15,7 @@ from mewl_gen.results import answers, reference, scoring
 from mewl_gen.results.predictions import item_key
 from mewl_gen.results.study import human as study_human
 from mewl_gen.store import reader
+from mewl_gen.store.manifest import outside_datasets
 from mewl_gen.store.status import Shortfall, incomplete_line, of_planned, shortfalls
 from mewl_gen.tasks import catalog
 
@@ -164,8 +165,7 @@ def _check_plot(out: Path, path: Path, force: bool) -> None:
         raise UserError(f"--plot {path}: expected a file ending in {', '.join(SUFFIXES)}")
     if not path.parent.is_dir():
         raise UserError(f"--plot {path}: {path.parent} is not a folder")
-    if out.resolve() == path.resolve().parent or out.resolve() in path.resolve().parents:
-        raise UserError(f"--plot {path} lies inside {out}; write it outside the dataset")
+    outside_datasets(path, "--plot", out)
     if path.exists() and not force:
         raise UserError(f"--plot {path} exists; give --force to overwrite it")
 

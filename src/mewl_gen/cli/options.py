@@ -10,7 +10,7 @@ from mewl_gen.render.passes import PASSES, parse
 from mewl_gen.render.worker import DEVICES
 from mewl_gen.scenes.quality import QUALITIES
 from mewl_gen.store.layout import SPLIT
-from mewl_gen.store.manifest import enclosing_dataset
+from mewl_gen.store.manifest import outside_datasets
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import IID
 
@@ -197,10 +197,7 @@ def new_file(path: str | Path, flag: str, force: bool) -> Path:
     never inside a dataset, whose files only its writers replace, and never
     over an existing file unless --force says so."""
     path = output(path, flag)
-    home = enclosing_dataset(path.parent)
-    if home is not None:
-        raise UserError(f"{flag} {path} is inside the dataset {home}; write it elsewhere (a dataset's files are only "
-                        "replaced by its own commands)")
+    outside_datasets(path, flag)
     if path.is_dir():
         raise UserError(f"{flag} {path} is a folder; name a file")
     if (path.exists() or path.is_symlink()) and not force:

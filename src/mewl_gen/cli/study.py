@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.results.study import build, human, plan, score, select
+from mewl_gen.store.manifest import outside_datasets
 
 from . import options
 
@@ -121,6 +122,7 @@ def cmd_build(args) -> int:
 def cmd_score(args) -> int:
     dest = Path(args.dir)
     key = Path(args.key) if args.key else build.key_path(dest)
+    outside_datasets(Path(args.to), "--to")  # before any work
     rules = score.Rules(args.min_catch, args.fast_ms, args.max_fast)
     print(rules.line())
     result = score.score(key, [Path(r) for r in args.results], rules, args.seed, args.resamples)

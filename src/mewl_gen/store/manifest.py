@@ -168,12 +168,26 @@ def passes_of(out: Path) -> tuple[str, ...]:
 
 
 def enclosing_dataset(path: Path) -> Path | None:
-    """The dataset folder that holds `path` (or is it), if any."""
-    path = path.expanduser().absolute()
+    """The dataset folder that holds `path` (or is it), if any: where a write to it would land, links of the
+    user's path followed."""
+    path = path.expanduser().resolve()
     for folder in (path, *path.parents):
         if (folder / MANIFEST).is_file():
             return folder
     return None
+
+
+def outside_datasets(path: Path, flag: str, out: Path | None = None) -> None:
+    """An output the user names (a file or a folder: --out, --key, --to, --plot, DIR) never lies inside a
+    dataset, whose files only its own commands replace: not inside OUT (nor OUT itself), nor inside any
+    folder holding a manifest, found walking up from its parent (an item's folder lies in its dataset).
+    One line otherwise, before any work."""
+    where = path.expanduser().resolve()
+    home = out if out is not None and (where == out.resolve() or out.resolve() in where.parents) else None
+    home = home or enclosing_dataset(path.parent)
+    if home is not None:
+        raise UserError(f"{flag} {path} lies inside the dataset {home}; write it outside (a dataset's files are only "
+                        "replaced by its own commands)")
 
 
 def _short(value, limit: int = 60) -> str:

@@ -23,7 +23,7 @@ from PIL import Image
 
 from mewl_gen.errors import UserError
 from mewl_gen.store.files import write_atomic, writing
-from mewl_gen.store.manifest import read_manifest
+from mewl_gen.store.manifest import outside_datasets, read_manifest
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import StoredItem
 
@@ -64,7 +64,8 @@ def library() -> dict[str, Path]:
 
 def check_places(out: Path, dest: Path, key: Path) -> None:
     """DEST outside the dataset and new (or an empty folder); KEY outside DEST and new: else one line."""
-    export.check_dest(out, dest, "write the study")
+    export.check_dest(out, dest, "write the study", "--out")
+    outside_datasets(key, "--key", out)
     if key.resolve() == dest.resolve() or dest.resolve() in key.resolve().parents:
         raise UserError(f"--key {key} lies inside {dest}; the key must stay outside the experiment participants load")
     if key.exists():
