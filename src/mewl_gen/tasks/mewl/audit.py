@@ -3,10 +3,11 @@
 Per split and task, from the released episode.json files: the independent
 oracle (must answer every episode), the text-only guesser, every deprived
 exact solver (solver/deprived.py), the learned deprived baselines (solver/learned.py), the
-learned probe of a generic view with the task's channel withheld (views.py), and chi-square
+learned probe of a generic view with the task's channel withheld (views.py), the marker scan of the
+objects each construction places against those a solver could take for them (roles.py), and chi-square
 tests of the answer position and of the concepts each task's solvers report as balanced. A row fails when the oracle
-misses an episode, a baseline's 99.9 % interval lies above its chance or a
-balance test fails. Probes of channels no model should learn from (names
+misses an episode, a baseline's 99.9 % interval lies above its chance, a role
+stands out or a balance test fails. Probes of channels no model should learn from (names
 only, identity fields) are tasks.audit.Probe cells, each against its floor.
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..audit import BALANCE_P, Audit, AuditRun, Findings, Probe, above_chance, l
 from ..audit.rules import consistent, rule_column
 from ..stored import StoredItem
 from .item import Episode
+from .roles import roles, scanned
 from .sample import relation
 from .solver import SOLVERS, TaskSolvers, deprived, learned, names
 from .views import TITLE as WITHHELD, episode_choices, probe as withheld_probe
@@ -28,7 +30,8 @@ from .views import TITLE as WITHHELD, episode_choices, probe as withheld_probe
 # The baselines, by their column titles; an exact solver's column is the bare deprivation.
 BASELINES = ("text-only", *(f"{name}{how}" for name in deprived.TITLE.values() for how in ("", " learned")))
 PROBES = ("names-only", "names-only learned", "identity learned")
-COLUMNS = ("n", "oracle", *BASELINES, *PROBES, WITHHELD, "rule-aware", "chance", "position p", "balance p")
+COLUMNS = ("n", "oracle", *BASELINES, *PROBES, WITHHELD, "role markers", "rule-aware", "chance", "position p",
+           "balance p")
 NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / floor'; query-only, no-hand, "
          "no-context-language, no-query (the context and the choices, no query image): exact deprived solvers; "
          f"learned: a model on hand-made features, fitted on at least {learned.MIN_TRAIN} episodes (fewer: '-'); "
@@ -39,6 +42,9 @@ NOTES = ("every baseline's and probe's cell reads 'accuracy % [95 % interval] / 
          "learned: a model on index, retry, seeds, camera and lights, choices by position only, at 1/5; "
          f"{WITHHELD}: a model on every choice's generic view with the task's channel withheld (views.py: the "
          "named attribute in the basic tasks' context, the context's scenes, pragmatic's query hand), at its floor; "
+         "role markers: the marker scan (roles.py: pragmatic's pointed object against the other standing out, "
+         "relation's and bootstrap's named objects against the unnamed, the answer's panels' objects against "
+         "the other words'), 'lowest p (role: statistic) / bound, n role+pool', a p under the bound fails; "
          "rule-aware: the samplers' rules that read no image (the answer one of the uttered words in shape, "
          "color and material, an unheard phrase of the context's syntax in composite, the lone truth of a "
          "balanced cycle set under some layout and lexicon in relation; the other tasks' rules admit every "
@@ -83,6 +89,7 @@ class _Reading:
         self.oracle, self.text_only, self.names_only = [], [], []
         self.guesses: dict[str, list] = {d: [] for d in self.solvers.deprived}
         self.answers, self.kept, self.indices, self.positions = [], [], [], []
+        self.roles: dict[str, list] = {}  # per role, (role object's, pool object's) statistics per episode
         self.balance: dict[str, tuple[list, tuple]] = {}
         self.choices = None
 
@@ -106,6 +113,8 @@ class _Reading:
             self.guesses[d].append(deprived.outcomes(guesser.guess, deprived.view(ep, d), ep.answer, guesser.pool))
         self.kept.append(consistent(ep.model_dump(mode="json"), ep.choices, admits))
         self.withheld.append(episode_choices(ep))
+        for name, pair in roles(ep).items():
+            self.roles.setdefault(name, []).append(pair)
         self.answers.append(ep.answer)
         self.indices.append(ep.index)
         self.positions.append(ep.answer_index)
@@ -150,6 +159,7 @@ def _rates(reading: _Reading) -> dict:
         found["bars"][title] = found["bars"][f"{title} learned"] = guesser.floor
     found["probes"] = _probes(reading)
     found["withheld"] = withheld_probe(reading.task, reading.withheld, reading.withheld_train)
+    found["roles"] = scanned(reading.roles)
     found["rule-aware"], found["rules replayed"] = rule_column(reading.answers, reading.kept, reading.indices,
                                                                solvers.chance)
     found["position p"] = uniform_p(reading.positions, tuple(range(5)))
@@ -251,6 +261,7 @@ def failures(found: dict) -> list[str]:
             out.append(f"{name} above chance")
     out += leaking({**found.get("probes", {}), **({WITHHELD: found["withheld"]} if "withheld" in found else {})})
     out += found.get("rules replayed", [])
+    out += found["roles"].failures("a role") if "roles" in found else []
     if found["position p"] < BALANCE_P:
         out.append("answer position unbalanced")
     if found["balance p"] < BALANCE_P:
@@ -290,6 +301,7 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     cells |= {name: _accuracy(found.get(name), found["bars"].get(name)) for name in BASELINES}
     cells |= {name: found["probes"][name].cell() if name in found["probes"] else "-" for name in PROBES}
     cells[WITHHELD], cells["rule-aware"] = found["withheld"].cell(), found["rule-aware"].cell()
+    cells["role markers"] = found["roles"].cell()
     cells |= {"chance": f"{100 * chance:.1f}", "position p": f"{found['position p']:.3f}",
               "balance p": f"{found['balance p']:.3f} ({found['balance worst']})"}
     return Findings(cells, failures(found))
