@@ -21,6 +21,9 @@ item's scene spec). Per split and task:
 - the learned view probes (views.py), caption withheld (the scene's generic statistics) and scene
   withheld (the caption's words and logical form), each a gradient-boosted model fitted on `--train`'s
   items where given, else on the first half by index: at 1/2;
+- the marker scan (tasks.audit.markers) of the caption's referents (the objects matching a
+  description it states, which the sampler draws towards and places to decide it) against the
+  scene's other objects (views.py): no statistic under its bound;
 - the rule-aware solver (tasks.audit.rules): the sampler's rules that
   keep or place an item (the split side of its key, the held-out
   combinations its caption pair may use) replayed under both answers on the
@@ -47,6 +50,7 @@ from mewl_gen.scenes.universe import ATTRIBUTES, TUPLE_ORDER
 from ..audit import (REPEATS, Audit, AuditRun, Findings, Probe, balanced, identity, index_pairs, leaking, learned,
                      measured)
 from ..audit import scikit
+from ..audit.markers import scan
 from ..audit.rules import consistent, rule_column
 from ..audit.views import halves_probe
 from ..stored import StoredItem
@@ -56,11 +60,12 @@ from .distribution import Distribution
 from .item import OBJECTS, ShapeWorldItem
 from .logic import COUNTED, NUMBERS, Quantifier
 from .sample import _held_out_ok
-from .views import caption_view, scene_view
+from .views import caption_view, referent_and_distractor, scene_view
 
 VIEWS = ("learned, caption withheld", "learned, scene withheld")
 COLUMNS = ("n", "evaluator", "near miss", "agree share", "caption-only", "scene statistics", "identity fields",
-           "index pairs", "quantifier x count", *VIEWS, "rule-aware", REPEATS, "with 'the'", "held-out items")
+           "index pairs", "quantifier x count", *VIEWS, "referent markers", "rule-aware", REPEATS, "with 'the'",
+           "held-out items")
 TEST_SPLIT = "test"
 MIN_LEARNED = 100  # fewer items than this: no caption-only classifier (half of them would be noise)
 
@@ -122,7 +127,8 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
                      item.get("distribution") is not None, statistics(image), identity(item, [item["scene"]]),
                      consistent(item, (True, False), admits),
                      quantified(item["logical_form"], len(item["scene"]["objects"])),
-                     item["index"], scene_view(item["scene"]), caption_view(item["caption"], item["logical_form"])))
+                     item["index"], scene_view(item["scene"]), caption_view(item["caption"], item["logical_form"]),
+                     referent_and_distractor(item)))
     return rows
 
 
@@ -175,6 +181,10 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     viewed = _views(rows, measured(_measure, run.train, run.workers) if run.train else None)
     found.update({name: p.cell() for name, p in viewed.items()})
     failures += leaking(viewed)
+    pairs = [r[15] for r in rows if r[15] is not None]
+    referents = scan([role for role, _ in pairs], [pool for _, pool in pairs])
+    found["referent markers"] = referents.cell()
+    failures += referents.failures("the caption's referents")
     aware, replayed = rule_column(labels, [r[10] for r in rows], [s.index for s in items], 0.5)
     found["rule-aware"] = aware.cell()
     failures += replayed

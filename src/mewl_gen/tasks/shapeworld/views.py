@@ -9,15 +9,27 @@ half of the item, the other withheld, featurised without an idea of where a leak
   (the parse a reader of the caption has), at 1/2: the caption pair is drawn before the agreement coin,
   which only picks the caption or its near miss, and a near miss reads like a caption.
 
+The marker scan (tasks.audit.markers) reads the caption's referents: the objects that match a
+description the caption states (logic.phrases: a subject, a relation's object, a restrictor, each with
+its predicate or scope; a description that states nothing, 'objects', matches every object and names
+none), which the sampler draws towards and places to make the caption true or false, against the
+scene's other objects (the distractors); one of each per item by a coin of the index.
+
 Each view is kept flattened (views.flatten): a worker hands back numbers, not the objects' rows."""
 from __future__ import annotations
 
 import math
+from typing import Hashable
+
+from pydantic import TypeAdapter
 
 from mewl_gen.scenes.universe import TUPLE_ORDER
 
-from ..audit.markers import object_statistics, panel_statistics
+from ..audit.markers import coin, object_statistics, panel_statistics
 from ..audit.views import flatten
+from .logic import Statement, phrases
+
+STATEMENT = TypeAdapter(Statement)
 
 
 def scene_view(scene: dict) -> dict[str, float]:
@@ -44,3 +56,17 @@ def caption_view(caption: str, logical_form: dict) -> dict[str, float]:
     words = caption.split()
     return flatten({"words": [{"word": w, "at": k, "from the end": len(words) - 1 - k} for k, w in enumerate(words)],
                     **_fields(logical_form, "form")})
+
+
+def referent_and_distractor(item: dict) -> tuple[dict[str, Hashable], dict[str, Hashable]] | None:
+    """A referent's statistics and a distractor's, each by a coin of the index; None where the scene
+    lacks either."""
+    objects = item["scene"]["objects"]
+    stated = [d.stated for d in phrases(STATEMENT.validate_python(item["logical_form"])) if d.stated]
+    referents = [k for k, o in enumerate(objects) if any(all(o[a] == v for a, v in d.items()) for d in stated)]
+    distractors = [k for k in range(len(objects)) if k not in referents]
+    if not referents or not distractors:
+        return None
+    rows = object_statistics(objects, TUPLE_ORDER)
+    index = item["index"]
+    return rows[referents[coin(index, len(referents))]], rows[distractors[coin(index, len(distractors), 1)]]
