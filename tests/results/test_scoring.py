@@ -207,12 +207,20 @@ def test_a_bongard_answer_is_two_truth_values_or_two_sides():
             item.read_answer(wrong)
 
 
-def test_a_files_lines_are_those_splitlines_makes_one_at_a_time():
-    """Line numbers in eval's problems are splitlines' (every break it knows), without a list of every line."""
-    from mewl_gen.results.predictions import lines
+def test_a_files_lines_are_those_splitlines_makes_one_at_a_time(tmp_path, monkeypatch):
+    """Line numbers in eval's problems are splitlines' (every break it knows), read a few bytes at a time: a
+    break split between two reads (a \r\n, a character of several bytes) is still one; a line past the
+    limit comes as one overlong line, its text not kept."""
+    from mewl_gen.results import predictions
 
     rng = np.random.default_rng(0)
-    pieces = ["a", "bc", "\n", "\r", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\t", " "]
+    pieces = ["a", "bc", "é", "€", "\n", "\r", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\t", " "]
+    path = tmp_path / "p.jsonl"
     for _ in range(3000):
+        monkeypatch.setattr(predictions, "CHUNK", int(rng.choice([1, 2, 3, 7, 64])))
         text = "".join(rng.choice(pieces, size=rng.integers(0, 12)))
-        assert list(lines(text)) == text.splitlines(), repr(text)
+        path.write_bytes(text.encode())
+        assert list(predictions.numbered_lines(path)) == text.splitlines(), repr(text)
+    monkeypatch.setattr(predictions, "LINE_LIMIT", 5)
+    path.write_bytes(b"abc\n" + b"x" * 40 + b"\nde")
+    assert [len(x) for x in predictions.numbered_lines(path)] == [3, len(predictions.OVERLONG), 2]

@@ -4,6 +4,7 @@ line are read under a size cap and parsed under the store's depth limit, so no l
 gives a traceback: a line that is not a prediction is counted and named by its number."""
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
@@ -78,8 +79,14 @@ def parse_line(line: str | bytes) -> Prediction | None:
         return None
 
 
-def read_text(path: Path) -> str:
-    """The file's text, at most FILE_LIMIT bytes; one line where it cannot be read."""
+CHUNK = 1 << 20  # bytes read at a time: the file is never held whole
+OVERLONG = "x" * (LINE_LIMIT + 1)  # stands for a line past LINE_LIMIT, whose text is not kept
+
+
+def numbered_lines(path: Path) -> Iterator[str]:
+    """The file's lines as str.splitlines makes them, one at a time, read CHUNK bytes at a time (at most
+    FILE_LIMIT in all): memory holds a chunk and one line, never the file; a line past LINE_LIMIT comes as
+    OVERLONG. A file that cannot be read, is a folder, too large or not UTF-8 is one line."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError as err:
@@ -90,23 +97,32 @@ def read_text(path: Path) -> str:
             raise UserError(f"{shown(str(path))} is a folder; expected a predictions file (JSON lines)")
         if stat.S_ISREG(st.st_mode) and st.st_size > FILE_LIMIT:
             raise UserError(f"{shown(str(path))} is {st.st_size} bytes, more than a predictions file may be ({FILE_LIMIT})")
-        try:
-            data = f.read(FILE_LIMIT + 1)
-        except OSError as err:
-            raise UserError(f"cannot read {shown(str(path))}: {err.strerror}") from None
-    if len(data) > FILE_LIMIT:
-        raise UserError(f"{shown(str(path))} is more than a predictions file may be ({FILE_LIMIT} bytes)")
-    try:
-        return data.decode()
-    except UnicodeDecodeError as err:
-        raise UserError(f"cannot read {shown(str(path))}: not UTF-8 text (byte {err.start})") from None
-
-
-def lines(text: str) -> Iterator[str]:
-    """The file's lines as str.splitlines makes them, one at a time: no list of every line beside the text."""
-    start = 0
-    for end in BREAK.finditer(text):
-        yield text[start:end.start()]
-        start = end.end()
-    if start < len(text):
-        yield text[start:]
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        read, tail, overlong = 0, "", False
+        while True:
+            try:
+                data = f.read(CHUNK)
+            except OSError as err:
+                raise UserError(f"cannot read {shown(str(path))}: {err.strerror}") from None
+            read += len(data)
+            if read > FILE_LIMIT:
+                raise UserError(f"{shown(str(path))} is more than a predictions file may be ({FILE_LIMIT} bytes)")
+            pending = len(decoder.getstate()[0])
+            try:
+                text = tail + decoder.decode(data, final=not data)
+            except UnicodeDecodeError as err:
+                at = read - len(data) - pending + err.start
+                raise UserError(f"cannot read {shown(str(path))}: not UTF-8 text (byte {at})") from None
+            start = 0
+            for found in BREAK.finditer(text):
+                if data and found.group() == "\r" and found.end() == len(text):
+                    break  # a carriage return last in the chunk may be half of a \r\n
+                yield OVERLONG if overlong else text[start:found.start()]
+                start, overlong = found.end(), False
+            tail = text[start:]
+            if len(tail) > LINE_LIMIT:
+                tail, overlong = "", True
+            if not data:
+                break
+    if tail or overlong:
+        yield OVERLONG if overlong else tail

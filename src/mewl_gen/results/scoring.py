@@ -38,17 +38,22 @@ SHOWN = 3  # keys named in a problem's line before "and N more"
 class Problems:
     """Each kind of problem with the predictions: the keys (or line numbers) it concerns."""
 
-    kinds: dict[str, list[str]] = field(default_factory=dict)
+    kinds: dict[str, list[str]] = field(default_factory=dict)  # the first SHOWN of each kind: a file of ten
+    counts: dict[str, int] = field(default_factory=dict)  # million bad lines keeps no ten million names
     damaged: list[str] = field(default_factory=list)  # split/task/index of OUT's damaged items: not scored
 
     def add(self, kind: str, what: str) -> None:
-        self.kinds.setdefault(kind, []).append(what)
+        shown_ = self.kinds.setdefault(kind, [])
+        if len(shown_) < SHOWN:
+            shown_.append(what)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def lines(self) -> list[str]:
         out = []
         for kind, whats in self.kinds.items():
-            more = f" (and {len(whats) - SHOWN} more)" if len(whats) > SHOWN else ""
-            out.append(f"{len(whats)} {kind}: {', '.join(whats[:SHOWN])}{more}")
+            n = self.counts[kind]
+            more = f" (and {n - SHOWN} more)" if n > SHOWN else ""
+            out.append(f"{n} {kind}: {', '.join(whats)}{more}")
         return out
 
 
@@ -72,26 +77,35 @@ class Score:
 NOT_A_PREDICTION = 'lines that are not a prediction ({key, answer} or {split, task, index, answer})'
 
 
-def read_predictions(path: Path, problems: Problems) -> dict[Key, object]:
-    """(split, task, index) -> the answer; malformed lines and duplicates go to `problems`. The one place that
-    parses a predictions file."""
-    text = predictions.read_text(path)
+def read_predictions(path: Path, problems: Problems, held: set[Key]) -> dict[Key, object]:
+    """(split, task, index) -> the answer, for the items OUT holds (`held`); malformed lines, duplicates and
+    predictions for anything else go to `problems`, counted and never kept, so that memory grows with the
+    dataset, not with the file. The one place that parses a predictions file."""
+    known = catalog.tasks()
     found: dict[Key, tuple[object, int]] = {}  # the answer and its line's number
-    for number, line in enumerate(predictions.lines(text), start=1):
+    any_prediction = False
+    for number, line in enumerate(predictions.numbered_lines(path), start=1):
         if not line.strip():
             continue
         p = predictions.parse_line(line)
         if p is None:
             problems.add(NOT_A_PREDICTION, f"line {number}")
             continue
-        split, task, index = p.item
-        key = (sys.intern(split), sys.intern(task), index)  # a name is one string however many lines say it
+        any_prediction = True
+        key = p.item
+        if key not in held:
+            if key[1] not in known:
+                problems.add("predictions for tasks no benchmark has", shown(key[1], 80))
+            else:
+                problems.add("predictions for items OUT does not hold (not counted)", shown(item_key(*key), 120))
+            continue
         if key in found:
             problems.add("duplicate predictions (the first one stands)",
                          f"line {number} repeats line {found[key][1]} ({shown(item_key(*key), 120)})")
             continue
-        found[key] = (p.answer, number)
-    if not found:
+        split, task, index = key
+        found[(sys.intern(split), sys.intern(task), index)] = (p.answer, number)  # one string per name
+    if not any_prediction:
         raise UserError(f"{shown(str(path))} holds no predictions; expected JSON lines {{\"key\", \"answer\"}} or "
                         "{\"split\", \"task\", \"index\", \"answer\"}")
     return {key: answer for key, (answer, _) in found.items()}
@@ -112,12 +126,11 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
     """Each predicted split and task's score, in the catalog's order, and the problems found. Items are
     judged as the reader checks them, and none is kept: memory holds the predictions, not the dataset."""
     problems = Problems()
-    predicted = read_predictions(predictions_file, problems)
     known = catalog.tasks()
-    unknown_tasks = sorted({t for _, t, _ in predicted if t not in known})
-    for task in unknown_tasks:
-        problems.add("predictions for tasks no benchmark has", shown(task, 80))
-    wanted = sorted({t for _, t, _ in predicted if t in known})
+    held, _ = reader.listed(out, known)  # the item folders' keys, each checked below as it is read
+    predicted = read_predictions(predictions_file, problems, set(held))
+    del held
+    wanted = sorted({t for _, t, _ in predicted})
     tallies: dict[tuple[str, str], _Tally] = {}
     damaged: list[tuple[Key, str]] = []
     for key, stored, why in reader.each(out, wanted, images=True):
@@ -151,9 +164,6 @@ def score(out: Path, predictions_file: Path) -> tuple[list[Score], Problems]:
             problems.add("answers an item cannot have (counted wrong)", unanswerable)
         lost = sum(1 for (s, t, _), _ in damaged if (s, t) == (split, task))
         scores.append(Score(split, task, tally.n, tally.correct, lost))
-    for key in predicted:  # what is left names no item OUT holds
-        if key[1] in known:
-            problems.add("predictions for items OUT does not hold (not counted)", shown(item_key(*key), 120))
     if not scores:
         raise UserError(f"no prediction of {shown(str(predictions_file))} is for an item of {out}")
     return scores, problems
