@@ -111,8 +111,8 @@ def test_a_damaged_episode_is_refused_not_audited(small, tmp_path, mewl):
     path.write_bytes(path.read_bytes().replace(b'"number"', b'"NUMBER"', 1))  # same size, other bytes
     shutil.copytree(tmp_path / "train" / "number" / "5", tmp_path / "train" / "number" / "05")  # not a name mewl writes
     code, _, err = mewl("audit", tmp_path, "--workers", 1)
-    assert code == 2
-    assert err.count("\n") == 1 and "holds 1 damaged or incomplete item(s): train/number/4: episode.json: sha256" in err
+    assert code == 2  # both named: 05 holds no item, and is no episode 5 again
+    assert err.count("\n") == 1 and "holds 2 damaged or incomplete item(s): train/number/4: episode.json: sha256" in err
 
 
 @pytest.mark.slow

@@ -23,7 +23,7 @@ def cmd_verify(args) -> int:
     read_manifest(out)  # not a dataset, or a damaged manifest: one line
     items, misnamed = listed(out)
     with writing(out):
-        damaged = [f"{key_text(*m)}: {MISNAMED}" for m in misnamed] + check(out, items)
+        damaged = check(out, items) + [f"{key_text(*m)}: {MISNAMED}" for m in misnamed]
     for line in damaged:
         print(f"damaged: {line}")
     n = None if args.n is None else options.positive_int("--n", args.n)

@@ -94,10 +94,13 @@ MISNAMED = "its folder's name is not an item's index as this tool writes one: no
 
 def foreign(out: Path, split: str, task: str, index: int, model: type) -> str | None:
     """The one rule of every reader: an item's record file must hold the item of its own folder (split, task
-    and index); a copy under another name is no item, left out and named wherever it is read."""
+    and index); a copy under another name is no item, left out and named wherever it is read. An item
+    without one (MEWL's own release files, which its record of checksums does not list) has none to disagree."""
     name = model.RECORD_FILE
     try:
         held = door.read_json(out, item_dir(out, split, task, index) / name, "json")
+    except FileNotFoundError:
+        return None
     except door.Refused as err:
         return f"{name}: {err.why}"
     except OSError as err:
@@ -179,7 +182,7 @@ def each(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | 
          images: bool = False) -> Iterator[tuple[tuple[str, str, int | str], StoredItem | None, str | None]]:
     """Every item folder of OUT's registered tasks (of these tasks and splits), by split, task and index, as it
     is checked: (split, task, index), then its StoredItem and None for a sound item, None and why for another;
-    first the folders whose names are no index, (split, task, name), None and MISNAMED. A reader that keeps
+    last the folders whose names are no index, (split, task, name), None and MISNAMED. A reader that keeps
     nothing per item keeps its memory flat in the number of items."""
     if not out.is_dir():
         raise UserError(f"{out} is not a folder; expected a dataset made by mewl sample or mewl render")
@@ -187,8 +190,6 @@ def each(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | 
     known = catalog.tasks()
     names = [t for t in (known if tasks is None else tasks) if t in known]
     folders, misnamed = listed(out, names, splits)
-    for split, task, name in misnamed:
-        yield (split, task, name), None, MISNAMED
     opener = door.opener(out)
     for (split, task, index), problem in zip(folders, problems(out, folders, images)):
         if problem is None:
@@ -196,6 +197,8 @@ def each(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | 
                                                    known[task].model, opener), None
         else:
             yield (split, task, index), None, problem
+    for split, task, name in misnamed:
+        yield (split, task, name), None, MISNAMED
 
 
 def read(out: Path, tasks: Iterable[str] | None = None, splits: Iterable[str] | None = None,

@@ -52,7 +52,7 @@ def _write(out, looks=COLOR_RGB, hand=True, small=True):
         Image.fromarray(img.astype(np.uint8)).save(folder / "panel.png")
         (folder / "panel.json").write_text(json.dumps({"objects": objects}))
         (folder / "info.json").write_text(json.dumps({"objects": [["cube", "red", "rubber", "large"]]}))
-        (folder / "episode.json").write_text("{}")
+        (folder / "episode.json").write_text(json.dumps({"split": "train", "task": "color", "index": episode}))
         write_record(folder)
     return out
 

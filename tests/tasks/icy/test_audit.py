@@ -70,6 +70,9 @@ def test_a_train_item_in_test_is_a_repeat(sampled, tmp_path, mewl):
     out = _copy(sampled, tmp_path)
     shutil.rmtree(out / "test/icy-episodes/3")
     shutil.copytree(sampled / "train/icy-episodes/3", out / "test/icy-episodes/3")
+    record = out / "test/icy-episodes/3/item.json"  # its record says test: a folder must agree with its item
+    record.write_text(record.read_text().replace('"split": "train"', '"split": "test"', 1))
+    write_record(record.parent)
     code, printed, err = mewl("audit", "icy", out, "--markdown", "--workers", "1")
     assert code == 1
     verdict = _rows(printed)["test", "icy-episodes"]["verdict"]

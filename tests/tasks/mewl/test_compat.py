@@ -197,10 +197,10 @@ def test_mewl_text_leaves_out_damaged_episodes_and_says_so(tmp_path, mewl):
     caption = folder / "2" / "question.json"
     caption.write_bytes(caption.read_bytes().replace(b"a", b"e", 1))  # same size, other bytes
     (folder / "3" / "info.json").unlink()
-    shutil.copytree(folder / "0", folder / "000")  # not a name mewl writes: not episode 0 again
+    shutil.copytree(folder / "0", folder / "000")  # not a name mewl writes: named, and not episode 0 again
     code, _, err = mewl("text", tmp_path)
     assert code == 1
-    assert err.count("\n") == 1 and "left out 2 damaged or incomplete episode(s): train/color/2: question.json: sha256" in err
+    assert err.count("\n") == 1 and "left out 3 damaged or incomplete episode(s): train/color/2: question.json: sha256" in err
     rows = [json.loads(line) for line in (tmp_path / "train" / "color.text.jsonl").read_text().splitlines()]
     assert [r["index"] for r in rows] == [0, 1]
 
