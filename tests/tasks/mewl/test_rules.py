@@ -10,7 +10,7 @@ import json
 import pytest
 
 from mewl_gen.tasks.audit.rules import consistent, rule_column
-from mewl_gen.tasks.mewl.audit import admits, balanced_answers
+from mewl_gen.tasks.mewl.replayed import admits, balanced_answers
 from mewl_gen.tasks.mewl.item import TASKS
 from mewl_gen.tasks.mewl.solver import SOLVERS
 from tests.conftest import episodes
