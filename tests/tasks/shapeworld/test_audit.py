@@ -100,6 +100,11 @@ def test_held_out_combinations_outside_test_and_a_test_item_without_one_fail(sam
     # a train item among the test items: no held-out combination
     shutil.rmtree(out / "test/shapeworld-existential/2")
     shutil.copytree(sampled / "train/shapeworld-existential/2", out / "test/shapeworld-existential/2")
+    for folder, was, now in (("train/shapeworld-relational/5", "test", "train"),
+                             ("test/shapeworld-existential/2", "train", "test")):
+        record = out / folder / "item.json"  # its record says where it now lies: a folder must agree with its item
+        record.write_text(record.read_text().replace(f'"split": "{was}"', f'"split": "{now}"', 1))
+        write_record(record.parent)
     code, printed, err = mewl("audit", "shapeworld", out, "--markdown")
     assert code == 1
     rows = _rows(printed)
