@@ -230,6 +230,7 @@ def test_the_slurm_pages_script_command_prints_what_the_page_shows(tmp_path):
     assert (tmp_path / "render.sbatch").read_text().startswith("#!/bin/bash\n") and not out.exists()
 
 
+@pytest.mark.slow
 def test_the_slurm_pages_gres_command_asks_for_the_gpus_as_gres(tmp_path):
     """docs/slurm.md's `--gpu-request gres:TYPE` line, run as written with OUT in a scratch folder (no SLURM
     needed): the script's one GPU request is the line the page shows."""

@@ -129,6 +129,7 @@ def table(card: str, head: str) -> dict[str, str]:
     return {cells[1].strip(): cells[-2].strip() for cells in (row.split("|") for row in rows)}
 
 
+@pytest.mark.slow
 def test_every_column_of_an_exports_cards_says_what_it_holds_and_every_class_value_what_it_means(painted):
     _, hf, wds = painted
     features = table((hf / "README.md").read_text(), "| column | type | what |")
@@ -149,6 +150,7 @@ def test_every_column_of_an_exports_cards_says_what_it_holds_and_every_class_val
     assert all(what for what in [*features.values(), *fields.values()])
 
 
+@pytest.mark.slow
 def test_an_exports_cards_link_only_to_what_resolves_where_they_are_published(painted):
     """A card is read on a hub or in the export's folder, neither of which holds mewl-gen's docs/: a link is an
     absolute URL or a heading of the card itself, and no file of the checkout is named as a reference."""
@@ -161,6 +163,7 @@ def test_an_exports_cards_link_only_to_what_resolves_where_they_are_published(pa
         assert not re.search(r"\bdocs/", text), f"{card}: {re.search(r'.{60}docs/.{20}', text).group()}"
 
 
+@pytest.mark.slow
 def test_croissant_metadata_is_valid_without_a_warning_and_loads_every_record_with_its_images(painted):
     import datasets
     import mlcroissant

@@ -291,6 +291,7 @@ def test_each_baseline_is_judged_against_its_own_chance():
 
 
 @pytest.mark.parametrize("task", ("relation", "bootstrap", "pragmatic", "number"))
+@pytest.mark.slow
 def test_the_audit_reads_each_episode_once_and_draws_as_if_it_held_them_all(task):
     """rates() keeps no episode: it reads them from a generator, once, and makes each deprived guess as
     it reads, its draw later. The figures are those of the audit that held every episode: one generator

@@ -110,6 +110,7 @@ def assert_no_distinct_count_difference(problems: list[list[tuple]], task: str) 
 
 
 @pytest.mark.parametrize("task", ATTRIBUTE_FAMILIES)
+@pytest.mark.slow
 def test_pooled_over_problems_positives_and_negatives_show_as_many_values(task):
     """The rule "the scene with fewer distinct values is the positive" (and its reverse) on every
     positive and negative of one object count, per attribute, over problems' sides as drawn."""
