@@ -22,7 +22,7 @@ def _rows(tasks: list[str], accuracy: float, human: dict | None = None) -> list[
              **({LABEL: human} if human is not None else {})} for t in tasks]
 
 
-def _drawn(monkeypatch, rows, records):
+def _drawn(monkeypatch, rows, records, who=""):
     """The figure `draw` makes, kept open to be measured."""
     import matplotlib
 
@@ -32,7 +32,7 @@ def _drawn(monkeypatch, rows, records):
     kept = []
     monkeypatch.setattr(pyplot, "close", kept.append)
     monkeypatch.setattr(pyplot.Figure, "savefig", lambda self, *a, **k: self.canvas.draw())
-    plot.draw(rows, records, None)
+    plot.draw(rows, records, None, who)
     return kept[0]
 
 
@@ -108,3 +108,11 @@ def test_the_bars_labels_stand_apart(benchmark, monkeypatch):
     assert len(labels) == len(tasks) + 1  # and the title
     legend = fig.axes[0].get_legend().get_window_extent(fig.canvas.get_renderer())
     assert all(_apart(a, b) for a, b in itertools.combinations([*labels, legend], 2))
+
+
+def test_the_bar_names_who_answered_where_the_predictions_say(monkeypatch):
+    """People's majority answers (mewl study score's predictions name them) are not drawn as "this model"."""
+    fig = _drawn(monkeypatch, _rows(["shape"], 0.7), [], who="people (majority)")
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["chance", "people (majority) (95 % interval)"]
+    fig = _drawn(monkeypatch, _rows(["shape"], 0.7), [])
+    assert "this model (95 % interval)" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]

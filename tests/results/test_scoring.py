@@ -224,3 +224,19 @@ def test_a_files_lines_are_those_splitlines_makes_one_at_a_time(tmp_path, monkey
     monkeypatch.setattr(predictions, "LINE_LIMIT", 5)
     path.write_bytes(b"abc\n" + b"x" * 40 + b"\nde")
     assert [len(x) for x in predictions.numbered_lines(path)] == [3, len(predictions.OVERLONG), 2]
+
+
+def test_the_predictions_say_who_answered_only_when_every_line_says_the_same(tmp_path):
+    """eval's figure names who answered (mewl study score's lines say "people ..."); lines that disagree, or
+    one that names nobody, leave it "this model"."""
+    from mewl_gen.results.scoring import Problems, read_predictions
+
+    def who(*models) -> str | None:
+        lines = [{"split": "train", "task": "shape", "index": i, "answer": "x", **({"model": m} if m else {})}
+                 for i, m in enumerate(models)]
+        problems = Problems()
+        read_predictions(write(tmp_path / "p.jsonl", lines), problems, {("train", "shape", i) for i in range(9)})
+        return problems.model
+
+    assert who("people", "people") == "people"
+    assert who("people", "gpt") == who("people", None) == who(None, "people") == who(None, None) == ""

@@ -206,7 +206,7 @@ def cmd_eval(args) -> int:
     if args.plot is not None:
         from mewl_gen.results.plot import draw
 
-        draw(found, records, Path(args.plot))
+        draw(found, records, Path(args.plot), problems.model or "")
     return 1 if problems.kinds else 0
 
 

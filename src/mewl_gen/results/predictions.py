@@ -39,6 +39,7 @@ class Prediction(BaseModel):
     task: Name | None = None
     index: int | None = Field(default=None, ge=0, le=MAX_ITEMS)
     answer: JsonValue
+    model: Name | None = None  # who answered: `mewl study score` writes "people (...)"; eval's figure says so
 
     @property
     def item(self) -> tuple[str, str, int]:

@@ -41,6 +41,9 @@ class Problems:
     kinds: dict[str, list[str]] = field(default_factory=dict)  # the first SHOWN of each kind: a file of ten
     counts: dict[str, int] = field(default_factory=dict)  # million bad lines keeps no ten million names
     damaged: list[str] = field(default_factory=list)  # split/task/index of OUT's damaged items: not scored
+    # Who answered, where every prediction names the same one (its "model" field), for the figure's bar;
+    # "" once two lines disagree or one names none.
+    model: str | None = None
 
     def add(self, kind: str, what: str) -> None:
         shown_ = self.kinds.setdefault(kind, [])
@@ -91,6 +94,10 @@ def read_predictions(path: Path, problems: Problems, held: set[Key]) -> dict[Key
         if p is None:
             problems.add(NOT_A_PREDICTION, f"line {number}")
             continue
+        if not any_prediction:
+            problems.model = p.model or ""
+        elif problems.model != (p.model or ""):
+            problems.model = ""
         any_prediction = True
         key = p.item
         if key not in held:

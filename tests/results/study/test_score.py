@@ -79,8 +79,10 @@ def test_the_oracle_scores_one_and_its_predictions_are_the_key_s_answers(study, 
     assert [(t["task"], t["accuracy"], t["interval"]) for t in row["tasks"]] == [
         ("pragmatic", 1.0, [1.0, 1.0]), ("malevic-pos", 1.0, [1.0, 1.0])]
     lines = [json.loads(line) for line in (study / "scores" / "human.jsonl").read_text().splitlines()]
-    assert {"split": "test", "task": "malevic-pos", "index": 3, "answer": True} in lines
-    assert {"split": "test", "task": "pragmatic", "index": 2, "answer": "w22"} in lines and len(lines) == 2 * ITEMS
+    people = score.PEOPLE  # who answered: eval's figure names them, not "this model"
+    assert {"split": "test", "task": "malevic-pos", "index": 3, "answer": True, "model": people} in lines
+    assert {"split": "test", "task": "pragmatic", "index": 2, "answer": "w22", "model": people} in lines
+    assert len(lines) == 2 * ITEMS
 
 
 def test_a_participant_who_fails_the_catch_trials_is_excluded(study, capsys):

@@ -205,6 +205,9 @@ def agreement(answers: dict[int, list[str]]) -> float | None:
     return float(np.mean(shares)) if shares else None
 
 
+PEOPLE = "people (each item's most chosen answer, mewl study score)"  # who answered, as eval's figure says
+
+
 def _order(split: str, task: str) -> tuple[int, str]:
     tasks = list(catalog.tasks())
     return (tasks.index(task) if task in tasks else len(tasks), split)
@@ -249,7 +252,7 @@ def score(key: Path, paths: list[Path], rules: Rules, seed: int, resamples: int)
             label = min(c for c in counts if counts[c] == top)  # a tie goes to the first label by name
             if label in trials[t]["answers"]:
                 predictions.append({"split": split, "task": task, "index": trials[t]["index"],
-                                    "answer": trials[t]["answers"][label]})
+                                    "answer": trials[t]["answers"][label], "model": PEOPLE})
     if not scores:
         raise UserError(f"every participant was excluded ({len(people)}); no task can be scored")
     order = {name: k for k, name in enumerate(sorted(people))}
