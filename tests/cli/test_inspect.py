@@ -14,8 +14,10 @@ from mewl_gen.cli.overlay import POINTED, SCALE, place_labels
 from mewl_gen.render import ground_truth
 from mewl_gen.scenes.universe import describe
 from mewl_gen.store.record import write_record
+from mewl_gen.tasks import catalog
 from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.mewl.item import info_json
+from tests.conftest import rendered_all
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +156,36 @@ def test_an_unknown_overlay_type_is_one_line_before_any_work(tmp_path, mewl, pra
     code, _, err = mewl("inspect", tmp_path / "dax.png", "--overlay", tmp_path / "no/such/folder/x.png")
     assert code == 2 and err.count("\n") == 1 and "cannot write --overlay" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dax.json", "dax.png"]
+
+
+# What each benchmark's overlay says under its picture: its label or answer, in the item's own words.
+SAYS = {"mewl": "answer", "malevic": ": true", "shapeworld": "agrees", "icy": "named", "bongard": "positive"}
+
+
+@pytest.mark.render  # reads the session's render
+@pytest.mark.parametrize("benchmark", sorted(catalog.benchmarks()))
+def test_an_items_overlay_shows_its_pictures_its_words_and_what_it_is_about(benchmark, tmp_path, mewl):
+    """The first task of every benchmark, as rendered: the sheet holds the item's pictures only (a one-image
+    item is one picture wide, not four), each caption gives what the item says of it with its answer, and
+    the object the item is about is boxed in red."""
+    task = catalog.benchmarks()[benchmark].tasks[0].name
+    folder = rendered_all() / "train" / task / "0"
+    item = catalog.read_item(folder)
+    code, _, err = mewl("inspect", folder, "--overlay", tmp_path / "overlay.png")
+    assert code == 0, err
+    scenes = item.scenes()
+    width = max(s.camera.width for s in scenes.values()) * SCALE
+    with Image.open(tmp_path / "overlay.png") as im:
+        assert im.width == min(4, len(scenes)) * width
+        pixels = np.asarray(im.convert("RGB"))
+    captions = item.overlay_captions()
+    assert list(captions) == list(scenes)
+    assert SAYS.get(benchmark, "") in " ".join(captions.values()), captions
+    for name, marked in item.overlay_marked().items():
+        truth = json.loads((folder / f"{name}.json").read_text())
+        for i in marked:
+            x, y, w, h = truth["objects"][i]["bbox"]
+            k = list(scenes).index(name)  # its tile: row k // 4, column k % 4, under an 18-pixel caption bar
+            top, left = (k // 4) * (scenes[name].camera.height * SCALE + 18) + 18, (k % 4) * width
+            edge = pixels[top + y * SCALE, left + x * SCALE:left + (x + w) * SCALE]
+            assert (edge == POINTED).all(axis=1).any(), f"{name} object {i} not boxed in red"

@@ -150,7 +150,9 @@ def item_overlay(item: Item, folder: Path):
         if gt is None:
             raise UserError(f"{folder / name}.json: missing; the item is not rendered")
         truths.append(gt)
-    return overlay.episode_sheet([(folder / f"{name}.png", caption) for name, caption in tiles], truths)
+    marked = item.overlay_marked()
+    return overlay.episode_sheet([(folder / f"{name}.png", caption, marked.get(name, ())) for name, caption in tiles],
+                                 truths)
 
 
 def cmd_inspect(args) -> int:

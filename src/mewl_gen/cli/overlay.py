@@ -87,8 +87,9 @@ def place_labels(size: tuple[int, int], boxes: list[tuple[int, int, int, int]],
     return corners
 
 
-def draw_truth(image_path: Path, gt: dict):
-    """The image at SCALE x with every object's box and name; the pointed one in red."""
+def draw_truth(image_path: Path, gt: dict, marked: tuple[int, ...] = ()):
+    """The image at SCALE x with every object's box and name; the pointed one, and those the item is about
+    (`marked`, indices into its objects), in red."""
     from PIL import Image, ImageDraw
 
     if not os.path.lexists(image_path):
@@ -100,8 +101,11 @@ def draw_truth(image_path: Path, gt: dict):
         im = im.convert("RGB").resize((im.width * SCALE, im.height * SCALE), Image.Resampling.LANCZOS)
     draw, font = ImageDraw.Draw(im), _font()
     objects, hands = entities(gt)
-    items = [(f"#{i} {o['description']}" + ("  <- pointed" if i == gt.get("points_to") else ""), o["bbox"],
-              POINTED if i == gt.get("points_to") else BOX) for i, o in enumerate(objects)]
+    def note(i: int) -> str:
+        return "  <- pointed" if i == gt.get("points_to") else "  <- about" if i in marked else ""
+
+    items = [(f"#{i} {o['description']}{note(i)}", o["bbox"], POINTED if note(i) else BOX)
+             for i, o in enumerate(objects)]
     items += [("hand", h["bbox"], HAND) for h in hands]
     items = [it for it in items if it[1][2] and it[1][3]]  # nothing visible: no box to name
     items.sort(key=lambda it: it[2] != POINTED)
@@ -136,13 +140,14 @@ def _with_legend(im, labels: list[tuple[str, tuple]], font):
     return out
 
 
-def episode_sheet(tiles: list[tuple[Path, str]], truths: list[dict]):
-    """Images (path, caption) with their boxes, four to a row, each under its caption."""
+def episode_sheet(tiles: list[tuple[Path, str, tuple[int, ...]]], truths: list[dict]):
+    """Images (path, caption, the objects the item is about) with their boxes, at most four to a row (as
+    many as there are), each under its caption."""
     from PIL import Image, ImageDraw
 
-    images = [(draw_truth(png, gt), caption) for (png, caption), gt in zip(tiles, truths)]
+    images = [(draw_truth(png, gt, marked), caption) for (png, caption, marked), gt in zip(tiles, truths)]
     w, h = max(im.width for im, _ in images), max(im.height for im, _ in images)
-    cols, bar = 4, 18
+    cols, bar = min(4, len(images)), 18
     rows = (len(images) + cols - 1) // cols
     sheet = Image.new("RGB", (cols * w, rows * (h + bar)), (0, 0, 0))
     draw, font = ImageDraw.Draw(sheet), _font()

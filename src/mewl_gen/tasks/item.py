@@ -90,8 +90,13 @@ class Item(Spec):
         return lines
 
     def overlay_captions(self) -> dict[str, str]:
-        """scene name -> the caption `mewl inspect --overlay` writes over its image, in the order drawn."""
+        """scene name -> the caption `mewl inspect --overlay` writes over its image, in the order drawn: what
+        the item says of it and its answer, where it has them."""
         return {name: name for name in self.scenes()}
+
+    def overlay_marked(self) -> dict[str, tuple[int, ...]]:
+        """scene name -> the objects (indices into its objects) the item is about, marked by the overlay."""
+        return {}
 
 
 QUESTION = "question"  # the query scene's name (question.png) in an item of panels and a query
@@ -110,6 +115,11 @@ class PanelsAndQuery:
 
     def solution(self) -> str:
         return self.answer
+
+    def overlay_captions(self) -> dict[str, str]:
+        """The context panels with their utterances, then the query with the answer among the choices."""
+        captions = {p.name: f"{p.name}: {p.utterance!r}" for p in self.context_panels}
+        return {**captions, QUESTION: f"{QUESTION}; answer {self.answer!r} of {', '.join(self.choices)}"}
 
     def read_answer(self, value: object) -> str:
         """One of the five choices, as a word."""

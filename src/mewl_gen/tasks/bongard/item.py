@@ -129,6 +129,11 @@ class BongardItem(Item):
     def scenes(self) -> dict[str, SceneSpec]:
         return dict(zip(POSITIVES + NEGATIVES + TESTS, self.positives + self.negatives + self.tests))
 
+    def overlay_captions(self) -> dict[str, str]:
+        """Each panel by its side; a test panel with the side it belongs to (the answer)."""
+        captions = {n: f"{n}: positive" for n in POSITIVES} | {n: f"{n}: negative" for n in NEGATIVES}
+        return captions | {n: f"{n}: {'positive' if p else 'negative'}" for n, p in zip(TESTS, self.test_positive)}
+
     def with_scenes(self, scenes: dict[str, SceneSpec]) -> "BongardItem":
         return self.model_copy(update={"positives": tuple(scenes[n] for n in POSITIVES),
                                        "negatives": tuple(scenes[n] for n in NEGATIVES),

@@ -48,6 +48,9 @@ class Naming(IcyItem):
     def scenes(self) -> dict[str, SceneSpec]:
         return {IMAGE: self.scene}
 
+    def overlay_captions(self) -> dict[str, str]:
+        return {IMAGE: f"named {self.message!r}" + (" (a held-out pair)" if self.held_out else "")}
+
     def with_scenes(self, scenes: dict[str, SceneSpec]) -> "Naming":
         return self.model_copy(update={"scene": scenes[IMAGE]})
 

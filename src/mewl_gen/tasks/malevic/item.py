@@ -71,6 +71,12 @@ class MalevicItem(Item):
     def scenes(self) -> dict[str, SceneSpec]:
         return {"image": self.scene}
 
+    def overlay_captions(self) -> dict[str, str]:
+        return {"image": f"{self.sentence!r}: {'true' if self.label else 'false'} (about #{self.target})"}
+
+    def overlay_marked(self) -> dict[str, tuple[int, ...]]:
+        return {"image": (self.target,)}
+
     def with_scenes(self, scenes: dict[str, SceneSpec]) -> "MalevicItem":
         return self.model_copy(update={"scene": scenes["image"]})
 

@@ -70,11 +70,6 @@ class Episode(PanelsAndQuery, Item):
         marked = [f"[{c}]" if c == self.answer else c for c in self.choices]
         return lines + [f"choices: {', '.join(marked)}  (answer {self.answer!r}, index {self.answer_index})"]
 
-    def overlay_captions(self) -> dict[str, str]:
-        """The context panels with their utterances, then the query with the answer among the choices."""
-        captions = {p.name: f"{p.name}: {p.utterance!r}" for p in self.context_panels}
-        return {**captions, "question": f"question; answer {self.answer!r} of {', '.join(self.choices)}"}
-
 
 @dataclass(frozen=True)
 class Draft:

@@ -47,6 +47,9 @@ class ShapeWorldItem(Item):
     def scenes(self) -> dict[str, SceneSpec]:
         return {"image": self.scene}
 
+    def overlay_captions(self) -> dict[str, str]:
+        return {"image": f"{self.caption!r}: {'agrees' if self.agreement else 'disagrees'}"}
+
     def with_scenes(self, scenes: dict[str, SceneSpec]) -> "ShapeWorldItem":
         return self.model_copy(update={"scene": scenes["image"]})
 
