@@ -167,7 +167,7 @@ SAYS = {"mewl": "answer", "malevic": ": true", "shapeworld": "agrees", "icy": "n
 def test_an_items_overlay_shows_its_pictures_its_words_and_what_it_is_about(benchmark, tmp_path, mewl):
     """The first task of every benchmark, as rendered: the sheet holds the item's pictures only (a one-image
     item is one picture wide, not four), each caption gives what the item says of it with its answer, and
-    the object the item is about is boxed in red."""
+    the objects the item is about (MALeViC's target, ShapeWorld's referents) are boxed in red."""
     task = catalog.benchmarks()[benchmark].tasks[0].name
     folder = rendered_all() / "train" / task / "0"
     item = catalog.read_item(folder)
@@ -185,6 +185,8 @@ def test_an_items_overlay_shows_its_pictures_its_words_and_what_it_is_about(benc
         truth = json.loads((folder / f"{name}.json").read_text())
         for i in marked:
             x, y, w, h = truth["objects"][i]["bbox"]
+            if not (w and h):
+                continue  # hidden: no box to draw
             k = list(scenes).index(name)  # its tile: row k // 4, column k % 4, under an 18-pixel caption bar
             top, left = (k // 4) * (scenes[name].camera.height * SCALE + 18) + 18, (k % 4) * width
             edge = pixels[top + y * SCALE, left + x * SCALE:left + (x + w) * SCALE]

@@ -6,10 +6,11 @@ from typing import Literal, Optional
 from pydantic import Field
 
 from mewl_gen.scenes.spec import SceneSpec
+from mewl_gen.scenes.universe import TUPLE_ORDER
 
 from ..item import Item
 from .distribution import Combination, Distribution
-from .logic import Connective, Exists, Form, Not, Quantified, Relation, Statement
+from .logic import Connective, Exists, Form, Not, Quantified, Relation, Statement, referents
 
 TaskName = Literal["shapeworld-existential", "shapeworld-relational", "shapeworld-quantification", "shapeworld-logical"]
 # The logical forms each task's captions take, and its objects per scene (the paper: one or more).
@@ -49,6 +50,11 @@ class ShapeWorldItem(Item):
 
     def overlay_captions(self) -> dict[str, str]:
         return {"image": f"{self.caption!r}: {'agrees' if self.agreement else 'disagrees'}"}
+
+    def overlay_marked(self) -> dict[str, tuple[int, ...]]:
+        """The caption's referents."""
+        objects = [dict(zip(TUPLE_ORDER, o.properties)) for o in self.scene.objects]
+        return {"image": tuple(referents(self.logical_form, objects))}
 
     def with_scenes(self, scenes: dict[str, SceneSpec]) -> "ShapeWorldItem":
         return self.model_copy(update={"scene": scenes["image"]})

@@ -127,6 +127,12 @@ def phrases(form) -> list[Description]:
     return out
 
 
+def referents(form, objects: list[dict]) -> list[int]:
+    """The objects (attribute -> value) a statement is about: each matching a description it states."""
+    stated = [d.stated for d in phrases(form) if d.stated]
+    return [k for k, o in enumerate(objects) if any(all(o[a] == v for a, v in d.items()) for d in stated)]
+
+
 # -- saying it ---------------------------------------------------------------
 
 def noun_phrase(d: Description, plural: bool = False) -> str:

@@ -27,7 +27,7 @@ from mewl_gen.scenes.universe import TUPLE_ORDER
 
 from ..audit.markers import coin, object_statistics, panel_statistics
 from ..audit.views import flatten
-from .logic import Statement, phrases
+from .logic import Statement, referents
 
 STATEMENT = TypeAdapter(Statement)
 
@@ -62,11 +62,10 @@ def referent_and_distractor(item: dict) -> tuple[dict[str, Hashable], dict[str, 
     """A referent's statistics and a distractor's, each by a coin of the index; None where the scene
     lacks either."""
     objects = item["scene"]["objects"]
-    stated = [d.stated for d in phrases(STATEMENT.validate_python(item["logical_form"])) if d.stated]
-    referents = [k for k, o in enumerate(objects) if any(all(o[a] == v for a, v in d.items()) for d in stated)]
-    distractors = [k for k in range(len(objects)) if k not in referents]
-    if not referents or not distractors:
+    about = referents(STATEMENT.validate_python(item["logical_form"]), objects)
+    distractors = [k for k in range(len(objects)) if k not in about]
+    if not about or not distractors:
         return None
     rows = object_statistics(objects, TUPLE_ORDER)
     index = item["index"]
-    return rows[referents[coin(index, len(referents))]], rows[distractors[coin(index, len(distractors), 1)]]
+    return rows[about[coin(index, len(about))]], rows[distractors[coin(index, len(distractors), 1)]]
