@@ -54,9 +54,9 @@ def test_no_probe_without_another_language():
 
 # A leak this probe found and no earlier probe had: in mewl-gen 0.5.0 before its fix, each distractor's
 # shape was its own, and since every language holds out the cylinder with two colors against three for the
-# cube and the sphere, how many choices shared the answer's shape word depended on the query's shape ("a
-# cylinder query: a choice in the largest group, else the smallest" read 32.5 % in train and, reversed,
-# 38.6 % in test). Now the five choices' shapes are always two, two and one (sample.CHOICE_SHAPES).
+# cube and the sphere, how many choices shared the answer's shape word depended on the query's shape
+# (docs/tasks.md, "ICY's choices", gives the rule's readings). Now the five choices' shapes are always two,
+# two and one (sample.CHOICE_SHAPES).
 @pytest.mark.slow
 def test_the_probe_is_at_its_floor_on_sampled_items():
     found = probe([kept(it) for it in records(0)], [kept(it) for it in records(1)])

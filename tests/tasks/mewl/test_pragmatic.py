@@ -262,9 +262,9 @@ def _no_query_probe(episodes) -> Probe:
     return Probe(hits, len(episodes), no_query.floor)
 
 
-# Old-construction episodes: 150 in CI and in make sweep. At 100 the audit's no-query solver (its own draws)
-# read 35 of 100 against its floor of 25 %, inside the 99.9 % band, where the probe here read 43.0 % [33.7, 52.8];
-# at 150 they read 80 of 150 and 48.0 % [40.2, 55.9], and the audit's row says so without the learned fits.
+# Old-construction episodes: enough that the audit's no-query solver, drawing its own guesses, leaves the 99.9 %
+# band of its floor as the probe here does, with no learned fit (the readings at 100 and 150 are in the commit
+# that set this).
 OLD_EPISODES = 150
 
 
