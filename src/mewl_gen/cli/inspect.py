@@ -156,6 +156,13 @@ def item_overlay(item: Item, folder: Path):
 
 
 def cmd_inspect(args) -> int:
+    if args.html is not None:
+        from mewl_gen.results import inspector
+
+        if args.overlay is not None:
+            raise UserError("--html and --overlay: choose one")
+        print(f"wrote the inspector's page of {args.path}: open {inspector.build_one(Path(args.path), Path(args.html))}")
+        return 0
     target = None if args.overlay is None else options.new_file(args.overlay, "--overlay", args.force)
     if target is not None:
         overlay.check_path(target)
@@ -179,4 +186,6 @@ def register(sub) -> None:
     s.add_argument("path", help="episode folder, episode.json, scene spec JSON, rendered image JSON or PNG")
     s.add_argument("--overlay", metavar="FILE.png", help="write the image(s) with boxes, names and the pointed object")
     s.add_argument("--force", action="store_true", help="replace an existing --overlay file")
+    s.add_argument("--html", metavar="DIR", help="write the item's inspector page (layers, objects, map, why) to a "
+                                                 "new folder DIR")
     s.set_defaults(func=cmd_inspect)

@@ -15,25 +15,21 @@ and renamed into place at the end; an existing DIR that is not an empty folder i
 """
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PIL import Image
-
-from mewl_gen.errors import UserError, shown
+from mewl_gen.errors import UserError
 from mewl_gen.store import reader
 from mewl_gen.store.files import writing
-from mewl_gen.store.manifest import read_manifest
-from mewl_gen.store.record import MAX_PIXELS
+from mewl_gen.store.manifest import passes_of, read_manifest
 from mewl_gen.store.status import Shortfall, incomplete_line, of_planned, shortfalls
 from mewl_gen.tasks import catalog
-from mewl_gen.tasks.stored import DamagedItem, StoredItem
+from mewl_gen.tasks.stored import StoredItem
 
-from . import export, gallery_html as h
+from . import export, gallery_html as h, inspector, inspector_html
 from .gallery_masks import overlay
+from .placed import place
 
 PER_PAGE = 100  # items listed on one index page
 SPLITS = ("train", "val", "test")  # listed first, in this order; other splits after them by name
@@ -77,42 +73,24 @@ def page_name(page: int) -> str:
     return "index.html" if page == 1 else f"page-{page}.html"
 
 
-def place(stored: StoredItem, name: str, target: Path) -> tuple[int, int]:
-    """The item's image `name` at `target`: a hard link to the very file the door opened (a regular file of
-    the item's folder, never what a link names) where the file systems allow one, else a copy; its size
-    (width, height), read from its header and refused past MAX_PIXELS."""
-    fd = stored.open_file(name)
-    with os.fdopen(fd, "rb") as f:
-        try:
-            os.link(f"/proc/self/fd/{fd}", target, follow_symlinks=True)
-        except OSError:
-            with open(target, "xb") as copy:
-                shutil.copyfileobj(f, copy)
-            f.seek(0)
-        try:
-            with Image.open(f) as im:
-                size = im.size
-        except (OSError, ValueError, Image.DecompressionBombError) as err:
-            raise DamagedItem(f"{shown(str(stored.folder / name))}: not a readable image ({shown(err, 120)})") from None
-    if size[0] * size[1] > MAX_PIXELS:
-        raise DamagedItem(f"{shown(str(stored.folder / name))} claims {size[0]}x{size[1]} pixels, more than an image "
-                          f"of this tool has")
-    return size
-
-
-def write_item(stored: StoredItem, folder: Path, links: list[h.Link]) -> tuple[str, str]:
-    """An item's images, mask overlays and page, in the folder of its task; its index entry's (cover, line)."""
+def write_item(stored: StoredItem, folder: Path, links: list[h.Link], passes: tuple[str, ...] = ()) -> tuple[str, str]:
+    """An item's images, mask overlays, page and inspector page (beside its images), in the folder of its task;
+    its index entry's (cover, line). `passes`: those its images have (the dataset's manifest says)."""
     item, task = stored.item(), catalog.task(stored.task)
     images = folder / str(stored.index)
     (images / "masks").mkdir(parents=True)
-    legends = {}
+    legends, sizes = {}, {}
     for scene in item.scenes():
-        size = place(stored, f"{scene}.png", images / f"{scene}.png")
-        legends[scene] = overlay(stored.image_truth(scene), size, images / "masks" / f"{scene}.png")
+        sizes[scene] = place(stored, f"{scene}.png", images / f"{scene}.png")
+        legends[scene] = overlay(stored.image_truth(scene), sizes[scene], images / "masks" / f"{scene}.png")
     noun = catalog.benchmarks()[task.benchmark].noun
     title = f"{stored.task} · {noun} {stored.index} · {stored.split}"
+    inspect = h.Link("inspect every object", h.href(str(stored.index), inspector.PAGE))
+    inspector.write(stored, images, sizes, passes, f"{title} · inspector", "../../../",
+                    [h.Link("← the item's page", h.href("..", f"{stored.index}.html")),
+                     h.Link(links[1].text, f"../{links[1].target}", "up")])
     seed = (f"root seed {item.root_seed} · index {item.index} · retry {item.retry} · generator {item.generator}")
-    page = h.item_page(title, seed, links, task.gallery.page(item), str(stored.index), legends)
+    page = h.item_page(title, seed, [*links, inspect], task.gallery.page(item), str(stored.index), legends)
     (folder / f"{stored.index}.html").write_text(page, encoding="utf-8")
     return h.href(str(stored.index), f"{task.gallery.cover(item)}.png"), task.gallery.line(item)
 
@@ -132,7 +110,8 @@ def page_links(page: int, pages: int, up: h.Link) -> list[h.Link]:
             h.Link("last »", h.href(page_name(pages)) if page < pages else None)]
 
 
-def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem], bar, count: str) -> None:
+def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem], bar, count: str,
+               passes: tuple[str, ...] = ()) -> None:
     """A task's item pages and its index pages; `count`: its items as Chosen.count says them."""
     folder = staging / split / task
     folder.mkdir(parents=True)
@@ -146,8 +125,9 @@ def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem]
         links = [h.Link("← previous", h.href(f"{items[k - 1].index}.html") if k > 0 else None, "prev"),
                  h.Link(f"↑ {task} · {split} · page {page} of {pages}", h.href(page_name(page)), "up"),
                  h.Link("next →", h.href(f"{items[k + 1].index}.html") if k + 1 < len(items) else None, "next")]
-        cover, line = write_item(stored, folder, links)
-        entries.append(h.entry(h.href(f"{stored.index}.html"), cover, f"{noun} {stored.index}", line))
+        cover, line = write_item(stored, folder, links, passes)
+        entries.append(h.entry(h.href(f"{stored.index}.html"), cover, f"{noun} {stored.index}", line,
+                               h.href(str(stored.index), inspector.PAGE)))
         bar.update(1)
     for page in range(1, pages + 1):
         first = (page - 1) * PER_PAGE
@@ -194,12 +174,14 @@ def write_benchmarks(chosen: Chosen, staging: Path) -> None:
 def write(chosen: Chosen, staging: Path) -> int:
     """Every page of the gallery into the staging folder; the number of items shown."""
     (staging / "style.css").write_text(h.STYLE, encoding="utf-8")
+    inspector_html.write_assets(staging)
+    passes = passes_of(chosen.out)
     total = sum(len(items) for items in chosen.items.values())
     order = list(catalog.tasks())
     with export.progress(total, "gallery") as bar:
         for (split, task), items in sorted(chosen.items.items(), key=lambda kv: (order.index(kv[0][1]),
                                                                                   split_key(kv[0][0]))):
-            write_task(staging, split, task, items, bar, chosen.count(split, task))
+            write_task(staging, split, task, items, bar, chosen.count(split, task), passes)
     write_benchmarks(chosen, staging)
     return total
 

@@ -125,9 +125,10 @@ def item_page(title: str, seed: str, links: list[Link], blocks: tuple[Block, ...
     return document(title, "../../", body, toggle=True)
 
 
-def entry(target: str, cover: str, name: str, line: str) -> str:
-    """An item of a task's index: its cover image, its name ('episode 3') and its line."""
-    return (f'<li><a href="{target}"><img src="{cover}" alt="" loading="lazy">{esc(name)}</a>'
+def entry(target: str, cover: str, name: str, line: str, inspect: str | None = None) -> str:
+    """An item of a task's index: its cover image, its name ('episode 3'), its line and its inspector."""
+    more = f' <a class="inspect" href="{inspect}">inspect</a>' if inspect else ""
+    return (f'<li><a href="{target}"><img src="{cover}" alt="" loading="lazy">{esc(name)}</a>{more}'
             f'<div class="line">{esc(line)}</div></li>')
 
 

@@ -8,6 +8,7 @@ is a change here alone."""
 from __future__ import annotations
 
 from ..gallery import Block, Gallery, Shown
+from .explain import why
 from .item import TESTS, BongardItem
 
 
@@ -29,4 +30,4 @@ def page(item: BongardItem) -> tuple[Block, ...]:
             Block("Concept", facts=(("in words", item.description), ("complexity", str(item.complexity)))))
 
 
-GALLERY = Gallery(page, lambda item: item.description, lambda item: TESTS[0])
+GALLERY = Gallery(page, lambda item: item.description, lambda item: TESTS[0], why=why)

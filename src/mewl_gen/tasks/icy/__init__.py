@@ -15,7 +15,7 @@ from ..gallery import Block, Gallery, episode_blocks, episode_line, one_image_pa
 from ..item import QUESTION, one_image
 from ..stored import StoredItem
 from ..study import Study, episode_trial
-from . import solver
+from . import explain, solver
 from .audit import AUDIT, truth
 from .command import METRICS
 from .item import IMAGE, IcyEpisode, Naming
@@ -80,10 +80,10 @@ def _language(item) -> tuple[tuple[str, str], ...]:
 # icy-naming: the object, its message; icy-episodes: MEWL's layout, the panels captioned by their messages.
 NAMING_PAGE = one_image_page(lambda item: item.message, lambda item: (
     ("object", describe(item.object)), ("message", item.message), *_language(item)),
-    line=lambda item: f"{item.message}: {describe(item.object)}")
+    line=lambda item: f"{item.message}: {describe(item.object)}", why=explain.why)
 EPISODE_PAGE = Gallery(lambda item: (*episode_blocks(item), Block("Item", facts=(
     ("query object", describe(item.query.objects[0].properties)), *_language(item)))), episode_line,
-    lambda item: QUESTION)
+    lambda item: QUESTION, why=explain.why)
 # icy-episodes as MEWL shows an episode, the panels named by their messages (docs/icy.md). icy-naming has no
 # trial: an object alone, with no context to learn the language from, asks a person for a message they
 # cannot know.

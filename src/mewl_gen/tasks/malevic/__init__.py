@@ -13,7 +13,7 @@ from ..gallery import one_image_page, yes_no
 from ..item import one_image
 from ..stored import StoredItem
 from ..study import Study, sentence_trial
-from . import solver
+from . import explain, solver
 from .audit import AUDIT, truth
 from .item import MalevicItem
 from .published import BIBTEX, PUBLISHED
@@ -63,7 +63,8 @@ def _facts(item: MalevicItem) -> tuple[tuple[str, str], ...]:
 
 
 # The image, the sentence under it, then its label.
-GALLERY = one_image_page(lambda item: item.sentence, _facts, lambda item: f"{item.sentence}: {yes_no(item.label)}")
+GALLERY = one_image_page(lambda item: item.sentence, _facts, lambda item: f"{item.sentence}: {yes_no(item.label)}",
+                         roles=explain.roles, why=explain.why)
 # A participant sees the image and the sentence and says whether it is true (the paper's verification task).
 STUDY = Study(sentence_trial(lambda item: item.sentence), (
     "Each page shows a picture of a few objects and a sentence about the size of one of them, such as "

@@ -20,6 +20,7 @@ from ..gallery import Block, Gallery, episode_blocks, episode_line
 from ..item import QUESTION
 from ..stored import StoredItem
 from ..study import EPISODE_WORDS, Study, episode_trial
+from . import explain
 from .audit import AUDIT
 from .info import InfoJson
 from .item import TASKS, Draft, Episode, schema
@@ -37,7 +38,7 @@ def _page(item: Episode) -> tuple[Block, ...]:
     return (*episode_blocks(item), Block("Lexicon", facts=key))
 
 
-GALLERY = Gallery(_page, episode_line, lambda item: QUESTION)
+GALLERY = Gallery(_page, episode_line, lambda item: QUESTION, roles=explain.roles, why=explain.why)
 # A participant's trial as MEWL's human study showed it: the panels with their words, the query, five choices.
 STUDY = Study(episode_trial, EPISODE_WORDS)
 

@@ -15,7 +15,7 @@ from ..gallery import one_image_page, yes_no
 from ..item import one_image
 from ..stored import StoredItem
 from ..study import SENTENCE_WORDS, Study, sentence_trial
-from . import captions, solver
+from . import captions, explain, solver
 from .audit import AUDIT, truth
 from .distribution import Distribution, load_distribution
 from .item import ShapeWorldItem
@@ -51,7 +51,7 @@ EXPORT = Export(one_image, lambda item: {"caption": item.caption, "label": int(i
 GALLERY = one_image_page(lambda item: item.caption, lambda item: (
     ("agreement", yes_no(item.agreement)), ("near miss", f"{item.near_miss.caption} ({yes_no(not item.agreement)})"),
     ("held-out combinations used", ", ".join(c.label() for c in item.held_out_used) or "none")),
-    lambda item: f"{item.caption}: {yes_no(item.agreement)}")
+    lambda item: f"{item.caption}: {yes_no(item.agreement)}", roles=explain.roles, why=explain.why)
 # A participant sees the image and the caption and says whether they agree.
 STUDY = Study(sentence_trial(lambda item: item.caption), SENTENCE_WORDS)
 
