@@ -35,6 +35,7 @@ STORAGE = (*FULL, *DENIED, errno.EIO, *GONE)
 # NFS (store.nfs): a file system without hard links, and a rename whose outcome must be read back.
 NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 UNCERTAIN = (errno.ESTALE, errno.EIO, errno.ETIMEDOUT, errno.ENOENT)
+NOT_EMPTY = (errno.ENOTEMPTY, errno.EEXIST)  # a rename of a folder over one that is there
 
 
 SHOWN = 200  # characters of untrusted text a message quotes

@@ -17,6 +17,7 @@ import pytest
 
 from mewl_gen.cluster import claims, writers
 from mewl_gen.store import layout
+from mewl_gen.store.files import folder as held_folder
 from mewl_gen.store.record import RECORD, full_problem, read_record
 from tests.command import MEWL
 from tests.command import mewl_process as mewl
@@ -148,12 +149,12 @@ def test_two_writers_taking_over_one_dead_claim_never_both_win(tmp_path):
     path = claims.claim_path(out, "train", "shape", 0)
     path.parent.mkdir(parents=True)
     dead = json.dumps({**writers.identity(), "pid": dead_pid()})
-    with writers.Writer(out) as a, writers.Writer(out) as b:
+    with writers.Writer(out) as a, writers.Writer(out) as b, held_folder(out, path.parent) as fd:
         for _ in range(20):
             path.write_text(dead)
             # b has judged the claim dead too, but a replaced it first: b's takeover must fail
-            assert claims._take_over(a, path, dead, json.dumps(a.who)) is True
-            assert claims._take_over(b, path, dead, json.dumps(b.who)) is False
+            assert claims._take_over(a, fd, path, dead, json.dumps(a.who)) is True
+            assert claims._take_over(b, fd, path, dead, json.dumps(b.who)) is False
             assert json.loads(path.read_text())["writer"] == a.id
 
 

@@ -43,7 +43,7 @@ def cmd_text(args) -> int:
 
             path = out / split / f"{task}.text.jsonl"
             door.guard(out, path)
-            write_lines_atomic(path, lines())
+            write_lines_atomic(out, path, lines())
             print(f"{path}: {written} {catalog.noun([task])}(s)")
     if damaged:
         print(f"mewl text: left out {reader.damaged_line(damaged, catalog.noun(writers))}", file=sys.stderr)

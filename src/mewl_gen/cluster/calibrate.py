@@ -28,6 +28,9 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+from mewl_gen.store import door
+from mewl_gen.store.files import write_atomic
+
 from . import hardware
 
 CANDIDATES = (1, 2, 3, 4)
@@ -112,15 +115,17 @@ def remember(device: str, gpu: bool, quality: str, rates: dict[int, float], imag
              "images": images, "measured": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path.with_name(path.name + ".lock"), "w") as lock:
+        lock = door.open_lock(path.parent, path.with_name(path.name + ".lock"))  # its folder held, no link followed
+        try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             data = read_cache(path)
             data[key(device, gpu, quality)] = entry
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-            os.replace(tmp, path)
-    except OSError as err:  # a read-only home: the measurement still serves this run
-        print(f"mewl: could not keep the measurement in {path} ({err.strerror}); this run uses it anyway", file=sys.stderr)
+            write_atomic(path.parent, path, json.dumps(data, indent=1, sort_keys=True))
+        finally:
+            os.close(lock)
+    except (OSError, door.Refused) as err:  # a read-only home: the measurement still serves this run
+        why = err.why if isinstance(err, door.Refused) else err.strerror
+        print(f"mewl: could not keep the measurement in {path} ({why}); this run uses it anyway", file=sys.stderr)
     return entry
 
 

@@ -11,17 +11,17 @@ the others find the claim changed and back off.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import secrets
-import shutil
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from mewl_gen.store import door
-from mewl_gen.store.files import make_folder
+from mewl_gen.store.files import folder, remove_tree
 from mewl_gen.store.layout import BOOKKEEPING, DAMAGED, STAGING
-from mewl_gen.store.nfs import create_exclusive, read_fresh, replace
+from mewl_gen.store.nfs import aside, create, create_exclusive, read_fresh, replace
 from mewl_gen.tasks import catalog
 
 from .writers import AHEAD, Writer, ahead, clock, heard_lately, holder, is_alive, parse_who, staging_folders, stale_at
@@ -38,56 +38,67 @@ def claim(writer: Writer, split: str, task: str, index: int) -> str | None:
     """Claim an item for `writer`: None when it is now this writer's, else
     the live writer that holds it and when it would be taken over (writers.holder)."""
     path = claim_path(writer.out, split, task, index)
-    make_folder(writer.out, path.parent, anchor=writer.root)  # never OUT itself, nor in what an unmounted OUT leaves
     mine = json.dumps(writer.who) + "\n"
-    for _ in range(ATTEMPTS):
-        if create_exclusive(path, mine):
-            writer.keep_alive(path)
-            return None
-        seen = read_fresh(path)
-        if seen is None:
-            continue  # released meanwhile: try again
-        text, heard = seen
-        if is_alive(parse_who(text), heard):
-            return holder(parse_who(text), heard)
-        if _take_over(writer, path, text, mine):
-            return None
+    # The claims' folder held once: made (never OUT itself, nor in what an unmounted OUT leaves) and written
+    # through its descriptor, so a folder swapped for a link meanwhile is never entered.
+    with folder(writer.out, path.parent, make=True, anchor=writer.root) as fd:
+        for _ in range(ATTEMPTS):
+            if create_exclusive(fd, path, mine):
+                writer.keep_alive(path)
+                return None
+            seen = read_fresh(writer.out, path, fd)
+            if seen is None:
+                continue  # released meanwhile: try again
+            text, heard = seen
+            if is_alive(parse_who(text), heard):
+                return holder(parse_who(text), heard)
+            if _take_over(writer, fd, path, text, mine):
+                return None
     return "several writers at once: tried again later"
 
 
-def _take_over(writer: Writer | None, path: Path, dead: str, mine: str | None) -> bool:
-    """Replace the dead claim `dead` at `path` with `mine` (None: remove it);
+def _take_over(writer: Writer | None, fd: int, path: Path, dead: str, mine: str | None) -> bool:
+    """Replace the dead claim `dead` at `path` (in the held folder `fd`) with `mine` (None: remove it);
     False if another writer got there first."""
     token = path.with_name(f"{path.stem}.takeover-{hashlib.sha256(dead.encode()).hexdigest()[:16]}")
-    if not create_exclusive(token, ""):
+    if not create_exclusive(fd, token, ""):
         try:  # a taker killed in the instant between token and replace leaves it: it ages out
-            if not heard_lately(token.stat().st_mtime):
-                token.unlink()
+            if not heard_lately(os.stat(token.name, dir_fd=fd, follow_symlinks=False).st_mtime):
+                os.unlink(token.name, dir_fd=fd)
         except FileNotFoundError:
             pass
         return False
     try:
-        seen = read_fresh(path)
+        seen = read_fresh(path.parent, path, fd)
         if seen is None or seen[0] != dead:
             return False  # released or taken over before our token: not the dead writer's claim any more
         if writer is None or mine is None:
-            path.unlink(missing_ok=True)
+            _unlink(fd, path.name)
             return True
-        tmp = writer.root / f"claim-{secrets.token_hex(8)}.tmp"  # one writer's threads take over claims at once
-        tmp.write_text(mine)
-        replace(tmp, path, mine.encode())  # never absent meanwhile: no third writer can create it
+        tmp = aside(path)  # one writer's threads take over claims at once: a name of each's own
+        try:
+            create(fd, tmp.name, [mine.encode()])
+            replace(fd, tmp, fd, path, mine.encode())  # never absent meanwhile: no third writer can create it
+        finally:
+            _unlink(fd, tmp.name)
         writer.keep_alive(path)
         return True
     finally:
-        token.unlink(missing_ok=True)
+        _unlink(fd, token.name)
+
+
+def _unlink(fd: int, name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=fd)
 
 
 def release(writer: Writer, split: str, task: str, index: int) -> None:
     path = claim_path(writer.out, split, task, index)
     writer.let_go(path)
-    seen = read_fresh(path)
-    if seen is not None and parse_who(seen[0]).get("writer") == writer.id:
-        path.unlink(missing_ok=True)
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError), folder(writer.out, path.parent) as fd:
+        seen = read_fresh(writer.out, path, fd)
+        if seen is not None and parse_who(seen[0]).get("writer") == writer.id:
+            _unlink(fd, path.name)
 
 
 @dataclass(frozen=True)
@@ -106,7 +117,7 @@ def all_claims(out: Path) -> list[Claim]:
     """Every item claim under OUT, with whether its writer lives."""
     found = []
     for path in _claim_files(out):
-        seen = read_fresh(path)
+        seen = read_fresh(out, path)
         if seen is None or not path.stem.isdigit():
             continue
         who = parse_who(seen[0])
@@ -141,12 +152,14 @@ def held(out: Path) -> frozenset[tuple[str, str, int]]:
 def clean_stale(out: Path) -> list[Path]:
     """Remove dead writers' staging folders and claims (any run does, with or
     without work to do); returns the folders removed."""
-    folders = [folder for folder, alive, _ in staging_folders(out) if not alive]
-    for folder in folders:
-        shutil.rmtree(folder, ignore_errors=True)
+    folders = [staged for staged, alive, _ in staging_folders(out) if not alive]
+    for staged in folders:
+        remove_tree(out, staged)
     for c in all_claims(out):
         if not c.alive:
-            _take_over(None, claim_path(out, c.split, c.task, c.index), c.text, None)
+            path = claim_path(out, c.split, c.task, c.index)
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError), folder(out, path.parent) as fd:
+                _take_over(None, fd, path, c.text, None)
     return folders
 
 

@@ -13,16 +13,15 @@ renderer crash. A failure's record keeps each attempt's whole reason.
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
-from mewl_gen.errors import naming
 from mewl_gen.render import RenderError, StorageError, Worker
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
-from mewl_gen.store import bookkeeping, layout
+from mewl_gen.store import bookkeeping, door, files, layout
 from mewl_gen.store.files import dumps, writing
 from mewl_gen.store.record import full_problem, write_record
 from mewl_gen.tasks.benchmark import ItemError
@@ -60,12 +59,13 @@ def at_quality(item: Item, quality: str) -> Item:
     return item.with_scenes({name: with_quality(scene, quality) for name, scene in item.scenes().items()})
 
 
-def write_release_files(folder, item: Item) -> None:
-    """The item's release files beside its images, then the record, last."""
-    for name, text in item.release_files().items():
-        with naming(folder / name):
-            (folder / name).write_text(text)
-    write_record(folder)
+def write_release_files(out: Path, folder: Path, item: Item) -> None:
+    """The item's release files beside its images, then the record, last: through the staging folder's
+    descriptor (the publish syncs them all)."""
+    with files.folder(out, folder) as fd:
+        for name, text in item.release_files().items():
+            files.write_at(fd, folder / name, [text.encode()], sync=False)
+        write_record(folder, fd)
 
 
 def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callable[[], Outcome], since: float | None = None) -> Outcome:
@@ -113,18 +113,19 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, 
                 small = ", ".join(f"#{i} {res.visible_pixels[i]} px" for i in res.too_small)
                 return f"retry {item.retry}: {name!r} shows objects under {MIN_VISIBLE_PIXELS} px ({small})", renders
             on_image()
-        for name in scenes:  # the renderer knows no words: label each image with the item's
-            truth = tmp / f"{name}.json"
-            with naming(truth):
-                truth.write_text(dumps(item.label_image(name, json.loads(truth.read_text()))))
-        write_release_files(tmp, item)
+        with files.folder(s.out, tmp) as fd:
+            for name in scenes:  # the renderer knows no words: label each image with the item's
+                truth = tmp / f"{name}.json"
+                labelled = item.label_image(name, json.loads(door.read_bytes(tmp, truth, "json", dir_fd=fd)))
+                files.write_at(fd, truth, [dumps(labelled).encode()], sync=False)
+        write_release_files(s.out, tmp, item)
         layout.publish(tmp, s.out, s.split, item.task, item.index, durable=s.durable)
         published = True
         bookkeeping.clear_failure(s.out, s.split, item.task, item.index)
         return None, renders
     finally:
         if not published:
-            shutil.rmtree(tmp, ignore_errors=True)
+            files.remove_tree(s.out, tmp)
 
 
 def render_item(worker: Worker, writer: Writer, s: Settings, task: str, index: int, stop: threading.Event,

@@ -42,7 +42,7 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
                 failed.append(str(err))
                 return Outcome(task, i, False, 0, 0, (str(err),))
             tmp = writer.staging(split, task, i)
-            write_release_files(tmp, item)
+            write_release_files(out, tmp, item)
             layout.publish(tmp, out, split, task, i, durable=settings.durable)
             return Outcome(task, i, True, 0, 0)
         return write

@@ -19,16 +19,16 @@ import functools
 import json
 import os
 import secrets
-import shutil
 import socket
 import threading
 import time
 from pathlib import Path
 
-from mewl_gen.store.files import make_folder
+from mewl_gen.errors import UserError
+from mewl_gen.store import door, files
+from mewl_gen.store.files import make_folder, remove_tree
 from mewl_gen.store.layout import STAGING
-from mewl_gen.store import door
-from mewl_gen.store.nfs import NFS_CACHE_DEFAULT, attribute_cache, read_fresh, replace
+from mewl_gen.store.nfs import NFS_CACHE_DEFAULT, attribute_cache, create, read_fresh, replace
 
 WRITER_FILE = "writer.json"
 HEARTBEAT = 30.0  # seconds between touches of a live writer's files
@@ -144,9 +144,9 @@ def parse_who(text: str) -> dict:
     return who if isinstance(who, dict) else {}
 
 
-def read_who(path: Path) -> tuple[dict, float] | None:
-    """(writer, mtime) of a writer or claim file; None if it is gone."""
-    seen = read_fresh(path)
+def read_who(out: Path, path: Path) -> tuple[dict, float] | None:
+    """(writer, mtime) of a writer or claim file under OUT; None if it is gone."""
+    seen = read_fresh(out, path)
     return None if seen is None else (parse_who(seen[0]), seen[1])
 
 
@@ -179,10 +179,16 @@ class Writer:
         # Built under a hidden name and renamed: a staging folder without its
         # writer file is never a live writer's.
         building = self.root.with_name(f".{self.id}")
-        building.mkdir(parents=True)
         mine = (json.dumps(self.who) + "\n").encode()
-        (building / WRITER_FILE).write_bytes(mine)
-        replace(building, self.root, mine, proof=self.root / WRITER_FILE)
+        self.out.mkdir(parents=True, exist_ok=True)  # OUT itself is the user's to name; a render starts before it claims it
+        with files.folder(self.out, self.root.parent, make=True) as fd:  # every name below made in a held folder
+            os.mkdir(building.name, dir_fd=fd)
+            sub = os.open(building.name, door.O_DIR, dir_fd=fd)
+            try:
+                create(sub, WRITER_FILE, [mine])
+            finally:
+                os.close(sub)
+            replace(fd, building, fd, self.root, mine, proof=self.root / WRITER_FILE)
         self.keep_alive(self.root / WRITER_FILE)
         if self._beat is not None:
             self._beat.start()
@@ -192,7 +198,7 @@ class Writer:
         self._stop.set()
         if self._beat is not None and self._beat.is_alive():
             self._beat.join()
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.out, self.root)
 
     def keep_alive(self, path: Path) -> None:
         with self._lock:
@@ -208,15 +214,16 @@ class Writer:
                 paths = list(self.touched)
             for path in paths:
                 try:
-                    os.utime(path)
-                except OSError:
-                    pass  # released meanwhile
+                    with files.folder(self.out, path.parent) as fd:
+                        os.utime(path.name, dir_fd=fd, follow_symlinks=False)
+                except (OSError, UserError):
+                    pass  # released meanwhile, or a link in its folder's place: nothing outside is touched
 
     def staging(self, split: str, task: str, index: int) -> Path:
         """A fresh folder for one episode, inside this writer's own staging
         folder: same filesystem as OUT, so publishing is an atomic rename."""
         folder = self.root / split / task / str(index)
-        shutil.rmtree(folder, ignore_errors=True)  # this writer's own earlier attempt
+        remove_tree(self.out, folder)  # this writer's own earlier attempt
         make_folder(self.out, folder, anchor=self.root)  # never OUT itself, nor in what an unmounted OUT leaves
         return folder
 
@@ -234,7 +241,7 @@ def staging_folders(out: Path) -> list[tuple[Path, bool, float | None]]:
     found = []
     door.guard(out, out / STAGING)  # a link in its place: one line, nothing under it removed
     for folder in [out / STAGING / name for name, kind in door.entries(out, out / STAGING) if kind == "folder"]:
-        seen = read_who(folder / WRITER_FILE)
+        seen = read_who(out, folder / WRITER_FILE)
         if folder.name.startswith("."):  # a writer starting now, or killed while starting
             heard = _mtime(folder)
             found.append((folder, heard is not None and heard_lately(heard), heard))

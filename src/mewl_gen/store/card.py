@@ -171,12 +171,12 @@ def record_audit(out: Path, tables: str, counts: dict[tuple[str, str], int]) -> 
     door.guard(out, out / AUDIT)
     door.guard(out, out / CARD)
     with writing(out):
-        (out / AUDIT).parent.mkdir(exist_ok=True)
-        write_atomic(out / AUDIT, dumps({"tables": tables, "counts": {f"{s}/{t}": n for (s, t), n in sorted(counts.items())}}))
-        write_atomic(out / CARD, card_text(out))
+        write_atomic(out, out / AUDIT, dumps({"tables": tables, "counts": {f"{s}/{t}": n for (s, t), n in sorted(counts.items())}}),
+                     make=True)
+        write_atomic(out, out / CARD, card_text(out))
 
 
 def write_card(out: Path) -> None:
     door.guard(out, out / CARD)
     with writing(out):
-        write_atomic(out / CARD, card_text(out))
+        write_atomic(out, out / CARD, card_text(out))

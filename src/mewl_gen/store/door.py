@@ -10,6 +10,7 @@ text escaped (errors.shown); a reader of items turns it into the item's damage.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
@@ -36,6 +37,7 @@ LIMITS = {
 TAIL = 4 * KB  # the end of a log read for its last line
 O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+O_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -65,10 +67,13 @@ def _why(err: OSError, at: Path) -> Refused | None:
     """A component that is a link (ELOOP under O_NOFOLLOW, or a link where a folder was asked) is refused."""
     if err.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
         try:
-            if stat.S_ISLNK(os.lstat(at).st_mode):
-                return link_refused(at)
+            mode = os.lstat(at).st_mode
         except OSError:
-            pass
+            return None
+        if stat.S_ISLNK(mode):
+            return link_refused(at)
+        if stat.S_ISDIR(mode):  # a folder again by now: another process swaps it with a link
+            return Refused(at, "was a symbolic link when it was opened (swapped with a folder); none is followed")
     return None
 
 
@@ -86,15 +91,24 @@ def opener(root: Path):
     return functools.partial(open_file, root, kind="image")
 
 
-def open_dir(root: Path, folder: Path) -> int:
+def open_dir(root: Path, folder: Path, made: list[Path] | None = None) -> int:
     """A descriptor of `folder` under `root`, reached one component at a time without following a link;
-    OSError where a component is missing, Refused where one is a link."""
+    OSError where a component is missing, Refused where one is a link. Given `made`, a missing folder is
+    made in its parent's descriptor and its path appended to `made` (top first)."""
     parts = parts_under(root, folder)
     fd = os.open(root, O_DIR & ~os.O_NOFOLLOW)  # the root itself is the user's to choose
     try:
         for k, part in enumerate(parts):
             try:
-                nfd = os.open(part, O_DIR, dir_fd=fd)
+                try:
+                    nfd = os.open(part, O_DIR, dir_fd=fd)
+                except FileNotFoundError:
+                    if made is None:
+                        raise
+                    with contextlib.suppress(FileExistsError):  # another writer made it meanwhile
+                        os.mkdir(part, dir_fd=fd)
+                        made.append(Path(root, *parts[: k + 1]))
+                    nfd = os.open(part, O_DIR, dir_fd=fd)
             except OSError as err:
                 raise _why(err, Path(root, *parts[: k + 1])) or err from None
             os.close(fd)
@@ -116,10 +130,11 @@ def open_file(root: Path, path: Path, kind: str, dir_fd: int | None = None) -> t
     return fd, size
 
 
-def open_lock(root: Path, path: Path) -> int:
-    """A descriptor of the lock file at `path` under `root` (made where missing) to flock: as every file, a
-    regular file reached without following a link; a FIFO in its place is refused, never waited on."""
-    return _leaf(root, path, O_LOCK)
+def open_lock(root: Path, path: Path, flags: int = O_LOCK) -> int:
+    """A descriptor of the lock file at `path` under `root` (made where missing) to flock (or, with O_APPEND,
+    to append to): as every file, a regular file reached without following a link; a FIFO in its place is
+    refused, never waited on."""
+    return _leaf(root, path, flags)
 
 
 def _leaf(root: Path, path: Path, flags: int, dir_fd: int | None = None) -> int:

@@ -9,6 +9,7 @@ import errno
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Iterable
@@ -16,73 +17,92 @@ from typing import Iterable
 from mewl_gen.errors import DENIED, FULL, GONE, UserError
 
 from . import door
-from .nfs import aside, replace
+from .nfs import aside, create, replace
 
 
 def dumps(obj) -> str:
     return json.dumps(obj, indent=2, sort_keys=False) + "\n"
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Replace `path` whole; its data is on disk before the rename, so even a
-    power loss leaves the old file or the new one, never an empty one."""
-    _write_chunks(path, [text.encode() if isinstance(text, str) else text])
+def write_atomic(root: Path, path: Path, text: str | bytes, make: bool = False) -> None:
+    """Replace `path` under `root` whole, through the held descriptor of its folder (`make`: made where
+    missing, never `root` itself); its data is on disk before the rename, so even a power loss leaves the old
+    file or the new one, never an empty one."""
+    with folder(root, path.parent, make) as fd:
+        write_at(fd, path, [text.encode() if isinstance(text, str) else text])
 
 
-def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
+def write_lines_atomic(root: Path, path: Path, lines: Iterable[str]) -> None:
     """write_atomic of the lines' text, written as they come: a file of any length in the memory of one line
     (`mewl text` writes a task's whole split at once)."""
-    _write_chunks(path, (line.encode() for line in lines))
+    with folder(root, path.parent) as fd:
+        write_at(fd, path, (line.encode() for line in lines))
 
 
-def _write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
-    """The chunks written aside and fsynced, then renamed over `path`; where NFS leaves the rename's outcome
-    uncertain, `path` is judged by the sha256 of what was written."""
+def write_at(fd: int, path: Path, chunks: Iterable[bytes], sync: bool = True) -> None:
+    """The chunks written to a temporary file in `fd`, the held descriptor of path's folder, fsynced (`sync`)
+    and renamed over path's name there: a folder swapped for a link meanwhile is never entered. Where NFS
+    leaves the rename's outcome uncertain, `path` is judged by the sha256 of what was written."""
     tmp = aside(path)
     digest = hashlib.sha256()
+
+    def hashed():
+        for data in chunks:
+            digest.update(data)
+            yield data
+
+    with named(path):
+        try:
+            create(fd, tmp.name, hashed(), sync)
+            replace(fd, tmp, fd, path, None, sha256=digest.hexdigest())
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp.name, dir_fd=fd)
+
+
+@contextlib.contextmanager
+def named(path: Path):
+    """An OSError met on a name in a held folder names `path` in full, so that the fault is told by where
+    it struck (storage_fault)."""
     try:
-        with open(tmp, "wb") as f:
-            for data in chunks:
-                f.write(data)
-                digest.update(data)
-            f.flush()
-            os.fsync(f.fileno())
-        replace(tmp, path, None, sha256=digest.hexdigest())
-    finally:
-        tmp.unlink(missing_ok=True)
+        yield
+    except OSError as err:
+        if err.errno is None or err.filename == str(path):
+            raise
+        raise OSError(err.errno, err.strerror, str(path)) from None
 
 
-def write_synced(path: Path, data: bytes) -> None:
-    """Write a whole file and fsync it."""
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _fsync(path: str | Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
+@contextlib.contextmanager
+def folder(root: Path, path: Path, make: bool = False, anchor: Path | None = None):
+    """The held descriptor of the folder `path` under `root`, reached without following a link (door); with
+    `make`, what is missing below `root` is made (make_folder's rules, `anchor` included)."""
+    fd = _open(root, path, make, anchor)[0]
     try:
-        os.fsync(fd)
+        yield fd
     finally:
         os.close(fd)
 
 
-def sync_folder(folder: Path) -> None:
+def sync_folder(root: Path, path: Path) -> None:
     """fsync a folder: the names created, removed or renamed in it are on disk."""
-    _fsync(folder)
+    with folder(root, path) as fd:
+        os.fsync(fd)
 
 
-def sync_tree(folder: Path) -> None:
-    """fsync every file of a folder (one level: an item's folder is flat), then the folder."""
-    for entry in os.scandir(folder):
+def sync_tree(fd: int) -> None:
+    """fsync every file of the held folder `fd` (one level: an item's folder is flat), then the folder."""
+    for entry in os.scandir(fd):
         if entry.is_file(follow_symlinks=False):
-            _fsync(entry.path)
-    sync_folder(folder)
+            f = os.open(entry.name, door.O_READ, dir_fd=fd)
+            try:
+                os.fsync(f)
+            finally:
+                os.close(f)
+    os.fsync(fd)
 
 
-def make_folder(out: Path, folder: Path, anchor: Path | None = None) -> list[Path]:
-    """Create `folder` and its missing parents inside OUT, never OUT itself: a
+def make_folder(out: Path, path: Path, anchor: Path | None = None) -> list[Path]:
+    """Create `path` and its missing parents inside OUT, never OUT itself: a
     writer must not make a deleted output folder again (without its manifest
     every command would refuse it). Returns the folders created, top first;
     Vanished when OUT is gone.
@@ -90,36 +110,39 @@ def make_folder(out: Path, folder: Path, anchor: Path | None = None) -> list[Pat
     `anchor`: a path inside OUT made before (its manifest, a writer's staging folder). Where it is gone, or
     had to be made again, OUT was unmounted or emptied since the caller last looked: what was made lies in
     what is left at OUT's path, so it is removed again (the deepest first), and Vanished."""
-    created = _make(out, folder)
-    if created and anchor is not None and (not anchor.exists() or any(f == anchor or f in anchor.parents
-                                                                      for f in created)):
-        for made in reversed(created):
-            with contextlib.suppress(OSError):
-                made.rmdir()
-        raise vanished(out, f"no {anchor.relative_to(out)}")
+    fd, created = _open(out, path, True, anchor)
+    os.close(fd)
     return created
 
 
-def _make(out: Path, folder: Path) -> list[Path]:
-    if folder == out:
-        if out.is_dir():
-            return []
-        raise vanished(out, "")
-    if out not in folder.parents:
-        raise ValueError(f"{folder} is not inside {out}")
-    door.guard(out, folder)  # no link on the way: nothing is made, nor later written, outside OUT
+def _open(out: Path, path: Path, make: bool, anchor: Path | None) -> tuple[int, list[Path]]:
+    created: list[Path] = []
+    if make and path != out and out not in path.parents:
+        raise ValueError(f"{path} is not inside {out}")
     try:
-        folder.mkdir()
-        return [folder]
-    except FileExistsError:
-        return []
+        fd = door.open_dir(out, path, created if make else None)
     except FileNotFoundError:
-        created = _make(out, folder.parent)
+        if make and not out.is_dir():
+            raise vanished(out, "") from None
+        raise
+    if created and anchor is not None and (door.kind_of(out, anchor) is None
+                                           or any(f == anchor or f in anchor.parents for f in created)):
+        os.close(fd)
+        for made in reversed(created):
+            with contextlib.suppress(OSError), folder(out, made.parent) as parent:
+                os.rmdir(made.name, dir_fd=parent)
+        raise vanished(out, f"no {anchor.relative_to(out)}")
+    return fd, created
+
+
+def remove_tree(root: Path, path: Path) -> None:
+    """Remove a folder under `root` and all it holds, from the held descriptor of its parent: a link on the
+    way is refused, one inside is removed, never followed. Nothing there is fine."""
     try:
-        folder.mkdir()
-    except FileExistsError:
-        return created
-    return [*created, folder]
+        with folder(root, path.parent) as fd:
+            shutil.rmtree(path.name, dir_fd=fd, ignore_errors=True)
+    except (FileNotFoundError, NotADirectoryError):
+        pass
 
 
 class NoSpace(UserError):

@@ -15,7 +15,7 @@ from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import StoredItem
 
 from . import door
-from .files import make_folder, write_atomic, writing
+from .files import write_atomic, writing
 from .layout import is_complete, item_dir
 from .reader import item_folders
 
@@ -42,6 +42,5 @@ def rebuild(out: Path, split: str, task: str) -> int | None:
         lines.append(json.dumps(entry, separators=(",", ":")) + "\n")
     door.guard(out, index_path(out, split, task))
     with writing(out):
-        make_folder(out, out / split)
-        write_atomic(index_path(out, split, task), "".join(lines))
+        write_atomic(out, index_path(out, split, task), "".join(lines), make=True)
     return len(lines)

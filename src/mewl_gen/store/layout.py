@@ -13,17 +13,16 @@ so nothing else may sit inside a split folder.
 """
 from __future__ import annotations
 
-import errno
 import os
 import re
 import secrets
-import shutil
 import time
 from pathlib import Path
 
+from mewl_gen.errors import NOT_EMPTY
 from mewl_gen.scenes.spec import SPLIT_PATTERN
 
-from . import door
+from . import door, files
 from .files import make_folder, sync_folder, sync_tree, vanished
 from .nfs import replace
 from .record import RECORD, quick_problem
@@ -70,10 +69,8 @@ def set_aside(out: Path, split: str, task: str, index: int) -> Path | None:
     if not folder.exists():
         return None
     aside = out / DAMAGED / split / task / f"{index}-{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(2)}"
-    door.guard(out, aside)
-    door.guard(out, folder.parent)
-    make_folder(out, aside.parent)
-    os.rename(folder, aside)
+    with files.folder(out, folder.parent) as src, files.folder(out, aside.parent, make=True) as dst:
+        os.rename(folder.name, aside.name, src_dir_fd=src, dst_dir_fd=dst)  # held folders: no link followed
     return aside
 
 
@@ -86,19 +83,23 @@ def publish(tmp: Path, out: Path, split: str, task: str, index: int, durable: bo
     before the rename, and the folders it changed after."""
     present(out)
     final = item_dir(out, split, task, index)
-    door.guard(out, final)
     created = make_folder(out, final.parent, anchor=out / MANIFEST)  # nothing made were OUT unmounted since
+    # Every name below is taken in held folders (door): a folder swapped for a link meanwhile is never entered.
+    with files.folder(out, tmp.parent) as src, files.folder(out, final.parent) as dst:
+        with files.folder(out, tmp) as item:
+            if durable:
+                sync_tree(item)
+            record = door.read_bytes(tmp, tmp / RECORD, "record", dir_fd=item)  # written last, this render's alone: the rename's proof
+        try:
+            replace(src, tmp, dst, final, record, proof=final / RECORD)  # verified where NFS leaves the outcome uncertain
+        except OSError as err:
+            if err.errno in NOT_EMPTY and is_complete(out, split, task, index):
+                files.remove_tree(out, tmp)
+                return False
+            raise
+        if durable:
+            os.fsync(dst)
     if durable:
-        sync_tree(tmp)
-    record = door.read_bytes(tmp, tmp / RECORD, "record")  # written last and unique to this render: the proof of the rename
-    try:
-        replace(tmp, final, record, proof=final / RECORD)  # verified where NFS leaves the outcome uncertain
-    except OSError as err:
-        if err.errno in (errno.ENOTEMPTY, errno.EEXIST) and is_complete(out, split, task, index):
-            shutil.rmtree(tmp, ignore_errors=True)
-            return False
-        raise
-    if durable:
-        for folder in (final.parent, *(c.parent for c in created)):
-            sync_folder(folder)
+        for folder in {c.parent for c in created}:
+            sync_folder(out, folder)
     return True

@@ -20,7 +20,7 @@ from mewl_gen.scenes.spec import GENERATOR_VERSION
 from mewl_gen.tasks import catalog
 
 from . import door
-from .files import dumps, probe_writable, write_atomic, writing
+from .files import dumps, folder, make_folder, probe_writable, write_atomic, writing
 from .layout import BOOKKEEPING, MANIFEST
 from .nfs import create_exclusive
 
@@ -41,8 +41,10 @@ def claim_output(out: Path, settings: dict, benchmarks: Iterable[str] = (), opti
         _add_configs(out, settings, benchmarks, option)
         return
     with writing(out):
-        out.mkdir(parents=True, exist_ok=True)
-        if not create_exclusive(out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings})):
+        out.mkdir(parents=True, exist_ok=True)  # OUT itself is the user's to name
+        with folder(out, out) as fd:
+            first = create_exclusive(fd, out / MANIFEST, dumps({"generator": GENERATOR_VERSION, **settings}))
+        if not first:
             check_output(out, settings, benchmarks, option)  # another run created OUT first: its settings or a refusal
             _add_configs(out, settings, benchmarks, option)
 
@@ -55,14 +57,14 @@ def _add_configs(out: Path, settings: dict, benchmarks: Iterable[str], option: s
     lock_path = out / BOOKKEEPING / "manifest.lock"
     with writing(out):
         door.guard(out, lock_path)
-        (out / BOOKKEEPING).mkdir(exist_ok=True)
+        make_folder(out, out / BOOKKEEPING)
         lock = door.open_lock(out, lock_path)  # a link in its place would make a file outside OUT
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             check_output(out, settings, benchmarks, option)
             have = read_manifest(out)
             config = {**(have.get("config") or {}), **settings["config"]}
-            write_atomic(out / MANIFEST, dumps({**have, "config": config}))
+            write_atomic(out, out / MANIFEST, dumps({**have, "config": config}))
         finally:
             os.close(lock)
 

@@ -14,6 +14,7 @@ the rules open(2), link(2) and rename(2) give for NFS (docs/nfs.md).
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -21,6 +22,7 @@ import re
 import secrets
 import stat
 from pathlib import Path
+from typing import Iterable
 
 from mewl_gen.errors import NO_LINKS, UNCERTAIN
 
@@ -35,56 +37,83 @@ def aside(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
 
 
-def create_exclusive(path: Path, text: str) -> bool:
-    """Write a whole file where none is; False if one is there already
-    (another process was first). It appears complete or not at all: written
-    aside and hard-linked into place, which never replaces. Where the file
-    system has no hard links, it is created with O_EXCL and written in place."""
-    tmp = aside(path)
+def create_exclusive(fd: int, path: Path, text: str) -> bool:
+    """Write a whole file where none is, in the held descriptor `fd` of its folder (door.open_dir); False if
+    one is there already (another process was first). It appears complete or not at all: written aside and
+    hard-linked into place, which never replaces. Where the file system has no hard links, it is created
+    with O_EXCL and written in place."""
+    tmp = aside(path).name
     try:
-        tmp.write_text(text)
+        create(fd, tmp, [text.encode()])
         try:
-            os.link(tmp, path)
+            os.link(tmp, path.name, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)
         except FileExistsError:
             pass  # the link count decides: a retransmitted link of ours also says EEXIST
         except OSError as err:
             if err.errno in NO_LINKS:
-                return _create_in_place(path, text)
-            if os.stat(tmp).st_nlink != 2:
+                return _create_in_place(fd, path.name, text)
+            if _links(fd, tmp) != 2:
                 raise
-        return os.stat(tmp).st_nlink == 2
+        return _links(fd, tmp) == 2
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=fd)
 
 
-def _create_in_place(path: Path, text: str) -> bool:
+def _links(fd: int, name: str) -> int:
+    return os.stat(name, dir_fd=fd, follow_symlinks=False).st_nlink
+
+
+def _create_in_place(fd: int, name: str, text: str) -> bool:
     try:
-        with open(path, "x") as f:
-            f.write(text)
+        create(fd, name, [text.encode()])
     except FileExistsError:
         return False
     return True
 
 
-def replace(tmp: Path, path: Path, data: bytes | None, proof: Path | None = None, sha256: str | None = None) -> None:
-    """Rename `tmp` over `path`. An error that leaves the outcome uncertain
-    counts as success when `proof` (`path` itself, or for a folder a file in
-    it) now holds `data`, which the caller wrote and no one else would (or, for
-    data too large to keep, bytes of that `sha256`)."""
+O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
+
+
+def create(fd: int, name: str, chunks: Iterable[bytes], sync: bool = False) -> None:
+    """A new file `name` in the held folder `fd` (never one that is there, nor through a link), its chunks
+    written as they come; fsynced with `sync`."""
+    f = os.open(name, O_NEW, 0o666, dir_fd=fd)
+    with os.fdopen(f, "wb") as out:
+        for data in chunks:
+            out.write(data)
+        out.flush()
+        if sync:
+            os.fsync(out.fileno())
+
+
+def replace(src_fd: int, tmp: Path, dst_fd: int, path: Path, data: bytes | None, proof: Path | None = None,
+            sha256: str | None = None) -> None:
+    """Rename `tmp`, a name in the held folder `src_fd`, over `path`'s name in the held folder `dst_fd`. An
+    error that leaves the outcome uncertain counts as success when `proof` (`path` itself, or for a folder
+    a file in it) now holds `data`, which the caller wrote and no one else would (or, for data too large
+    to keep, bytes of that `sha256`)."""
     try:
-        os.replace(tmp, path)
+        os.replace(tmp.name, path.name, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
     except OSError as err:
         if err.errno not in UNCERTAIN:
             raise
-        found = _read_bytes(proof or path)
+        found = _read_back(dst_fd, path, proof or path)
         if found is None or (found != data if sha256 is None else hashlib.sha256(found).hexdigest() != sha256):
             raise
 
 
-def _read_bytes(path: Path) -> bytes | None:
-    """What `path` holds, read as every file is (door: no final link followed, a regular file only)."""
+def _read_back(fd: int, path: Path, proof: Path) -> bytes | None:
+    """What `proof` (`path` in the held folder `fd`, or a file in the folder `path`) holds, read as every
+    file is (door: no link followed, a regular file only)."""
     try:
-        return door.read_bytes(path.parent, path, "index")
+        if proof == path:
+            return door.read_bytes(path.parent, path, "index", dir_fd=fd)
+        sub = os.open(path.name, door.O_DIR, dir_fd=fd)
+        try:
+            return door.read_bytes(path, proof, "index", dir_fd=sub)
+        finally:
+            os.close(sub)
     except (OSError, door.Refused):
         return None
 
@@ -92,17 +121,24 @@ def _read_bytes(path: Path) -> bytes | None:
 FRESH_LIMIT = 64 << 10  # a claim or writer file: one JSON object of a few fields
 
 
-def read_fresh(path: Path) -> tuple[str, float] | None:
-    """(text, mtime) of a file, the mtime read after open() (see above);
-    None if it is gone. Undecodable bytes are kept as replacement characters."""
+def read_fresh(root: Path, path: Path, dir_fd: int | None = None) -> tuple[str, float] | None:
+    """(text, mtime) of a file under `root` (reached through the door; `dir_fd`: its folder held), the mtime
+    read after open() (see above); None if it is gone. Undecodable bytes are kept as replacement characters."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        folder = door.open_dir(root, path.parent) if dir_fd is None else dir_fd
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        fd = os.open(path.name, door.O_READ, dir_fd=folder)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as err:
         if err.errno == errno.ELOOP:  # a link in a claim's place: no writer's, judged by nothing it names
             return "", 0.0
         raise
+    finally:
+        if dir_fd is None:
+            os.close(folder)
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

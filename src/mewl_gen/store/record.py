@@ -1,10 +1,8 @@
 """The record of an episode folder: every file's size and sha256.
 
-It is written last, just before the folder is published, so an episode
-counts as complete only when its record is there and agrees with the files.
-Its name holds an underscore, which a panel's name (lowercase letters,
-digits, spaces and '#') never does, so it cannot collide with a panel's
-`<name>.png` / `<name>.json`.
+It is written last, just before the folder is published, so an episode counts as complete only when
+its record is there and agrees with the files. Its name holds an underscore, which a panel's name
+(lowercase letters, digits, spaces and '#') never does: no collision with `<name>.png` / `<name>.json`.
 """
 from __future__ import annotations
 
@@ -23,6 +21,7 @@ from mewl_gen.render.passes import files_of, is_pass_file
 from mewl_gen.tasks.item import Item
 
 from . import door
+from .files import folder as held_folder, write_at
 
 RECORD = "_checksums.json"
 FORMAT = "mewl-episode-checksums/1"
@@ -46,25 +45,26 @@ class Record(BaseModel):
     files: dict[FileName, Entry] = Field(min_length=1, max_length=FILES)
 
 
-def sha256(path: Path, dir_fd: int | None = None, root: Path | None = None) -> str:
-    """A file's sha256; with `dir_fd` (its folder, opened by the door) only a regular file, never a link."""
+def sha256(path: Path, dir_fd: int, root: Path) -> str:
+    """A file's sha256, read from its folder's descriptor `dir_fd` (opened by the door): a regular file, never a link."""
     h = hashlib.sha256()
-    if dir_fd is None:
-        f = open(path, "rb")
-    else:
-        fd, _ = door.open_file(root, path, "image", dir_fd=dir_fd)
-        f = os.fdopen(fd, "rb")
-    with f:
+    with os.fdopen(door.open_file(root, path, "image", dir_fd=dir_fd)[0], "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
 
 
-def write_record(folder: Path) -> None:
-    files = {p.name: {"size": p.stat().st_size, "sha256": sha256(p)}
-             for p in sorted(folder.iterdir()) if p.name != RECORD}
+def write_record(folder: Path, fd: int | None = None) -> None:
+    """The record of every file of `folder` (`fd`: held by the caller), read and written through its descriptor."""
+    if fd is None:
+        with held_folder(folder, folder) as held:
+            return write_record(folder, held)
+    with os.scandir(fd) as it:
+        names = sorted(e.name for e in it if e.name != RECORD)
+    files = {name: {"size": os.stat(name, dir_fd=fd, follow_symlinks=False).st_size,
+                    "sha256": sha256(folder / name, fd, folder)} for name in names}
     text = json.dumps({"format": FORMAT, "files": files}, indent=1) + "\n"
-    (folder / RECORD).write_text(text)
+    write_at(fd, folder / RECORD, [text.encode()], sync=False)  # the item's publish syncs its folder whole
 
 
 class _Folder:

@@ -22,12 +22,14 @@ def check(out: Path, items: Iterable[tuple[str, str, int]]) -> list[str]:
     for each. A noted item found intact again (restored) is cleared."""
     items = list(items)
     lines = []
-    for (split, task, index), problem in zip(items, file_problems(out, items)):
-        if problem is None:
-            bookkeeping.clear_damage(out, split, task, index)
-        else:
-            bookkeeping.record_damage(out, split, task, index, problem)
-            lines.append(f"{split}/{task}/{index}: {problem}")
+
+    def found():
+        for (split, task, index), problem in zip(items, file_problems(out, items)):
+            if problem is not None:
+                lines.append(f"{split}/{task}/{index}: {problem}")
+            yield (split, task, index), problem
+
+    bookkeeping.note_damage(out, found())
     return lines
 
 

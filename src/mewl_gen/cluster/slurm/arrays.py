@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.store import bookkeeping, card
-from mewl_gen.store.files import probe_writable, write_atomic, writing
+from mewl_gen.store.files import make_folder, probe_writable, write_atomic, writing
 from mewl_gen.store.manifest import claim_output
 from mewl_gen.store.status import task_status
 from mewl_gen.tasks import catalog
@@ -56,7 +56,7 @@ def write_or_print(text: str, path: Path | None, what: str) -> int:
               "sbatch; logs go to the folder you run sbatch from", file=sys.stderr)
         return 0
     try:
-        write_atomic(path, text)
+        write_atomic(path.parent, path, text)
     except OSError as err:
         raise UserError(f"cannot write --script {path}: {err.strerror}") from None
     print(f"wrote {path}: {what}")
@@ -80,22 +80,25 @@ def submit(req: Request, shards: list[int], what: str) -> None:
         print(accepted(array_job, req))
         claim(req)
         with writing(req.log_dir):
-            req.log_dir.mkdir(parents=True, exist_ok=True)
+            if req.out in req.log_dir.parents:
+                make_folder(req.out, req.log_dir)
+            else:
+                req.log_dir.mkdir(parents=True, exist_ok=True)
         with writing(req.out):
-            req.slurm_dir.mkdir(exist_ok=True)
+            make_folder(req.out, req.slurm_dir)
             script = unique_path(req.slurm_dir, f"render-{req.split}", ".sbatch")
-            write_atomic(script, text)
+            write_atomic(req.out, script, text)
             print(f"wrote {script}: {what}")
-            record_submission(req.slurm_dir, {"array_job": array_job, "shards": shards, "of": req.shards,
+            record_submission(req.out, req.slurm_dir, {"array_job": array_job, "shards": shards, "of": req.shards,
                                               "split": req.split, "tasks": req.tasks, "n": req.n, "script": str(script),
                                               "logs": str(req.log_dir)})
             check_text = complete_script(req, array_job)
             jobs.append(sbatch(check_text, f"--dependency=afterany:{array_job}", cwd=req.submit_dir,
                                what="completion job"))
             check = script.with_name(script.name.replace("render-", "complete-", 1))
-            write_atomic(check, check_text)
+            write_atomic(req.out, check, check_text)
             log = req.log_dir / f"complete-{jobs[1]}.out"
-            record_submission(req.slurm_dir, {"check_job": jobs[1], "after": array_job, "script": str(check),
+            record_submission(req.out, req.slurm_dir, {"check_job": jobs[1], "after": array_job, "script": str(check),
                                               "log": str(log)})
         release(req, array_job)
     except UserError as err:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Annotated
@@ -67,10 +68,9 @@ def submissions(out: Path) -> list[dict]:
     return found
 
 
-def record_submission(slurm_dir: Path, record: dict) -> None:
+def record_submission(out: Path, slurm_dir: Path, record: dict) -> None:
     record["submitted"] = time.strftime("%Y-%m-%d %H:%M:%S")
-    door.guard(slurm_dir.parent, slurm_dir / SUBMISSIONS)
-    with open(slurm_dir / SUBMISSIONS, "a") as log:
+    with os.fdopen(door.open_lock(out, slurm_dir / SUBMISSIONS, door.O_APPEND), "a") as log:  # through the door, no link followed
         log.write(json.dumps(record) + "\n")
 
 

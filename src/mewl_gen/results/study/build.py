@@ -183,4 +183,4 @@ def build(out: Path, dest: Path, key: Path, plan: Plan, stored: dict[tuple[str, 
     finally:
         export.discard(staging)
     with writing(key.parent):
-        write_atomic(key, json.dumps(record, indent=1) + "\n")
+        write_atomic(key.parent, key, json.dumps(record, indent=1) + "\n")

@@ -1,0 +1,132 @@
+"""Another job on a shared disk swaps OUT's folders for links while a command writes OUT: a check of a path
+is worth nothing if the write goes by the path again. A process exchanges a folder of OUT with a link to a
+folder outside it, as fast as it can, while each writing command runs again and again: every run ends with
+its usual result or one line, never a traceback, and the folder outside keeps its listing and every byte
+(no note, index, card or temporary file lands there, nothing is removed)."""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .hostile import mewl, snapshot
+
+RUNS = 30  # runs of each command while its folder flips
+SWAPPER = r"""
+import ctypes, os, sys, time
+inside, link, until = sys.argv[1], sys.argv[2], time.monotonic() + float(sys.argv[3])
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+exchange = getattr(libc, "renameat2", None)
+def swap():
+    if exchange is not None and exchange(AT_FDCWD, inside.encode(), AT_FDCWD, link.encode(), RENAME_EXCHANGE) == 0:
+        return
+    aside = inside + ".aside"  # no renameat2 on this kernel or file system: rename loops, a gap between
+    os.rename(inside, aside); os.rename(link, inside); os.rename(aside, link)
+print("ready", flush=True)
+while time.monotonic() < until:
+    swap()
+"""
+
+
+@contextlib.contextmanager
+def flipping(folder: Path, target: Path, seconds: float = 120):
+    """`folder` of OUT exchanged with a link to `target` (outside OUT) in a loop by another process until the
+    block ends, then left as it was: the real folder in its place."""
+    link = folder.with_name(folder.name + ".swap")
+    link.symlink_to(target)
+    proc = subprocess.Popen([sys.executable, "-c", SWAPPER, str(folder), str(link), str(seconds)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        yield
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        if folder.is_symlink():  # stopped between two exchanges
+            os.rename(folder, folder.with_name("gone"))
+            os.rename(link, folder)
+            os.unlink(folder.with_name("gone"))
+        else:
+            os.unlink(link)
+
+
+def mirror(w, inside: Path, name: str) -> Path:
+    """A copy outside OUT of one of its folders, the very names a write by path would land on; frozen."""
+    target = w.outside / name
+    shutil.copytree(inside, target, symlinks=True)
+    return target
+
+
+def ended_well(r, codes=(0, 1)) -> str:
+    """Its usual result, or one line (a link met on the way, exit 2)."""
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    if r.returncode == 2:
+        assert len(lines) == 1 and "\x1b" not in r.stderr, r.stderr[-2000:]
+        return "refused"
+    assert r.returncode in codes, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
+    return "done"
+
+
+def strays(out: Path) -> list[str]:
+    """Temporary files or folders a write left behind in OUT."""
+    return [str(p) for p in out.rglob("*") if p.name.endswith(".tmp") or p.name.endswith(".swap.aside")]
+
+
+@pytest.mark.slow
+def test_verify_never_writes_a_damage_note_outside_while_its_bookkeeping_flips(sampled):
+    w = sampled
+    for i in (1, 2):
+        (w.item(i) / "episode.json").write_text("{}")  # damaged: every run writes their notes
+    assert mewl("verify", w.out).returncode == 1
+    (w.out / ".mewl" / "damaged" / "train" / w.task / "0.json").write_text("{}")  # a stale note each run clears
+    target = mirror(w, w.out / ".mewl", "bookkeeping")
+    w.freeze()
+    seen = []
+    with flipping(w.out / ".mewl", target):
+        for _ in range(RUNS):
+            seen.append(ended_well(mewl("verify", w.out)))
+            w.untouched()
+    assert strays(w.out) == [] and "done" in seen, seen
+    r = mewl("verify", w.out)
+    assert r.returncode == 1 and f"train/{w.task}/1" in r.stdout
+
+
+@pytest.mark.parametrize("command, dataset", [("index", "rendered"), ("text", "sampled")])
+@pytest.mark.slow
+def test_index_and_text_never_write_outside_while_their_split_folder_flips(command, dataset, request):
+    w = request.getfixturevalue(dataset)
+    target = mirror(w, w.out / "train", "split")
+    w.freeze()
+    with flipping(w.out / "train", target):
+        for _ in range(RUNS):
+            ended_well(mewl(command, w.out))
+            w.untouched()
+    assert strays(w.out) == []
+    assert ended_well(mewl(command, w.out)) == "done"
+
+
+@pytest.mark.parametrize("folder", [".mewl", ".staging"])
+@pytest.mark.slow
+def test_a_run_never_claims_plans_or_stages_outside_while_its_bookkeeping_flips(sampled, folder):
+    """A run's writes of OUT's bookkeeping (the manifest's lock, plans, claims, failure notes) and of its
+    staging folder (its writer's folder, an item's files, the publish), each run adding an item (sampled)."""
+    w = sampled
+    (w.out / folder).mkdir(exist_ok=True)
+    target = mirror(w, w.out / folder, folder.strip("."))
+    w.freeze()
+    with flipping(w.out / folder, target):
+        for n in range(4, 4 + RUNS // 2):
+            ended_well(mewl("sample", "--task", w.task, "--n", n, "--out", w.out, "--seed", 3, "--workers", 1))
+            w.untouched()
+    assert strays(w.out) == []
+    r = mewl("sample", "--task", w.task, "--n", 4 + RUNS // 2, "--out", w.out, "--seed", 3, "--workers", 1)
+    assert r.returncode == 0, r.stderr
+    assert mewl("verify", w.out).returncode == 0
