@@ -20,11 +20,7 @@ PIXELS = {
         "train/object png": "2213221d7513f1d80818e6bb82ed165bceb62cf9ddd76835801fc5e271a599c6",
         "train/pragmatic png": "4d7220d408afd8ffa43e1f251f35c5ddcb80b5949d84ee6da89f09a07bdaa6c7",
         "train/relation png": "17f91688c08a3d0d890642cfb1e58e2851fc3d7cdcc2e380e81453b0ea719600",
-        "train/shape png": "989273743b7ff81830724b2129ca6209e6a5c1c5c9055f576e44053ef9bc2aeb",
-        "train/shapeworld-existential png": "1ca8e9753436c08b0f51ab7998d4c9fe88a4c64d68aa168d924760a478c0d767",
-        "train/shapeworld-logical png": "50ccb4fb44db4231144d4d4091850c26b71430b1fb0cc0fa926d9db44a238cc8",
-        "train/shapeworld-quantification png": "d599a22288d7703a3abe921bf422ccab6ce69232022eaf5ee81bbd180b8967b0",
-        "train/shapeworld-relational png": "92a0b561f7e30786e0e15e7cc9b05b7a58166e5c0ab3779c362efd203f685b33"
+        "train/shape png": "989273743b7ff81830724b2129ca6209e6a5c1c5c9055f576e44053ef9bc2aeb"
     },
     "a32fb00b210c3ee5": {
         "train/bongard-abstract png": "dbcc1ea42e9e4524bb0676ac9151914e8095273b86a85a8cc83ef93f7836f420",
@@ -67,14 +63,14 @@ PIXELS = {
         "train/relation record": "4c80b9bbae7b5e79806a6a53211f10b2cae73843fa5b9c6a211f15e0da5d0c14",
         "train/shape png": "989273743b7ff81830724b2129ca6209e6a5c1c5c9055f576e44053ef9bc2aeb",
         "train/shape record": "4af991addb694a463a8cb369ad0fdfa316cb64630581d88c9fa250383191be43",
-        "train/shapeworld-existential png": "1ca8e9753436c08b0f51ab7998d4c9fe88a4c64d68aa168d924760a478c0d767",
-        "train/shapeworld-existential record": "afb00ae44b7ff26105b01991b825e812af430b6a74fc79df341cf127564a25ce",
-        "train/shapeworld-logical png": "50ccb4fb44db4231144d4d4091850c26b71430b1fb0cc0fa926d9db44a238cc8",
-        "train/shapeworld-logical record": "f77203d2376630c940e1fb90030f905f6812fb118632efca915345610f3926d5",
-        "train/shapeworld-quantification png": "d599a22288d7703a3abe921bf422ccab6ce69232022eaf5ee81bbd180b8967b0",
-        "train/shapeworld-quantification record": "b0cd831b1c3cc7b7ddc92dfdca139084ce7529d0b34a68859814fc542b5a3954",
-        "train/shapeworld-relational png": "92a0b561f7e30786e0e15e7cc9b05b7a58166e5c0ab3779c362efd203f685b33",
-        "train/shapeworld-relational record": "90e9da35fe412cf3b4b2f4f84b190ef48c0adf72df58ac2610ce960bf1d37f27"
+        "train/shapeworld-existential png": "072a45e83f0cbbeb8e4c4b9c5c904c5555716c82e08c6f3b9a3982c65baa239f",
+        "train/shapeworld-existential record": "2e596cd25d420e922064c172e4bb27074ed536529a3dd2f45f97a8ab4f9788be",
+        "train/shapeworld-logical png": "5a30d9a9dd7656092aa03da085b6cf6ae4b6c2296ba9ce49989ebf6e18ff262f",
+        "train/shapeworld-logical record": "7408eafd626aa89c431743f0b76e5a3971c8d52621a29d399c798bd43facceb1",
+        "train/shapeworld-quantification png": "1dcd09202b3bb494723c07804024f133117788f8d0e83b75cdda7be533f821f0",
+        "train/shapeworld-quantification record": "952e0810d81401d63e26b5cedca3c8727ba54fa8f54d75485b55670acad83590",
+        "train/shapeworld-relational png": "e3199036874dafe5a8d065594965a622d146dce31206111261b2dfdfdb1fc48a",
+        "train/shapeworld-relational record": "95608b0e5ee186a5b673f165ff16405e4e4fcd1e08e998326dc81609d8588f11"
     },
     "fc9698f2a0b1b6a4": {
         "train/bongard-freeform png": "6ec66635a9d6f1f3fcd7b0f752c6c58e186d2a0262166c99196a9dee5022ea6a",
@@ -87,11 +83,7 @@ PIXELS = {
         "train/object png": "b73b6ec8c461731c2d7941208d318a1083e0fae955357c70b644b97cfdc50e10",
         "train/pragmatic png": "ef4db00ae7c9182961cb5fae0acfc32de08d720bbd6ab17ddd064580bf275092",
         "train/relation png": "b4f482117358fa88a78b06c038dff1e2da05c79ab6eb520fd91a984639fc8ed2",
-        "train/shape png": "4918504c3ca51249ee36c17c40faac4056cfd7850c68b031267596b547a764ed",
-        "train/shapeworld-existential png": "394c08d57eefcf1c65ae3957c0b935f887f40d6b7ce0d857ffa6824b6d778767",
-        "train/shapeworld-logical png": "3ae0b63c760d55c8b36f390c986645863ec0dce09e7834e408df9d90edd7cf03",
-        "train/shapeworld-quantification png": "768a4815b7030d84937c3dee706c678d158057a7bb002d5470d22e1f0ad75191",
-        "train/shapeworld-relational png": "708efe6703b9d58cc753a04049d0d6eae3df3dfaa019c52ef8356d8d4241856d"
+        "train/shape png": "4918504c3ca51249ee36c17c40faac4056cfd7850c68b031267596b547a764ed"
     }
 }
 
@@ -160,18 +152,18 @@ SAMPLED = {
         "train/relation record": "6b490b523a8d3732231d739176db57776e195a2b638ad44af42b2d2d2433b3e9",
         "train/shape files": "5761ffdc7de8b9c4983507b889488b840214b90476afe504d4b686e2ac26e427",
         "train/shape record": "b998d1c96be7a16903c6d70f14cbb9f110fa77c9b170b66250a45912c334bc05",
-        "train/shapeworld-existential files": "eb5ebd8179a40d8a3f1ba29a3c722546ed5e4b04402536aac4a646ffe1bcb6e5",
-        "train/shapeworld-existential record": "bb76f03685ebf76b6c67da4ddf9ea51bfec06918187506ecff93679865f37666",
-        "train/shapeworld-existential.jsonl files": "c1e32a0b9a23c4c818b985277ae3929ea83e7bea044fe148774b253b6c6e7ae0",
-        "train/shapeworld-logical files": "f15aa80138d351d87d3efae71faeb23b3732beaa4ea53a76a7a53ddc06b4ffc6",
-        "train/shapeworld-logical record": "48a97654a2fec09df742b8bc0db0591dc1fe2c926c8428c6fc2fc498468ca8aa",
-        "train/shapeworld-logical.jsonl files": "10eb8c812fd797d03b3e2f31e94f3843f20271029288abe9b2164bcd27b6f1b9",
-        "train/shapeworld-quantification files": "2022b56a95513cc5da7f232c09c1c8251a03bb310257f4c8d329d565815ecdc4",
-        "train/shapeworld-quantification record": "0ab400069ed56e21fde34dfa6a84367b497ccee1d58696cac9a3e078f88ec347",
-        "train/shapeworld-quantification.jsonl files": "83f9b4e6c0f9b4ab8f5bb0055bc54e8a50a0344e19ce6f5adc81035075d96cb4",
-        "train/shapeworld-relational files": "84f389a0afc77b058b722f47178e9775330888da6b91dfe62a5ab0d164fa06a2",
-        "train/shapeworld-relational record": "a7d432dc1ac938eeb65aee21cf5a0924a0eb43d92de5eae8fa3447115306ca9c",
-        "train/shapeworld-relational.jsonl files": "4fa987c913859c553bfcf0585efe007506172da8d1c66eb3d893827cca637d03"
+        "train/shapeworld-existential files": "42eac63336c363fdd3184d17b266e0e2d1d89e942111d99aadb41f6bbfc37a27",
+        "train/shapeworld-existential record": "99ac635537feede87907df9b7e31e6906a92591448e02b01d246b24ba91b67ec",
+        "train/shapeworld-existential.jsonl files": "d67e888ccd602edf893f1eb6f705799b94074f3fc56cfaa14776d03a58be640b",
+        "train/shapeworld-logical files": "2df7f30c57988e3561514164a632941097137d115ef8bbf97a9a5bfef16a59cd",
+        "train/shapeworld-logical record": "089746be78e04eeff8376af4819589d261075ffb835d28ac1d1b3b3920fc01a0",
+        "train/shapeworld-logical.jsonl files": "9bdd3c09f3b6def39a2da1ea8ac090192d5155aebdb03488d13f151091f08f54",
+        "train/shapeworld-quantification files": "0d2fa8bf01ce203956cbc0da6594b88a2292bf3a58300f37ad99610c15b9ca93",
+        "train/shapeworld-quantification record": "fa95ea352abb079f3108d275edc913c2843f7f538947e45d4d4e54e38715512e",
+        "train/shapeworld-quantification.jsonl files": "017c32245ad411cce366f4c0519eee0641e7f405d2edfb3f6fe7e512dd1d2c31",
+        "train/shapeworld-relational files": "1bb4d20363fb85e8af2c7dfa324ea64bd1420d0209498dc260039bf75fc9111e",
+        "train/shapeworld-relational record": "1f126a6d955102bbd45d70c343362003b137b610fcb8a6789a246050d0f65597",
+        "train/shapeworld-relational.jsonl files": "2937c88b04f82d7196dea7a1a8eda417a113611ca498e70d174293ddf518ecca"
     },
     "malevic-unseen": {
         "README.md files": "956b38e44310e57538911a3b3bf5d121578353c430c19335e9b418a6eaf95bbd",
@@ -198,18 +190,18 @@ SAMPLED = {
     "shapeworld-heldout": {
         "README.md files": "d753dc9d96d248bc58d802fd88b4391317e8cd41b7a2becbf381f08c6f572763",
         "mewl-dataset.json files": "2f1b80b76227e80076f7150f89859a8d5c93382152edd7bf771899fdc696eb7f",
-        "test/shapeworld-existential files": "d993a06b1abd85158edec57a4211698ceed262ffe59c39fbf996563986a4788f",
-        "test/shapeworld-existential record": "574ee015a93fc402bd15665f521b7579e201b83a09fe1ce94baeab400396cedf",
-        "test/shapeworld-existential.jsonl files": "4e60ff79640866be2d94842c231e3d799e3ee0b52b72d87902fe3e34a0274107",
-        "test/shapeworld-logical files": "ff7fd104aa192763b706e9876509a32241fa0de9d7f9d29a27b159aff5c4bbbf",
-        "test/shapeworld-logical record": "77765f3d085f7b2ec6ed218a2ff86beabdae00a49136541d35e15d8b3aa3fe1f",
-        "test/shapeworld-logical.jsonl files": "ceb26ee95baba1b7d3bc12c2d01edef8e8274d36e5c346c603d30c4310bb3c39",
-        "test/shapeworld-quantification files": "e181e0df57d9f49b42c94890f9d8e0ca473b1975d7fda88899a2cc11d0922d08",
-        "test/shapeworld-quantification record": "90588f80576e83ec4294a43af856345f82ad2093d8e06b086cf82fa48e025d23",
-        "test/shapeworld-quantification.jsonl files": "9d587dfcad0e30a17dedeb2c1b1a73e054124795d130f246811c6d5aa23da11f",
-        "test/shapeworld-relational files": "2d611291da70999dd6c3cbe5b8ec15a76c6b890360000b2dd96c4799468fae15",
-        "test/shapeworld-relational record": "1268ee87a7c29080797ba887ff22bdfa6fe0ddf31e68a57fcabad747894d5545",
-        "test/shapeworld-relational.jsonl files": "5d9890d78f141ab6b4cec846dc3771827fdd7ddf12e6cb72a147395585628502"
+        "test/shapeworld-existential files": "4f6ab89cff9663934439cac0dc496159d4f390aa411071f589b00ddc33e8aa06",
+        "test/shapeworld-existential record": "b0481a4245aa05c07a96e3591c694c13c5f1181afca20acd1720899f7c906338",
+        "test/shapeworld-existential.jsonl files": "9da27ce42a06e371d12276e14efb0fab72e429bc9f638485d754b88bb4676742",
+        "test/shapeworld-logical files": "609fed768af0f99c1af6c472635bb27ca7ba5179abdd3c21ec024a87429624c4",
+        "test/shapeworld-logical record": "f9ce882283ce2f1b8ef464cefdc9f682daf86b72b02da03a0f5564be63e817dc",
+        "test/shapeworld-logical.jsonl files": "8d0ab23dfcf1f72d17ccaacf92e5fd0a04fe0f06c9114bbfada1b7fdd1dfd512",
+        "test/shapeworld-quantification files": "23109cab7c1d79c218f7b699eb01724df783d45532a982afbad6a36cad0abbbf",
+        "test/shapeworld-quantification record": "e13d81356b0c477010e86d016088be64f0c6c324361a1e637b6046cbb39787b3",
+        "test/shapeworld-quantification.jsonl files": "1e1b5bca66318849d5ba3020c4138e9757e9bc1cc68f6a45f82ddc3d5c30a6ee",
+        "test/shapeworld-relational files": "c8522cdde60a8723200f1891970eedbdc135748f97483e78a15dc8e74f975758",
+        "test/shapeworld-relational record": "608eee974b22be34f927e010ad21a4c965b11ba8795ac1450dabed695ebea739",
+        "test/shapeworld-relational.jsonl files": "595ddcddcea51fa51cccc3d0a43a66a38c905c2b5699baf496ce8feba368a74d"
     }
 }
 
@@ -259,14 +251,14 @@ RENDERED = {
     "train/pragmatic files": "c2770dc592c2ef4f12a661220722197294964ea7e0eec849e49b66bb135ee546",
     "train/relation files": "58857f5f374dea6646f3718ac6739f1d90b518dfa6a82b454cf8c4cf3b577a21",
     "train/shape files": "82f46bb0b02ddfda9182e96725965f4286e4e923ba82aaeb08a3d4cb81760838",
-    "train/shapeworld-existential files": "f4323ea29ad1019794ba4b07b0f81bcb974313f4132c3e7864a1e8e701a04de7",
-    "train/shapeworld-existential.jsonl files": "355aae2e92dd2dd0b0e12f1036cd1ea83acb9308beeacb4c89cacfe257513981",
-    "train/shapeworld-logical files": "9b99724f8f82d2ba0a6bc978fad2de8b5f5419517b19f5ee4064882aafc44f04",
-    "train/shapeworld-logical.jsonl files": "75e1d278d53bbce7c5511c9b98aea946fb4c8ceb156e950a3d00eb7f0bd490bf",
-    "train/shapeworld-quantification files": "bf0aa6fe79c9ecb681eb47e32eba7c5da543e97b55a39caa4dbd2a89d1966cc1",
-    "train/shapeworld-quantification.jsonl files": "339e4fc9a9d07ec423832ffbdf93188bd201663e8198ea9a3d6bcbacb5ed6f42",
-    "train/shapeworld-relational files": "9535f8fd05d785e36e201b7e82f68b800283e075b000f6b270b3de8e17e11bc2",
-    "train/shapeworld-relational.jsonl files": "ff8ac9bf5840c755e562da324c3a3f0c86f6d0086abf70c629f60546617bb86e"
+    "train/shapeworld-existential files": "75d20e87607bc5bac93d50977474d0909d8cefa32a956881539b26bef8d681d7",
+    "train/shapeworld-existential.jsonl files": "74c3a5e03d682de69f9e1a4a13a0a99e5eaf3fb67436b92174207bbda2a94896",
+    "train/shapeworld-logical files": "56e9d698f47a1a92a85a10b8f8b7e7e1803f364190fe613fec237d819fdacb41",
+    "train/shapeworld-logical.jsonl files": "0e6e1c034f7c0f46d0b3cc2751d83ce07e105d7b7ae036b25647f42291e7aaf7",
+    "train/shapeworld-quantification files": "80becd7b78ee9cf9af8cceceabba2ed0e8fbe14c6db49251cb2d1a15466a3d5f",
+    "train/shapeworld-quantification.jsonl files": "385bcabcaa6ab99817465bb0a0c84b6b9a1978bef7d5d87f4c5108dc8db5a0b1",
+    "train/shapeworld-relational files": "a0b8d82741a191c98c1af4ad1ca611e2fda46313f9cf6e5f8dc6b3d130cd2495",
+    "train/shapeworld-relational.jsonl files": "454ff7b64a19d7cdfccc5f8213885584ec27c5711f601efdc783e23e6a3a0414"
 }
 
 PREVIEW_RENDERED = {
@@ -303,14 +295,14 @@ PREVIEW_RENDERED = {
     "train/pragmatic files": "8fea3f92fead2dfdcfe296154e179c26b6ffa6b0d52f14f62e109b9ced1b50bb",
     "train/relation files": "f2b45bfa42eadf1b09c5a60d81e1a3102498bbcf937a30e74e79a74c30b71d7c",
     "train/shape files": "93ee1b0396a4280a202d2874cc9876a82af4b21dd96d10ac3e840ae5fe4fefe5",
-    "train/shapeworld-existential files": "7e12b21eece782c691ae7d2b56205f3fcf991dd98091139e055055001c16586e",
-    "train/shapeworld-existential.jsonl files": "355aae2e92dd2dd0b0e12f1036cd1ea83acb9308beeacb4c89cacfe257513981",
-    "train/shapeworld-logical files": "c9ef99169c4cc4872f0f7b2aa87df8d60d6f0ae8a65886f9f8cc8612d184b236",
-    "train/shapeworld-logical.jsonl files": "75e1d278d53bbce7c5511c9b98aea946fb4c8ceb156e950a3d00eb7f0bd490bf",
-    "train/shapeworld-quantification files": "5b43d63812fc5bf1fd14d1354ac1cbb7b1ba13f44906afb49b8ff702b6c423d4",
-    "train/shapeworld-quantification.jsonl files": "339e4fc9a9d07ec423832ffbdf93188bd201663e8198ea9a3d6bcbacb5ed6f42",
-    "train/shapeworld-relational files": "4c0e25fbb4fc9df43c77053e0011753216c6a9d902549b4569a7d69dc807a90b",
-    "train/shapeworld-relational.jsonl files": "ff8ac9bf5840c755e562da324c3a3f0c86f6d0086abf70c629f60546617bb86e"
+    "train/shapeworld-existential files": "4a45542e0d25b7b2ab7127c42ff5e4b7f8e3da2c7d465166b9a32e0e89ea19ed",
+    "train/shapeworld-existential.jsonl files": "74c3a5e03d682de69f9e1a4a13a0a99e5eaf3fb67436b92174207bbda2a94896",
+    "train/shapeworld-logical files": "4497caab3124af71afe93cae5e99284970cd1946e22e186723db06e784affb27",
+    "train/shapeworld-logical.jsonl files": "0e6e1c034f7c0f46d0b3cc2751d83ce07e105d7b7ae036b25647f42291e7aaf7",
+    "train/shapeworld-quantification files": "f5abfc09611ee5f3844b40362fdb00bad3ca21ef7e94831761d36c2c6386a764",
+    "train/shapeworld-quantification.jsonl files": "385bcabcaa6ab99817465bb0a0c84b6b9a1978bef7d5d87f4c5108dc8db5a0b1",
+    "train/shapeworld-relational files": "5f688397973a473372fdf2779596b46712a88f3ac6c5648ac9fba36c244ca641",
+    "train/shapeworld-relational.jsonl files": "454ff7b64a19d7cdfccc5f8213885584ec27c5711f601efdc783e23e6a3a0414"
 }
 
 PREVIEW_PIXELS = {
@@ -355,14 +347,14 @@ PREVIEW_PIXELS = {
         "train/relation record": "bbcca0f3de872dfe460d711b9fd10a2fd6d80e3656858e4ba28c70a3bfdb61f3",
         "train/shape png": "5dc73751bf01cc9972df2f232e8f89c8fe7cf4b4d8ef4b8d291eed38b3d177f0",
         "train/shape record": "2a27d8b60003256483c6ca9a8b60ffb6594b32d098aa90bdfb55ff86abeefb8f",
-        "train/shapeworld-existential png": "b17477e491d33b488e4fb196223d7e8a08c17531eb1ccad3b87d9c0096f196ac",
-        "train/shapeworld-existential record": "8d36a0950ddb51aacfb38416775ff087f2f06659ef4e1b4d059285ecfb947a55",
-        "train/shapeworld-logical png": "ab66a50f932a77cea1124d3ccdc67abef77f2d242ec8f2c2531ae22fdb501c9c",
-        "train/shapeworld-logical record": "7ee1fd998f6574abd5168f08cf2d5b354dc3e224a545b2119869d59af934d7e9",
-        "train/shapeworld-quantification png": "c95ad8c972509d7ce5751a4fc9a0a1ca48e3ad6b3507019a39614d9aebc4b563",
-        "train/shapeworld-quantification record": "dc59d0e42b56466e2e970cfd89132c1fa126790c70a7c44b3dc4068afddafb2e",
-        "train/shapeworld-relational png": "c9e02ad9b72766e37efb2e14fba07e3397cd16e66718f7f8fe9c5bbaff34ac48",
-        "train/shapeworld-relational record": "29228afaba7ca979b5fb49a474852329331217ab18de8150a833f52abf0f1dc6"
+        "train/shapeworld-existential png": "0eda868c5e87f11afdd938e0b11bf3b4653d70764729866224cad4709a18e862",
+        "train/shapeworld-existential record": "acc4c8ed1e34948d73eb647c9fc7f221cc14f5270084e7e36c5625b20f3964d5",
+        "train/shapeworld-logical png": "1dac771f279b984d5be2d230691858da69f920801521f03f25f2aaa32e6dfe15",
+        "train/shapeworld-logical record": "f2ef185892631e17be64a64c1cb693de1bf167239587528ba08fe26db41bdd93",
+        "train/shapeworld-quantification png": "3a9209490f44f0c69de000ac8a3f294f1a77d55cd2ce1d72daa80994f77834de",
+        "train/shapeworld-quantification record": "e419ccf5798262d6549f9d3091f03e2a59e17b8e54ecfbd45119c739b84b31f5",
+        "train/shapeworld-relational png": "14a7ca27092ce7281af86512b116a9b146c9d5c70d8151b3c99f6c7a4eaae129",
+        "train/shapeworld-relational record": "7f3c1a88cd9da288f884de0a97658b8ececf837846f40d763c7c5f85a259d277"
     },
     "fc9698f2a0b1b6a4": {
         "train/bongard-freeform png": "07f81846b0774481c7f82e0a30fbef8325b652d366786d393ea18816dc71f5b3",
@@ -375,10 +367,6 @@ PREVIEW_PIXELS = {
         "train/object png": "2b144cddc0c5cb9c7a7d431346370f358de045ee32e42f875a78efe7451ea853",
         "train/pragmatic png": "13b9beadf96221d25b3d0ec662c50780e4e7fdc87ddf2958570608ee89b07dfc",
         "train/relation png": "de0423825e9c0a01872650552a6616e5fcc6b6bb560cff9abb8a4273e5f82245",
-        "train/shape png": "7975bc871665bae73525a6695cc1a2d6bb157dc0df149fe7db716c98f76c54fa",
-        "train/shapeworld-existential png": "a5d93b038645d93e422310fe94f3f18878287e0d888cfc1c96c85340a89d582c",
-        "train/shapeworld-logical png": "ab66a50f932a77cea1124d3ccdc67abef77f2d242ec8f2c2531ae22fdb501c9c",
-        "train/shapeworld-quantification png": "fc153c70e27d39defd2a35af34957d2d4dd7c7ad81ab22419826c729ae966edc",
-        "train/shapeworld-relational png": "002d0b54f4a9e66cdee9393a80dd1de4e170e31fd111912a1913f06a1df6bd96"
+        "train/shape png": "7975bc871665bae73525a6695cc1a2d6bb157dc0df149fe7db716c98f76c54fa"
     }
 }

@@ -39,7 +39,7 @@ from .parts import (
 )
 from .universe import describe
 
-GENERATOR_VERSION = "mewl-gen 0.5.0"
+GENERATOR_VERSION = "mewl-gen 0.6.0"
 # A split is a folder name under OUT: no '/', no leading '.', so never '..' or an absolute path.
 SPLIT_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 

@@ -14,11 +14,14 @@
    at, and the pair is kept only if objects of that count decide it either
    way: (caption, count) has one law for agreeing and disagreeing items,
    so no quantifier's count tells the label ("no ..." with few objects).
-   Objects are drawn (biased towards the descriptions the captions mention,
-   so the counts and relations they talk about occur; every "the D" of the
-   pair with exactly one D) and placed until the evaluator finds the caption
-   agreeing as required and its near miss the other way, every stated
-   relation clear of the margin.
+   Objects are drawn uniformly, each attribute on its own, and redrawn
+   (every "the D" of the pair with exactly one D) and placed until the
+   evaluator finds the caption agreeing as required and its near miss the
+   other way, every stated relation clear of the margin. No object is drawn
+   towards a description the pair mentions: drawing towards them (0.5.0
+   did, six objects in ten) makes the caption's referents share their
+   colour and size with other objects more often than the rest of the scene
+   does, a marker the audit's referent scan finds (docs/tasks.md).
 4. Objects whose canonical key (task, caption, objects' attributes:
    repeats.py; never the agreement) belongs to another split's side are
    rejected before they are placed, so no test item repeats a train or val
@@ -42,7 +45,7 @@ from .captions import has_relation, near_miss, redundant
 from .distribution import TEST_SPLIT, AttributeCombination, Distribution, QuantifierCombination, RelationCombination
 from .evaluate import World, holds, possible, presupposed, stated_pairs
 from .item import OBJECTS, Caption, ShapeWorldItem
-from .logic import phrases, say
+from .logic import say
 from . import repeats
 
 CAPTION_DRAWS = 1000  # caption pairs drawn for one item (held-out combinations are rare)
@@ -50,7 +53,6 @@ OBJECT_DRAWS = 500  # object lists drawn for one placement
 EITHER_WAY_DRAWS = 100  # object lists tried per verdict before a caption pair counts as one-sided
 PLACEMENTS = 40  # object lists tried in place for a caption about positions
 PLACEMENT_ATTEMPTS = 10
-MENTIONED = 0.6  # chance that an object is drawn from a description the captions mention
 AGREEMENT_TAG = 0x5A17  # entropy that sets the label's coin apart from the items' own seeds
 # Which tasks can say which kind of held-out combination in a caption.
 SAYABLE = {
@@ -85,10 +87,8 @@ def _held_out_ok(task: str, dist: Distribution | None, test: bool):
     return lambda pair: not any(dist.in_caption(f) for f in pair)
 
 
-def _thing(q: QuickDraws, mentioned) -> Thing:
+def _thing(q: QuickDraws) -> Thing:
     values = {a: vs[q.integers(0, len(vs))] for a, vs in ATTRIBUTES.items()}
-    if q.random() < MENTIONED:
-        values.update(mentioned[q.integers(0, len(mentioned))].stated)
     return Thing(*(values[a] for a in TUPLE_ORDER))
 
 
@@ -104,14 +104,13 @@ class SceneDraw:
         self.must_show = test and not any(c.in_caption(form) for c in dist.held_out)  # the scene carries one
         self.positional = has_relation(form) or has_relation(miss) or self.must_show or any(
             isinstance(c, RelationCombination) for c in self.forbidden)
-        self.mentioned = phrases(form) + phrases(miss)
         lo, hi = OBJECTS[d.task]  # the object count goes with the pair, drawn before the label is looked at
         self.count = int(rng.integers(lo, hi + 1))
         self.found: dict[bool, list[Thing]] = {}  # objects either_way found, used first by scene()
 
     def things(self) -> list[Thing]:
         with QuickDraws(self.rng) as q:  # drawn thousands of times for a pair: NumPy's draws without its cost per call
-            return [_thing(q, self.mentioned) for _ in range(self.count)]
+            return [_thing(q) for _ in range(self.count)]
 
     def feasible(self, objects: list[Thing], agreement: bool) -> bool:
         """The objects can decide the pair as asked once placed (exactly, if nothing depends on places),
@@ -161,9 +160,15 @@ class SceneDraw:
 
 def _caption_pair(rng: np.random.Generator, d: Draw, draw_form, dist: Distribution | None, test: bool) -> SceneDraw:
     suits = _held_out_ok(d.task, dist, test)
+    # The form's kind (a connective, 'not', an atom's) is drawn once, and a pair that cannot go either
+    # way is redrawn within it: the grammar's kinds keep their shares, where redrawing every pair
+    # afresh would thin out those that are harder to decide both ways ('and').
+    kind = draw_form(rng).kind
 
     def pair() -> SceneDraw:
         form = draw_form(rng)
+        while form.kind != kind:
+            form = draw_form(rng)
         miss = near_miss(rng, form)
         if rng.integers(2):  # which of the two is the caption
             form, miss = miss, form
