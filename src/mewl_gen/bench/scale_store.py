@@ -92,7 +92,7 @@ def build(out: Path, n: int, pool: list[Image]) -> dict:
                 (tmp / f"{scene}.json").write_bytes(image.truth)
                 k += 1
                 images += 1
-            write_release_files(tmp, item)
+            write_release_files(out, tmp, item)
             layout.publish(tmp, out, SPLIT, task, index, durable=False)
     shutil.rmtree(out / layout.STAGING, ignore_errors=True)
     return {"items": n, "images": images, "bytes": tree_bytes(out), "build_seconds": time.perf_counter() - start}
