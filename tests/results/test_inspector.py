@@ -223,6 +223,14 @@ def test_every_text_is_escaped():
     assert json.loads(data)["scenes"][0]["objects"][0]["words"] == evil  # the script reads it back as written
 
 
+def test_a_scene_whose_truth_lists_fewer_objects_than_its_spec_says_so_above_its_image():
+    """Such a store (the scale benchmark's copies images between items) is still shown, with its problem."""
+    scene = {"name": "image", "caption": "c", "width": 4, "height": 4, "objects": [],
+             "problem": "image.json lists 1 objects and the spec 3: <b>"}
+    html = inspector_html.page("t", [], [(scene, "<svg></svg>")], (), {}, [], "")
+    assert '<p class="problem">image.json lists 1 objects and the spec 3: &lt;b&gt;</p>' in html
+
+
 def _copy_item(tmp_path: Path, task: str) -> Path:
     out = tmp_path / "out"
     (out / "train").mkdir(parents=True)

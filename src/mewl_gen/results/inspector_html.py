@@ -58,7 +58,8 @@ def _scene(k: int, scene: dict, map_svg: str, passes: tuple[str, ...], scale) ->
     # What the item says of the image may hold its answer (the query's caption names it): behind the switch.
     return (f'<section class="scene" data-scene="{k}"{hidden}><h2>{esc(scene["name"])} '
             f'<span class="answer">· {esc(scene["caption"])}</span></h2>'
-            f'<div class="panes"><div>{_view(scene, passes)}{_scale(scale)}<p class="hover"></p></div>'
+            + (f'<p class="problem">{esc(scene["problem"])}</p>' if "problem" in scene else "")
+            + f'<div class="panes"><div>{_view(scene, passes)}{_scale(scale)}<p class="hover"></p></div>'
             f'<div><h3>From above</h3>{map_svg}{_objects(scene)}</div></div></section>\n')
 
 

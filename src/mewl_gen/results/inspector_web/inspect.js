@@ -59,7 +59,8 @@
     for (const el of section.querySelectorAll("[data-index]")) {
       el.classList.toggle("selected", Number(el.dataset.index) === index);
     }
-    show(index === null ? null : data.scenes[current].objects.find((o) => o.index === index));
+    // A map object the image's truth does not list (the page's problem line says why) shows as none.
+    show(index === null ? null : data.scenes[current].objects.find((o) => o.index === index) ?? null);
     drawMasks(current);
   }
 
