@@ -1,6 +1,7 @@
 """`mewl inspect PATH`: a scene, an image's ground truth or an item (an
 episode, a statement about an image, ...) made readable; `--overlay FILE.png` draws
-boxes, names and the pointed object.
+boxes, names and the pointed object; `--html DIR` writes an item's inspector page, and `mewl inspect A B
+--html DIR` two renders of a scene side by side with what differs (results/compare.py).
 
 PATH may be an item folder (or its episode.json / info.json / item.json), a
 scene spec JSON, a rendered image's JSON, or a rendered PNG (its JSON beside it).
@@ -156,11 +157,17 @@ def item_overlay(item: Item, folder: Path):
 
 
 def cmd_inspect(args) -> int:
+    if args.other is not None and args.html is None:
+        raise UserError(f"two folders are compared on a page: mewl inspect {args.path} {args.other} --html DIR")
     if args.html is not None:
-        from mewl_gen.results import inspector
+        from mewl_gen.results import compare_html, inspector
 
         if args.overlay is not None:
             raise UserError("--html and --overlay: choose one")
+        if args.other is not None:
+            written = compare_html.build(Path(args.path), Path(args.other), Path(args.html))
+            print(f"wrote {args.path} and {args.other} side by side: open {written}")
+            return 0
         print(f"wrote the inspector's page of {args.path}: open {inspector.build_one(Path(args.path), Path(args.html))}")
         return 0
     target = None if args.overlay is None else options.new_file(args.overlay, "--overlay", args.force)
@@ -184,6 +191,9 @@ def cmd_inspect(args) -> int:
 def register(sub) -> None:
     s = sub.add_parser("inspect", help="a scene, an image's ground truth or an episode, readable; --overlay draws boxes")
     s.add_argument("path", help="episode folder, episode.json, scene spec JSON, rendered image JSON or PNG")
+    s.add_argument("other", nargs="?", default=None, metavar="B",
+                   help="with --html: a second render of the scene (an item's folder, or a folder mewl render-spec "
+                        "wrote), shown beside PATH's with the spec fields and pixels that differ")
     s.add_argument("--overlay", metavar="FILE.png", help="write the image(s) with boxes, names and the pointed object")
     s.add_argument("--force", action="store_true", help="replace an existing --overlay file")
     s.add_argument("--html", metavar="DIR", help="write the item's inspector page (layers, objects, map, why) to a "

@@ -14,11 +14,14 @@ masks go as run lengths in the page's JSON, the pictures as files beside it, loa
 from __future__ import annotations
 
 import math
+import os
+import shlex
 from pathlib import Path
 
 import numpy as np
 
 from mewl_gen.errors import UserError, shown
+from mewl_gen.render.worker import DEVICES
 from mewl_gen.scenes.image_truth import HandObject, ImageTruth
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.visibility import projected_areas
@@ -84,7 +87,8 @@ def scene_data(stored: StoredItem, item: Item, name: str, size: tuple[int, int],
         raise DamagedItem(f"{shown(str(stored.folder))}: {name}.json is missing; the item is not rendered")
     areas = projected_areas(spec)
     objects = [_object(spec, truth, k, size, roles, areas) for k in range(len(truth.objects))]
-    data = {"name": name, "width": size[0], "height": size[1], "objects": objects}
+    data = {"name": name, "width": size[0], "height": size[1], "objects": objects,
+            "rerender": rerender(stored, name, truth.device)}
     # An image whose truth lists fewer objects than its spec does not show the scene as specified (a store
     # whose images were copied between items, as the scale benchmark's): the page says so above the image
     # instead of the gallery stopping, and its objects pair the truth's with the spec's in order.
@@ -92,6 +96,17 @@ def scene_data(stored: StoredItem, item: Item, name: str, size: tuple[int, int],
         data["problem"] = (f"{name}.json lists {len(truth.objects)} objects and the spec {len(spec.objects)}: "
                            "this image does not show the scene its spec describes")
     return data
+
+
+def rerender(stored: StoredItem, name: str, device: str) -> str:
+    """The commands that re-render the scene from an edited copy of the item's file and show both renders side
+    by side (results/compare.py): shell words quoted, for a user to copy."""
+    folder = os.path.abspath(stored.folder)
+    on = f" --device {device}" if device in DEVICES and device != "auto" else ""  # the same device draws the same noise
+    return (f"cp {shlex.quote(os.path.join(folder, stored.model.RECORD_FILE))} edited.json\n"
+            f"# change a field of the scene in edited.json (an object's color, say), then:\n"
+            f"mewl render-spec edited.json --panel {shlex.quote(name)} --out rerendered{on}\n"
+            f"mewl inspect {shlex.quote(folder)} rerendered --html compared")
 
 
 def derivation(stored: StoredItem, item: Item) -> list[str]:

@@ -60,7 +60,15 @@ def _scene(k: int, scene: dict, map_svg: str, passes: tuple[str, ...], scale) ->
             f'<span class="answer">· {esc(scene["caption"])}</span></h2>'
             + (f'<p class="problem">{esc(scene["problem"])}</p>' if "problem" in scene else "")
             + f'<div class="panes"><div>{_view(scene, passes)}{_scale(scale)}<p class="hover"></p></div>'
-            f'<div><h3>From above</h3>{map_svg}{_objects(scene)}</div></div></section>\n')
+            f'<div><h3>From above</h3>{map_svg}{_objects(scene)}</div></div>{_rerender(scene)}</section>\n')
+
+
+def _rerender(scene: dict) -> str:
+    if "rerender" not in scene:
+        return ""
+    return (f'<details class="rerender"><summary>Re-render after an edit</summary><p>From a copy of the item\'s file '
+            f'with a field changed: this scene rendered again, then both renders side by side with the spec fields '
+            f'and pixels that differ (docs/inspect.md).</p><pre><code>{esc(scene["rerender"])}</code></pre></details>')
 
 
 def page(title: str, links: list[Link], scenes: list[tuple[dict, str]], passes: tuple[str, ...],
@@ -83,7 +91,7 @@ def page(title: str, links: list[Link], scenes: list[tuple[dict, str]], passes: 
             '<section id="why" class="answer block"><h2>Why this is the answer</h2><ol>'
             + "".join(f"<li>{esc(line)}</li>" for line in why) + "</ol></section>\n"
             + '<script type="application/json" id="inspector-data">'
-            + script_json({"scenes": [data for data, _ in scenes]}) + "</script>\n")
+            + script_json({"scenes": [{k: v for k, v in data.items() if k != "rerender"} for data, _ in scenes]}) + "</script>\n")
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{esc(title)}</title>\n'
             f'<link rel="stylesheet" href="{up}style.css">\n<link rel="stylesheet" href="{up}{STYLE}">\n'
