@@ -1,6 +1,8 @@
 """The learned probe of icy-episodes with the context withheld (tasks.icy.views): a choice's view reads how
 its message stands among the others, never its symbols (the language is the dataset's), and the probe,
-fitted on another seed's items (another language), stays at 1/5 and finds a planted marker."""
+fitted on another seed's items (another language), stays at 1/5 and finds a planted marker. The marker
+scan of the answer's choice (its object among the choices', its slot) passes the sampler's items and flags
+an answer moved to the first slot or kept alone in its shape."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +13,8 @@ from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.icy import sample
 from mewl_gen.tasks.icy.audit import language_of
 from mewl_gen.tasks.icy.sample import draw_shapes
-from mewl_gen.tasks.icy.views import item_choices, probe
+from mewl_gen.tasks.audit.markers import scan
+from mewl_gen.tasks.icy.views import answer_and_distractor, item_choices, probe
 from tests.chance import assert_at_chance
 from tests.conftest import FEW, episodes, sweep
 
@@ -116,3 +119,36 @@ def test_the_probe_finds_a_planted_marker():
 
     found = probe([kept(planted(it)) for it in records(0)], [kept(planted(it)) for it in records(1)])
     assert found.leaks, found.cell()
+
+
+# -- the marker scan of the answer's choice -------------------------------------------------------------------
+
+def choice_scan(items: list[dict]):
+    pairs = [p for p in map(answer_and_distractor, items) if p is not None]
+    return scan([a for a, _ in pairs], [d for _, d in pairs])
+
+
+def test_a_choice_is_read_as_the_object_it_names_in_its_slot():
+    item = records(0, FEW)[0]
+    answer, other = answer_and_distractor(item)
+    query = item["query"]["objects"][0]
+    assert (answer["shape"], answer["color"]) == (query["shape"], query["color"])
+    assert answer["slot"] == item["choices"].index(item["answer"]) != other["slot"]
+    assert answer["color unique"] and other["material"] == answer["material"]
+
+
+@pytest.mark.slow
+def test_the_samplers_answer_choice_passes_the_scan():
+    found = choice_scan(records(0))
+    assert found.n[0] > len(records(0)) / 2 and not found.flagged, found.cell()
+
+
+@pytest.mark.slow
+def test_the_scan_flags_an_answer_in_the_first_slot_and_an_answer_alone_in_its_shape():
+    items = records(0)
+    first = [{**it, "choices": [it["answer"], *(c for c in it["choices"] if c != it["answer"])]} for it in items]
+    assert "slot" in choice_scan(first).flagged
+    alone = [it for it in items if (p := answer_and_distractor(it)) and p[0]["shape unique"]]
+    # As many items whose answer is one of a pair: the answer stands out by being alone half the time.
+    paired = [it for it in items if (p := answer_and_distractor(it)) and not p[0]["shape unique"]][:len(alone)]
+    assert "shape unique" in choice_scan(alone + paired).flagged

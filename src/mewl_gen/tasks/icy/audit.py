@@ -29,6 +29,9 @@ it. Per split and task:
   how its message stands among the others; a gradient-boosted scorer fitted on `--train`'s items,
   against 1/5. Only where `--train` is another seed's: the language is the dataset's, and a model fitted on
   items of one language learns its words (icy-naming's task) from the messages' letters.
+- choice markers (icy-episodes, views.py): the marker scan (tasks.audit.markers) of the answer's
+  choice, read as the object it names among the five choices' objects, against another choice's (a
+  coin of the index), each with its slot: no statistic under its bound.
 - rule-aware (tasks.audit.rules, `admits`): the sampler's rules replayed
   under every answer (icy-episodes: the five choices; icy-naming: every
   message of the objects the split shows) with the language's table and the
@@ -59,16 +62,19 @@ from mewl_gen.scenes.universe import TUPLE_ORDER
 
 from ..audit import Audit, AuditRun, Findings, Probe, identity, leaking, learned, measured
 from ..audit import scikit
+from ..audit.markers import scan
 from ..audit.rules import consistent, rule_column
 from ..stored import StoredItem
 from . import solver
 from .item import TEST_SPLIT, shown_in
 from .language import LanguageSpec, language, language_json
 from .validate import readings, shown_fairly
-from .views import item_choices, probe as withheld_probe
+from .views import answer_and_distractor, item_choices, probe as withheld_probe
 
 WITHHELD = "learned, context withheld"
-COLUMNS = ("n", "oracle", "held-out share", "text-only", "names-only", "identity fields", WITHHELD, "rule-aware")
+MARKERS = "choice markers"
+COLUMNS = ("n", "oracle", "held-out share", "text-only", "names-only", "identity fields", WITHHELD, MARKERS,
+           "rule-aware")
 NAMING, QUESTION, IMAGE = "icy-naming", "question", "image"
 BLOCKS = 4  # words per message: one per attribute
 MIN_LEARNED = 100  # fewer items than this: no learned probe (half of them would be noise)
@@ -170,7 +176,7 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
             problems = solver.check_naming(item, truth(stored, IMAGE, item["scene"], item["message"]), language)
             options = answers(item)
             rows.append((problems, item["held_out"], item["message"], [], identity(item, [item["scene"]]), 1 / pool,
-                         consistent(item, options, admits), item["message"], len(options), None))
+                         consistent(item, options, admits), item["message"], len(options), None, None))
             continue
         truths = {p["name"]: truth(stored, p["name"], p["scene"], p["name"]) for p in item["context_panels"]}
         truths[QUESTION] = truth(stored, QUESTION, item["query"])
@@ -181,7 +187,7 @@ def _measure(items: list[StoredItem]) -> list[tuple]:
         rows.append((problems, item["held_out"], item["choices"].index(item["answer"]),
                      text_features(item, language["word_length"]), identity(item, scenes), 1 / len(item["choices"]),
                      consistent(item, answers(item), admits), item["answer"], len(item["choices"]),
-                     item_choices(item, language["word_length"] or 0)))
+                     item_choices(item, language["word_length"] or 0), answer_and_distractor(item)))
     return rows
 
 
@@ -271,6 +277,10 @@ def findings(split: str, task: str, items: list[StoredItem], run: AuditRun) -> F
     found.update({name: probes[name].cell() if name in probes and probes[name].n else "-"
                   for name in ("text-only", "names-only", "identity fields", WITHHELD)})
     failures += leaking(probes)
+    pairs = [r[10] for r in rows if r[10] is not None]
+    marked = scan([a for a, _ in pairs], [d for _, d in pairs])
+    found[MARKERS] = marked.cell()
+    failures += marked.failures("the answer's choice")
     aware, replayed = rule_column([r[7] for r in rows], [r[6] for r in rows], [s.index for s in items], 1 / rows[0][8])
     found["rule-aware"] = aware.cell()
     failures += replayed

@@ -7,14 +7,22 @@ block, how many of them have that block there and anywhere; where the words cann
 those in the same place as theirs, common beginnings and ends, distinct symbols) and by the query's
 object (its attributes). Its symbols themselves are left out: the language is the dataset's, so the
 model is fitted on another seed's items (another language, icy/audit.py), never on items of the same
-language, whose queries and answers would teach it the words (icy-naming's task)."""
+language, whose queries and answers would teach it the words (icy-naming's task).
+
+The marker scan (tasks.audit.markers) reads the five choices as the objects the language names by them
+(the query's and four of its material and size in other colors, validate.readings): the answer's object
+against one other choice's, by a coin of the index, each with its slot among the choices.
+(The choices' shapes come two, two and one, the query a uniform one of the five.)"""
 from __future__ import annotations
 
 from mewl_gen.scenes.universe import TUPLE_ORDER
 
 from ..audit import Probe
 from ..audit.choices import Choices, choices, halves_choices
+from ..audit.markers import coin, object_statistics
 from ..audit.views import View
+from .language import LanguageSpec, language
+from .validate import readings
 
 BLOCKS = 4  # words per message: one per attribute
 
@@ -60,3 +68,22 @@ def probe(items: list[Choices], train: list[Choices]) -> Probe:
     """Fitted on `train`, another language's items, and scored on `items`."""
     floor = 1 / len(items[0].views) if items else 1 / 5
     return halves_choices(items, train, floor) if train else Probe(0, 0, floor)
+
+
+def answer_and_distractor(item: dict) -> tuple[dict, dict] | None:
+    """The answer's choice and another, each as the object it names among the choices' objects (its
+    statistics among them, and its slot); None where the choices do not name one list of objects (a
+    language that gives two objects one message: whichever reading were taken would mark the distractors)."""
+    lang = language(item["root_seed"], LanguageSpec.model_validate(item["language"]))
+    query = tuple(item["query"]["objects"][0][a] for a in TUPLE_ORDER)
+    found = readings(item["choices"], item["answer"], lang, query)
+    if len(found) != 1:
+        return None
+    others = iter(found[0][1:])  # the distractors' objects in the choices' order, the answer's skipped
+    objects = [query if c == item["answer"] else next(others) for c in item["choices"]]
+    rows = object_statistics([dict(zip(TUPLE_ORDER, o)) for o in objects], TUPLE_ORDER)
+    for slot, row in enumerate(rows):
+        row["slot"] = slot
+    answer = item["choices"].index(item["answer"])
+    distractors = [k for k in range(len(rows)) if k != answer]
+    return rows[answer], rows[distractors[coin(item["index"], len(distractors))]]
