@@ -22,7 +22,7 @@ item's scene spec). Per split and task:
   withheld (the caption's words and logical form), each a gradient-boosted model fitted on `--train`'s
   items where given, else on the first half by index: at 1/2;
 - the marker scan (tasks.audit.markers) of the caption's referents (the objects matching a
-  description it states, which the sampler draws towards and places to decide it) against the
+  description it states, which the sampler redraws and places until they decide it) against the
   scene's other objects (views.py): no statistic under its bound;
 - the rule-aware solver (tasks.audit.rules): the sampler's rules that
   keep or place an item (the split side of its key, the held-out

@@ -12,7 +12,7 @@ half of the item, the other withheld, featurised without an idea of where a leak
 The marker scan (tasks.audit.markers) reads the caption's referents: the objects that match a
 description the caption states (logic.phrases: a subject, a relation's object, a restrictor, each with
 its predicate or scope; a description that states nothing, 'objects', matches every object and names
-none), which the sampler draws towards and places to make the caption true or false, against the
+none), which the sampler redraws and places until they make the caption true or false, against the
 scene's other objects (the distractors); one of each per item by a coin of the index.
 
 Each view is kept flattened (views.flatten): a worker hands back numbers, not the objects' rows."""
