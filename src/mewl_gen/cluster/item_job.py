@@ -21,7 +21,7 @@ from typing import Callable
 from mewl_gen.render import RenderError, StorageError, Worker
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
-from mewl_gen.store import bookkeeping, door, files, layout
+from mewl_gen.store import bookkeeping, damage, door, files, layout
 from mewl_gen.store.files import dumps, writing
 from mewl_gen.store.record import full_problem, write_record
 from mewl_gen.tasks.benchmark import ItemError
@@ -79,16 +79,16 @@ def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callabl
         return Outcome(task, index, False, 0, 0, held_by=holder)
     try:
         folder = layout.item_dir(s.out, s.split, task, index)
-        if (bookkeeping.is_damaged(s.out, s.split, task, index)
+        if (damage.is_damaged(s.out, s.split, task, index)
                 and full_problem(folder, root=s.out, model=catalog.task(task).model) is None):
-            bookkeeping.clear_damage(s.out, s.split, task, index)  # restored by hand since verify
-        if layout.is_complete(s.out, s.split, task, index) and not bookkeeping.is_damaged(s.out, s.split, task, index):
+            damage.clear(s.out, s.split, task, index)  # restored by hand since verify
+        if layout.is_complete(s.out, s.split, task, index) and not damage.is_damaged(s.out, s.split, task, index):
             return Outcome(task, index, True, 0, 0, by_other=True)
         failure = bookkeeping.failure_path(s.out, s.split, task, index)
         if since is not None and failure.is_file() and failure.stat().st_mtime >= since:
             return Outcome(task, index, False, 0, 0, (bookkeeping.failure_reason(s.out, s.split, task, index),), by_other=True)
         layout.set_aside(s.out, s.split, task, index)
-        bookkeeping.clear_damage(s.out, s.split, task, index)
+        damage.clear(s.out, s.split, task, index)
         return produce()
     finally:
         claims.release(writer, s.split, task, index)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mewl_gen.store import bookkeeping, layout
+from mewl_gen.store import damage, layout
 from mewl_gen.tasks import catalog
 
 
@@ -45,9 +45,10 @@ def plan(settings: Settings, tasks: list[str], n: int, shard: tuple[int, int] = 
     found damaged, is to render again."""
     first, every = shard
     todo, complete = [], 0
+    noted = {task: damage.noted(settings.out, settings.split, task) for task in tasks}
     for i in range(first, n, every):
         for task in tasks:
-            if layout.is_complete(settings.out, settings.split, task, i) and not bookkeeping.is_damaged(settings.out, settings.split, task, i):
+            if layout.is_complete(settings.out, settings.split, task, i) and i not in noted[task]:
                 complete += 1
             else:
                 todo.append((task, i))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
-from mewl_gen.store import bookkeeping, card, index, layout
+from mewl_gen.store import bookkeeping, card, damage, index, layout
 from mewl_gen.store.files import writing
 from mewl_gen.tasks.benchmark import ItemError
 from mewl_gen.tasks.catalog import noun, sample_item
@@ -47,7 +47,8 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
             return Outcome(task, i, True, 0, 0)
         return write
 
-    todo = [i for i in indices if not layout.is_complete(out, split, task, i) or bookkeeping.is_damaged(out, split, task, i)]
+    noted = damage.noted(out, split, task)
+    todo = [i for i in indices if not layout.is_complete(out, split, task, i) or i in noted]
     told: set[int] = set()
     with writing(out), Writer(out) as writer:
         while todo:

@@ -1,20 +1,16 @@
 """An output folder's bookkeeping in OUT/.mewl/: the plan (the largest N requested
-per split and task), the record of items that failed, and the notes of damaged
-items that `mewl verify` left for the next render."""
+per split and task) and the record of items that failed (the notes of damaged
+items that `mewl verify` leaves for the next render are store/damage.py's)."""
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
-from typing import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from mewl_gen.errors import UserError, shown
 
 from . import door
-from .files import dumps, write_at, write_atomic
-from .nfs import create
+from .files import dumps, write_atomic
 from .layout import BOOKKEEPING, SPLIT
 
 MAX_ITEMS = 10_000_000  # per task and split (as --n allows): a plan asking more is damaged
@@ -103,63 +99,3 @@ def failure_reason(out: Path, split: str, task: str, index: int) -> str:
 
 def clear_failure(out: Path, split: str, task: str, index: int) -> None:
     door.unlink(out, failure_path(out, split, task, index))
-
-
-def damage_path(out: Path, split: str, task: str, index: int) -> Path:
-    """Where `mewl verify` notes a damaged item, for the next render to redo."""
-    return out / BOOKKEEPING / "damaged" / split / task / f"{index}.json"
-
-
-def note_damage(out: Path, found: Iterable[tuple[tuple[str, str, int], str | None]]) -> None:
-    """Note each item found damaged (its problem) for the next render, and clear the note of each found
-    intact (None), as they come. Each task's folder of notes is held open once, and synced once after
-    its notes are written, not each note: a note counts by its presence (is_damaged), which the folder's
-    sync makes durable, so it is created in place, and a note already there saying the same is kept."""
-    held: dict[tuple[str, str], int | None] = {}  # None: no folder of notes, none to clear
-    try:
-        for (split, task, index), problem in found:
-            path = damage_path(out, split, task, index)
-            if (split, task) not in held or (problem is not None and held[(split, task)] is None):
-                held[(split, task)] = _notes_folder(out, path.parent, make=problem is not None)
-            fd = held[(split, task)]
-            if problem is not None:
-                _note(fd, path, dumps({"task": task, "split": split, "index": index, "problem": problem}).encode())
-            elif fd is not None:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path.name, dir_fd=fd)
-        for fd in held.values():
-            if fd is not None:
-                os.fsync(fd)
-    finally:
-        for fd in held.values():
-            if fd is not None:
-                os.close(fd)
-
-
-def _note(fd: int, path: Path, data: bytes) -> None:
-    try:
-        create(fd, path.name, [data])
-    except FileExistsError:
-        try:
-            if door.read_bytes(path.parent, path, "note", dir_fd=fd) == data:
-                return
-        except (OSError, door.Refused):
-            pass  # a link, a FIFO or a folder in its place: replaced by name, never followed
-        write_at(fd, path, [data], sync=False)
-
-
-def _notes_folder(out: Path, folder: Path, make: bool) -> int | None:
-    try:
-        return door.open_dir(out, folder, [] if make else None)
-    except (FileNotFoundError, NotADirectoryError):
-        if make:
-            raise
-        return None
-
-
-def is_damaged(out: Path, split: str, task: str, index: int) -> bool:
-    return door.is_file(out, damage_path(out, split, task, index))
-
-
-def clear_damage(out: Path, split: str, task: str, index: int) -> None:
-    door.unlink(out, damage_path(out, split, task, index))

@@ -25,7 +25,8 @@ KB, MB = 1 << 10, 1 << 20
 LIMITS = {
     "manifest": 1 * MB,  # mewl-dataset.json: settings and the benchmarks' configs
     "plan": 64 * KB,  # .mewl/plan/<split>/<task>.json
-    "note": 1 * MB,  # .mewl/failed and .mewl/damaged: a reason, a traceback's last lines
+    "note": 1 * MB,  # .mewl/failed: a reason, a traceback's last lines
+    "damage": 64 * MB,  # .mewl/damaged/<split>/<task>.json: ranges of indices, every other one of 10,000,000
     "record": 4 * MB,  # an item's _checksums.json
     "json": 64 * MB,  # an item's own JSON files and its images' truth (masks included)
     "image": 256 * MB,  # a rendered PNG or a pass file
@@ -109,8 +110,9 @@ def open_dir(root: Path, folder: Path, made: list[Path] | None = None) -> int:
                         os.mkdir(part, dir_fd=fd)
                         made.append(Path(root, *parts[: k + 1]))
                     nfd = os.open(part, O_DIR, dir_fd=fd)
-            except OSError as err:
-                raise _why(err, Path(root, *parts[: k + 1])) or err from None
+            except OSError as err:  # named in full, so that a storage fault says where it struck
+                at = Path(root, *parts[: k + 1])
+                raise _why(err, at) or OSError(err.errno, err.strerror, str(at)) from None
             os.close(fd)
             fd = nfd
     except BaseException:
@@ -130,11 +132,11 @@ def open_file(root: Path, path: Path, kind: str, dir_fd: int | None = None) -> t
     return fd, size
 
 
-def open_lock(root: Path, path: Path, flags: int = O_LOCK) -> int:
+def open_lock(root: Path, path: Path, flags: int = O_LOCK, dir_fd: int | None = None) -> int:
     """A descriptor of the lock file at `path` under `root` (made where missing) to flock (or, with O_APPEND,
     to append to): as every file, a regular file reached without following a link; a FIFO in its place is
-    refused, never waited on."""
-    return _leaf(root, path, flags)
+    refused, never waited on. With `dir_fd` (its folder, held), `path` is opened by its name there."""
+    return _leaf(root, path, flags, dir_fd)
 
 
 def _leaf(root: Path, path: Path, flags: int, dir_fd: int | None = None) -> int:

@@ -28,7 +28,7 @@ from mewl_gen.render.passes import file_name
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import StoredItem
 
-from . import bookkeeping, door
+from . import damage, door
 from .layout import SPLIT, item_dir, item_index
 from .manifest import passes_of, read_manifest
 from .record import RECORD, full_problem, missing_pass
@@ -136,8 +136,11 @@ def file_problems(out: Path, folders: list[tuple[str, str, int]], images: bool =
 
 def problems(out: Path, folders: list[tuple[str, str, int]], images: bool = False) -> Iterator[str | None]:
     """file_problems, and the damage notes `mewl verify` left: None for a sound item."""
-    for f, problem in zip(folders, file_problems(out, folders, images)):
-        yield problem if problem is not None or not bookkeeping.is_damaged(out, *f) else "noted damaged by mewl verify"
+    noted: dict[tuple[str, str], damage.Noted] = {}  # read once a task, not once an item
+    for (split, task, index), problem in zip(folders, file_problems(out, folders, images)):
+        if problem is None and (split, task) not in noted:
+            noted[(split, task)] = damage.noted(out, split, task)
+        yield problem if problem is not None or index not in noted[(split, task)] else "noted damaged by mewl verify"
 
 
 def pass_files(stored: StoredItem, scene: str, passes: tuple[str, ...]) -> dict[str, Path]:

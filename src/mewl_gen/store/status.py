@@ -10,7 +10,7 @@ from pathlib import Path
 from mewl_gen.errors import shown
 from mewl_gen.tasks import catalog
 
-from . import bookkeeping, door
+from . import bookkeeping, damage, door
 from .layout import BOOKKEEPING, item_dir, item_index
 from .manifest import read_manifest
 from .record import quick_problem
@@ -53,7 +53,7 @@ def task_status(out: Path, split: str, task: str, n: int | None = None, held: fr
     n = bookkeeping.planned(out, split, task, strict=True) if n is None else n
     present = _indices(out, out / split / task, folders=True)
     failures = _indices(out, bookkeeping.failure_path(out, split, task, 0).parent, folders=False)
-    noted = _indices(out, bookkeeping.damage_path(out, split, task, 0).parent, folders=False)
+    noted = damage.noted(out, split, task)
     complete = 0
     failed, missing, damaged, in_progress = [], [], [], []
     for i in range(n):

@@ -2,7 +2,7 @@
 
 Every file's sha256 is compared with the item's record, every PNG decoded
 in full, every JSON parsed. A damaged item is named in one line and noted
-in OUT/.mewl/damaged/, which the next render of it reads: it sets the
+in OUT/.mewl/damaged/ (store/damage.py), which the next render of it reads: it sets the
 damaged folder aside (OUT/.damaged/, nothing deleted) and renders the item
 again, the same bytes as before it was damaged.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from . import bookkeeping, door
+from . import damage, door
 from .files import writing
 from .layout import DAMAGED, item_dir
 from .reader import file_problems
@@ -29,7 +29,7 @@ def check(out: Path, items: Iterable[tuple[str, str, int]]) -> list[str]:
                 lines.append(f"{split}/{task}/{index}: {problem}")
             yield (split, task, index), problem
 
-    bookkeeping.note_damage(out, found())
+    damage.record(out, found())
     return lines
 
 
