@@ -2,10 +2,12 @@
 is worth nothing if the write goes by the path again. A process exchanges a folder of OUT with a link to a
 folder outside it, as fast as it can, while each writing command runs again and again: every run ends with
 its usual result or one line, never a traceback, and the folder outside keeps its listing and every byte
-(no note, index, card or temporary file lands there, nothing is removed)."""
+(no note, index, card or temporary file lands there, nothing is removed). A command that writes only
+outside OUT (an export, a gallery, a study) reads nothing of the folder outside into what it writes."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -15,8 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
-from .hostile import mewl, snapshot
+from mewl_gen.store import damage
+
+from .hostile import RENDERED_TASK, mewl, rerecord, snapshot
 
 RUNS = 30  # runs of each command while its folder flips
 SWAPPER = r"""
@@ -66,10 +71,11 @@ def mirror(w, inside: Path, name: str) -> Path:
 
 
 def ended_well(r, codes=(0, 1)) -> str:
-    """Its usual result, or one line (a link met on the way, exit 2)."""
+    """Its usual result, or one line (a link met on the way, exit 2), after what it said of its work so far."""
     lines = [line for line in r.stderr.splitlines() if line.strip()]
     if r.returncode == 2:
-        assert len(lines) == 1 and "\x1b" not in r.stderr, r.stderr[-2000:]
+        errors = [line for line in lines if line.startswith("mewl: error:")]
+        assert errors == lines[-1:] and "Traceback" not in r.stderr and "\x1b" not in r.stderr, r.stderr[-2000:]
         return "refused"
     assert r.returncode in codes, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
     return "done"
@@ -86,7 +92,8 @@ def test_verify_never_writes_a_damage_note_outside_while_its_bookkeeping_flips(s
     for i in (1, 2):
         (w.item(i) / "episode.json").write_text("{}")  # damaged: every run writes their notes
     assert mewl("verify", w.out).returncode == 1
-    (w.out / ".mewl" / "damaged" / "train" / w.task / "0.json").write_text("{}")  # a stale note each run clears
+    notes = damage.notes_path(w.out, "train", w.task)  # with a stale note of sound item 0, which a run clears
+    notes.write_text(json.dumps({"split": "train", "task": w.task, "damaged": "0-2"}))
     target = mirror(w, w.out / ".mewl", "bookkeeping")
     w.freeze()
     seen = []
@@ -130,3 +137,89 @@ def test_a_run_never_claims_plans_or_stages_outside_while_its_bookkeeping_flips(
     r = mewl("sample", "--task", w.task, "--n", 4 + RUNS // 2, "--out", w.out, "--seed", 3, "--workers", 1)
     assert r.returncode == 0, r.stderr
     assert mewl("verify", w.out).returncode == 0
+
+
+READS = 3  # runs of each reading command (an export, a gallery, a study) while OUT's split flips
+
+
+def rendered_draft(w) -> None:
+    """The fake render's manifest as `mewl render --quality draft` pins it, so `render --repair` takes it for
+    its own: with every item sound, it checks them all, notes and clears, and renders nothing."""
+    manifest = w.out / "mewl-dataset.json"
+    settings = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**settings, "kind": "rendered", "quality": "draft"}, indent=2) + "\n")
+
+
+@pytest.mark.slow
+def test_render_repair_never_locks_notes_or_plans_outside_while_its_bookkeeping_flips(rendered):
+    """The repair's path before any render: the manifest's lock, the plan, the full check and its notes (a
+    stale note of a sound item, planted before each run, which the run clears)."""
+    w = rendered
+    rendered_draft(w)
+    repair = ("render", "--task", w.task, "--n", 3, "--seed", 3, "--out", w.out, "--repair", "--quality", "draft",
+              "--device", "cpu", "--workers", 1)
+    assert mewl(*repair).returncode == 0
+    target = mirror(w, w.out / ".mewl", "bookkeeping")
+    w.freeze()
+    for _ in range(4):
+        notes = w.out / ".mewl" / "damaged" / "train"
+        notes.mkdir(parents=True, exist_ok=True)
+        (notes / f"{w.task}.json").write_text(json.dumps({"split": "train", "task": w.task, "damaged": "1"}))
+        with flipping(w.out / ".mewl", target):
+            r = mewl(*repair)
+            ended_well(r, codes=(0,))
+            assert "render: nothing to do" in r.stderr or r.returncode == 2, r.stderr
+        w.untouched()
+    assert strays(w.out) == []
+    r = mewl(*repair)  # the folder still: the stale note is cleared
+    assert r.returncode == 0 and not damage.is_damaged(w.out, "train", w.task, 1), r.stderr
+
+
+@pytest.mark.slow
+def test_audit_never_writes_its_note_or_card_outside_while_its_bookkeeping_flips(rendered):
+    w = rendered
+    (w.out / ".mewl").mkdir(exist_ok=True)
+    target = mirror(w, w.out / ".mewl", "bookkeeping")
+    w.freeze()
+    with flipping(w.out / ".mewl", target):
+        for _ in range(READS):
+            ended_well(mewl("audit", w.out))
+            w.untouched()
+    assert strays(w.out) == []
+
+
+def spoiled_split(w) -> tuple[Path, list[bytes]]:
+    """A copy outside OUT of its split whose images differ (each painted one colour) yet agree with their
+    records: what a reader that followed the link would take for sound items. Returns it and its images."""
+    target = mirror(w, w.out / "train", "split")
+    images = []
+    for png in sorted(target.rglob("image.png")):
+        with Image.open(png) as im:
+            Image.new(im.mode, im.size, (13, 37, 201)[: len(im.getbands())]).save(png)
+        images.append(png.read_bytes())
+        rerecord(png.parent)
+    return target, images
+
+
+@pytest.mark.parametrize("command", [("export", "{out}", "--to", "webdataset", "{dir}"),
+                                     ("export", "{out}", "--to", "hf", "{dir}"),
+                                     ("gallery", "{out}", "--out", "{dir}"),
+                                     ("study", "{out}", "--out", "{dir}", "--task", RENDERED_TASK, "--split", "train",
+                                      "--items", "1", "--practice", "1", "--catch", "1", "--seed", "3", "--pilot")],
+                         ids=["webdataset", "hf", "gallery", "study"])
+@pytest.mark.slow
+def test_exports_gallery_and_study_never_read_outside_while_the_split_flips(rendered, command):
+    """These write outside OUT (DIR, the user's), so only what they read is at stake: nothing of the copy
+    outside reaches DIR, and nothing outside is changed."""
+    w = rendered
+    target, foreign = spoiled_split(w)
+    w.freeze()
+    seen = []
+    with flipping(w.out / "train", target):
+        for k in range(READS):
+            dest = w.root / f"dest{k}"
+            seen.append(ended_well(mewl(*(a.format(out=w.out, dir=dest) for a in command))))
+            w.untouched()
+            written = [p.read_bytes() for p in dest.rglob("*") if p.is_file() and not p.is_symlink()]
+            assert not [p for p in written if any(image in p for image in foreign)]
+    assert strays(w.out) == []

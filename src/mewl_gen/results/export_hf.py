@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from mewl_gen.errors import UserError
 from mewl_gen.store.card import DATA_LICENSE_ID, LICENSE_TEXT
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Column, Export
@@ -152,13 +153,20 @@ def _write_task(task: str, splits: dict[str, Sequence[StoredItem]], passes: tupl
     import datasets
 
     layout = catalog.task(task).export
-    parts = {
-        split: datasets.Dataset.from_generator(
-            _rows, features=features(layout, passes), cache_dir=cache, keep_in_memory=False,
-            gen_kwargs={"items": items, "passes": passes, "bar": bar},
-            fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
-        for split, items in splits.items()
-    }
+    try:
+        parts = {
+            split: datasets.Dataset.from_generator(
+                _rows, features=features(layout, passes), cache_dir=cache, keep_in_memory=False,
+                gen_kwargs={"items": items, "passes": passes, "bar": bar},
+                fingerprint=f"mewl-export-{split}-{task}")  # the cache is this export's own: no hashing
+            for split, items in splits.items()
+        }
+    except datasets.exceptions.DatasetGenerationError as err:
+        # The library wraps what our rows raised: a file the door refused since the item was checked (a
+        # folder swapped for a link meanwhile) is still its one line.
+        if isinstance(err.__cause__, UserError):
+            raise err.__cause__ from None
+        raise
     # Each part maps its Arrow file, and writing it out twice reads it whole: its pages are let go of as
     # they are read, not kept resident until the task is done.
     # The parts (and so the mappings) live until the block is done (results.mapped says why they must).
