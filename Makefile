@@ -15,10 +15,8 @@ QUALITY ?= default
 PASSES ?=
 PYTEST_ARGS ?=
 # Test processes: two more than the cores, since many tests wait on Blender, SLURM, a browser or the shared
-# render (on 2 cores the suite used two thirds of the CPU with one per core; with four processes it took 417 s
-# where three took 489 s, run in turns on one checkout, though a fresh clone's run with four then read 487 s:
-# this machine's speed moves as much); each test file stays in one process (the SLURM tests of a file share
-# one cluster).
+# render rather than compute (docs/performance.md); each test file stays in one process (the SLURM tests of a
+# file share one cluster).
 TEST_JOBS ?= $(shell echo $$(( $$(nproc) + 2 )))
 QUICK ?=
 ONLY ?=
@@ -46,7 +44,7 @@ $(NODE_STAMP): $(wildcard package-lock.json)
 	fi
 
 # A .venv copied or moved from another checkout runs that checkout's code (its editable
-# install points there): where the venv's `mewl_gen` is not this folder's, make the venv again.
+# install points there): where the venv's `mewl_gen` is not this folder's, make says so (venv-elsewhere).
 VENV_CODE := $(if $(wildcard $(STAMP)),$(shell $(VENV)/bin/python -I -c 'import mewl_gen, pathlib; print(pathlib.Path(mewl_gen.__file__).resolve().parents[2])' 2>/dev/null))
 ifneq ($(wildcard $(STAMP)),)
 ifneq ($(VENV_CODE),$(realpath $(CURDIR)))
@@ -54,45 +52,30 @@ $(STAMP): venv-elsewhere
 endif
 endif
 
+# It is the user's folder: make says so and stops, and `make clean-venv setup` makes it again.
 .PHONY: venv-elsewhere
 venv-elsewhere:
-	@echo "make: $(VENV) runs the code of $(or $(VENV_CODE),an unreadable install), not of $(realpath $(CURDIR)): making it again here" >&2
-	rm -rf $(VENV)
+	@echo "make: error: $(VENV) runs the code of $(or $(VENV_CODE),an unreadable install), not of $(realpath $(CURDIR)); make clean-venv setup makes it again here" >&2
+	@exit 1
 
-# The packages are installed by uv (from PyPI, as pip would): on 2 cores make setup took 19 to 26 s (uv's cache
-# full or empty) where pip took 102, much of it compiling every installed module's bytecode. Python writes a
-# module's bytecode the first time a process imports it, except in Blender, which never writes it: bpy's own
-# modules are compiled here (1 s), or every render worker would compile them again. uv reads no pip configuration,
-# so what pip is told (its PIP_* variables and config files, as `pip config list` shows them) is handed on to it:
-# the indexes, the folders of wheels (find-links, such as a machine's CPU-only torch) and the constraints, with
-# pip's choice of the best version on any index, so that both pick the same wheels from the same places.
-define UV_FROM_PIP
-import re, subprocess, sys
-listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
-found = dict(re.findall(r"^(\S+?)='(.*)'$$", listed, re.M))
-flags = []
-for key in ("index-url", "extra-index-url", "find-links", "constraint"):
-    value = found.get(f":env:.{key}") or found.get(f"install.{key}") or found.get(f"global.{key}") or ""
-    flags += [f"--{key}={v}" for v in value.split()]
-if any(f.startswith(("--index-url", "--extra-index-url")) for f in flags):
-    flags.append("--index-strategy=unsafe-best-match")
-print(" ".join(flags))
-endef
-# Handed to the one recipe that runs it, not to every command make runs.
-$(STAMP): export UV_FROM_PIP_CODE = $(UV_FROM_PIP)
-
+# The packages are installed by uv, handed what pip is told (tools/uv_from_pip.py); bpy's own modules are
+# compiled here, as Blender never writes their bytecode and every render worker would compile them again.
+# A venv that is there keeps its interpreter: made again over itself by another Python 3.11 (a pyenv build first
+# on PATH, where it was made with PY=/usr/bin/python3.11), it would link one interpreter and name the other's
+# standard library in pyvenv.cfg, and its processes would fail in the standard library's C parts.
 $(STAMP): pyproject.toml
-	@if [ -z "$(PYTHON311)" ]; then echo "make: error: Python 3.11 not found (bpy 5.0.1 needs it); install it or pass PY=/path/to/python3.11" >&2; exit 1; fi
-	$(PYTHON311) -m venv $(VENV)
+	@if [ ! -x $(VENV)/bin/python ]; then \
+		if [ -z "$(PYTHON311)" ]; then echo "make: error: Python 3.11 not found (bpy 5.0.1 needs it); install it or pass PY=/path/to/python3.11" >&2; exit 1; fi; \
+		echo "$(PYTHON311) -m venv $(VENV)"; $(PYTHON311) -m venv $(VENV); \
+	fi
 	$(VENV)/bin/python -m pip install --quiet 'uv>=0.13,<0.14'
-	$(VENV)/bin/python -m uv pip install --quiet --python $(VENV)/bin/python $$($(VENV)/bin/python -c "$$UV_FROM_PIP_CODE") -e '.[test]'
+	$(VENV)/bin/python -m uv pip install --quiet --python $(VENV)/bin/python $$($(VENV)/bin/python tools/uv_from_pip.py) -e '.[test]'
 	$(VENV)/bin/python -m compileall -q -j0 "$$($(VENV)/bin/python -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("bpy").origin))')"
 	@touch $(STAMP)
 
 # The package's bytecode, written before the tests (only what changed since), and the tests run with Python's
 # bytecode cache on (PYTEST): where PYTHONDONTWRITEBYTECODE is set, every process the tests start (each `mewl`,
-# each Blender worker, each test process collecting the tests) would compile every module again, about half a
-# second of CPU each.
+# each Blender worker, each test process collecting the tests) would compile every module again.
 COMPILE := $(VENV)/bin/python -m compileall -q src
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m pytest
 
@@ -115,7 +98,7 @@ sweep: setup
 	MEWL_TEST_SWEEP=full $(PYTEST) -n $(TEST_JOBS) --dist loadfile -m "slow and not render and not slurm and not browser" $(PYTEST_ARGS)
 
 # The draft render's pinned digests (tests/test_pinned_output.py) over every task, which make test checks for two
-# tasks (its shared render is at preview quality): a draft render of every task, about 4 minutes of CPU.
+# tasks (its shared render is at preview quality): a draft render of every task (docs/performance.md).
 pins: setup
 	@$(COMPILE)
 	MEWL_TEST_PINS=draft $(PYTEST) -q tests/test_pinned_output.py $(PYTEST_ARGS)
