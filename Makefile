@@ -52,11 +52,14 @@ $(STAMP): venv-elsewhere
 endif
 endif
 
-# It is the user's folder: make says so and stops, and `make clean-venv setup` makes it again.
+# It is the user's folder: make says so and stops, and `make clean-venv setup` makes it again (by then the
+# folder is gone, which this looks at when it runs, after clean-venv).
 .PHONY: venv-elsewhere
 venv-elsewhere:
-	@echo "make: error: $(VENV) runs the code of $(or $(VENV_CODE),an unreadable install), not of $(realpath $(CURDIR)); make clean-venv setup makes it again here" >&2
-	@exit 1
+	@if [ -e $(STAMP) ]; then \
+		echo "make: error: $(VENV) runs the code of $(or $(VENV_CODE),an unreadable install), not of $(realpath $(CURDIR)); make clean-venv setup makes it again here" >&2; \
+		exit 1; \
+	fi
 
 # The packages are installed by uv, handed what pip is told (tools/uv_from_pip.py); bpy's own modules are
 # compiled here, as Blender never writes their bytecode and every render worker would compile them again.

@@ -37,7 +37,17 @@ def test_a_venv_made_for_another_checkout_is_named_and_left_to_the_user(tmp_path
     said = [line for line in done.stderr.splitlines() if line.startswith("make: error:")]
     assert said == [f"make: error: .venv runs the code of {REPO}, not of {copy.resolve()}; make clean-venv setup "
                     "makes it again here"], done.stderr
-    assert "rm -rf .venv" in dry_setup_of(copy, "clean-venv")
+    # What the line says to do works: the venv made again by the Python 3.11 on PATH (here a script that
+    # makes a venv of scripts), then its packages installed.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3.11").write_text("#!/bin/sh\n[ \"$1 $2\" = \"-m venv\" ] && mkdir -p .venv/bin && "
+                                     "printf '#!/bin/sh\\n' > .venv/bin/python && chmod +x .venv/bin/python\nexit 0\n")
+    (fake / "python3.11").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "PY"} | {"PATH": f"{fake}:/usr/bin:/bin"}
+    again = subprocess.run(["make", "clean-venv", ".venv/.installed"], cwd=copy, capture_output=True, text=True,
+                           timeout=60, env=env)
+    assert again.returncode == 0 and (copy / ".venv" / ".installed").is_file(), again.stdout + again.stderr
 
 
 def test_the_venv_of_this_checkout_is_kept(tmp_path):
