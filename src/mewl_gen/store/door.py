@@ -111,8 +111,7 @@ def open_dir(root: Path, folder: Path, made: list[Path] | None = None) -> int:
                         made.append(Path(root, *parts[: k + 1]))
                     nfd = os.open(part, O_DIR, dir_fd=fd)
             except OSError as err:  # named in full, so that a storage fault says where it struck
-                at = Path(root, *parts[: k + 1])
-                raise _why(err, at) or OSError(err.errno, err.strerror, str(at)) from None
+                raise _why(err, at := Path(root, *parts[: k + 1])) or OSError(err.errno, err.strerror, str(at)) from None
             os.close(fd)
             fd = nfd
     except BaseException:
@@ -134,8 +133,8 @@ def open_file(root: Path, path: Path, kind: str, dir_fd: int | None = None) -> t
 
 def open_lock(root: Path, path: Path, flags: int = O_LOCK, dir_fd: int | None = None) -> int:
     """A descriptor of the lock file at `path` under `root` (made where missing) to flock (or, with O_APPEND,
-    to append to): as every file, a regular file reached without following a link; a FIFO in its place is
-    refused, never waited on. With `dir_fd` (its folder, held), `path` is opened by its name there."""
+    to append to): as every file, a regular file reached without following a link (`dir_fd`: its folder,
+    held); a FIFO in its place is refused, never waited on."""
     return _leaf(root, path, flags, dir_fd)
 
 
