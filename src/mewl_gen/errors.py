@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 
 
 class UserError(Exception):
@@ -36,6 +37,23 @@ STORAGE = (*FULL, *DENIED, errno.EIO, *GONE)
 NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 UNCERTAIN = (errno.ESTALE, errno.EIO, errno.ETIMEDOUT, errno.ENOENT)
 NOT_EMPTY = (errno.ENOTEMPTY, errno.EEXIST)  # a rename of a folder over one that is there
+OUTPUT_FAULTS = (*FULL, errno.EIO)  # a write to stdout or stderr that failed for the disk, not for a bug
+NO_SPACE_TEXT = os.strerror(errno.ENOSPC)  # "No space left on device", as Python and Blender report it
+
+
+def is_link(err: OSError) -> bool:
+    """An open with O_NOFOLLOW that met a symbolic link."""
+    return err.errno == errno.ELOOP
+
+
+def no_space(filename: str) -> OSError:
+    """The error a full filesystem raises, for a fault found otherwise (a short file, a log's words)."""
+    return OSError(errno.ENOSPC, NO_SPACE_TEXT, filename)
+
+
+def folder_gone(folder: str, why: str) -> FileNotFoundError:
+    """The error a write into a removed folder raises, for a fault found otherwise."""
+    return FileNotFoundError(errno.ENOENT, why, folder)
 
 
 SHOWN = 200  # characters of untrusted text a message quotes

@@ -2,12 +2,11 @@
 every user's mistake turned into one line and exit status 2."""
 from __future__ import annotations
 
-import errno
 import os
 import sys
 from importlib import metadata
 
-from mewl_gen.errors import FULL, UserError, shown
+from mewl_gen.errors import OUTPUT_FAULTS, UserError, shown
 from mewl_gen.scenes.spec import GENERATOR_VERSION
 from mewl_gen.tasks import catalog
 
@@ -65,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             raise  # a pipe of ours (a worker's), not the reader's: a bug
         return 141  # what a shell reports for a program ended by SIGPIPE
     except OSError as err:
-        if err.filename is not None or err.errno not in (*FULL, errno.EIO):
+        if err.filename is not None or err.errno not in OUTPUT_FAULTS:
             raise
         # A write with no file named: stdout or stderr (a log on a full disk); OUT's own faults name theirs.
         _complain(f"mewl: error: cannot write this command's output: {err.strerror}")

@@ -10,9 +10,10 @@ the renderer's.
 """
 from __future__ import annotations
 
-import errno
 import os
 from pathlib import Path
+
+from mewl_gen.errors import folder_gone, no_space
 
 SLACK = 64 * 1024  # headers, metadata and Blender's log lines beside an image's pixels
 
@@ -36,10 +37,10 @@ def fault(path: Path, need: int) -> OSError | None:
     bytes free (a write that failed for room leaves it all but full). None
     when neither holds."""
     if not path.parent.is_dir():
-        return FileNotFoundError(errno.ENOENT, "the folder was removed while writing", str(path.parent))
+        return folder_gone(str(path.parent), "the folder was removed while writing")
     free = free_bytes(path.parent)
     if free is not None and free < need:
-        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return no_space(str(path))
     return None
 
 

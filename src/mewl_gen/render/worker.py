@@ -12,7 +12,6 @@ folder under the system temp folder.
 """
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import shutil
@@ -23,7 +22,7 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from mewl_gen.errors import FULL, UserError
+from mewl_gen.errors import FULL, NO_SPACE_TEXT, UserError, no_space
 from mewl_gen.scenes.spec import SceneSpec
 
 from . import storage
@@ -69,7 +68,6 @@ def storage_error(error: OSError) -> StorageError:
     return (NoSpaceError if error.errno in FULL else StorageError)(error)
 
 
-NO_SPACE = os.strerror(errno.ENOSPC)  # "No space left on device", as Python and Blender report it
 
 
 class Worker:
@@ -214,8 +212,8 @@ class Worker:
         if self._proc is not None:
             self._proc.kill()
         self.close()
-        if cause is None and (NO_SPACE in reason or NO_SPACE in tail):  # e.g. Blender's EXR writer, which raises nothing
-            cause = OSError(errno.ENOSPC, NO_SPACE, _no_space_line(reason + "\n" + tail))
+        if cause is None and (NO_SPACE_TEXT in reason or NO_SPACE_TEXT in tail):  # e.g. Blender's EXR writer, which raises nothing
+            cause = no_space(_no_space_line(reason + "\n" + tail))
         if cause is not None:
             raise storage_error(cause)
         raise RenderError(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
@@ -223,5 +221,5 @@ class Worker:
 
 def _no_space_line(text: str) -> str:
     """The line that names the full file, for a one-line error."""
-    lines = [line.strip() for line in text.splitlines() if NO_SPACE in line]
+    lines = [line.strip() for line in text.splitlines() if NO_SPACE_TEXT in line]
     return lines[-1] if lines else ""

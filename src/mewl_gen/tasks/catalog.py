@@ -6,11 +6,10 @@ through these functions, which read `BENCHMARKS` when called.
 from __future__ import annotations
 
 import difflib
-import errno
 import os
 from pathlib import Path
 
-from mewl_gen.errors import UserError, shown
+from mewl_gen.errors import UserError, is_link, shown
 from mewl_gen.scenes.spec import SceneSpec, SpecError, parse_json, read_json, validate_json
 
 from .benchmark import IID, Benchmark, Task, draw_item
@@ -100,7 +99,7 @@ def read_item(path) -> Item | SceneSpec:
         try:
             fd, size = open_leaf(record)
         except OSError as err:
-            why = "it is a symbolic link, which is not followed" if err.errno == errno.ELOOP else err.strerror
+            why = "it is a symbolic link, which is not followed" if is_link(err) else err.strerror
             raise SpecError(f"cannot read {shown(record)}: {why}") from None
         with os.fdopen(fd, "rb") as f:
             return parse_item(*parse_json(f.read(size), record), record)
