@@ -46,7 +46,7 @@ def is_link(err: OSError) -> bool:
     return err.errno == errno.ELOOP
 
 
-def no_space(filename: str) -> OSError:
+def full_disk(filename: str) -> OSError:
     """The error a full filesystem raises, for a fault found otherwise (a short file, a log's words)."""
     return OSError(errno.ENOSPC, NO_SPACE_TEXT, filename)
 

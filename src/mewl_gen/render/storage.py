@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mewl_gen.errors import folder_gone, no_space
+from mewl_gen.errors import folder_gone, full_disk
 
 SLACK = 64 * 1024  # headers, metadata and Blender's log lines beside an image's pixels
 
@@ -40,7 +40,7 @@ def fault(path: Path, need: int) -> OSError | None:
         return folder_gone(str(path.parent), "the folder was removed while writing")
     free = free_bytes(path.parent)
     if free is not None and free < need:
-        return no_space(str(path))
+        return full_disk(str(path))
     return None
 
 

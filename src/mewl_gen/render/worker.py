@@ -22,7 +22,7 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from mewl_gen.errors import FULL, NO_SPACE_TEXT, UserError, no_space
+from mewl_gen.errors import FULL, NO_SPACE_TEXT, UserError, full_disk
 from mewl_gen.scenes.spec import SceneSpec
 
 from . import storage
@@ -213,7 +213,7 @@ class Worker:
             self._proc.kill()
         self.close()
         if cause is None and (NO_SPACE_TEXT in reason or NO_SPACE_TEXT in tail):  # e.g. Blender's EXR writer, which raises nothing
-            cause = no_space(_no_space_line(reason + "\n" + tail))
+            cause = full_disk(_no_space_line(reason + "\n" + tail))
         if cause is not None:
             raise storage_error(cause)
         raise RenderError(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
