@@ -2,10 +2,13 @@
 errors.UserError, which the command turns into one line and exit 2."""
 from __future__ import annotations
 
+import ast
 import errno
+from pathlib import Path
 
 import pytest
 
+import mewl_gen
 from mewl_gen import errors
 from mewl_gen.cli import sample
 from mewl_gen.cli.main import main
@@ -37,3 +40,19 @@ def test_a_storage_fault_is_read_from_the_one_table(tmp_path):
     assert str(storage_fault(tmp_path, OSError(errno.EROFS, "Read-only file system"))) == \
         f"cannot write to {tmp_path}: Read-only file system"
     assert storage_fault(tmp_path, OSError(errno.EBADF, "Bad file descriptor")) is None  # a bug: a traceback
+
+
+def test_error_numbers_are_named_in_errors_py_only():
+    """One vocabulary of what the operating system's errors mean: every other module reads the names
+    errors.py gives (FULL, GONE, LINK_MET, is_link, ...), never the errno module."""
+    src = Path(mewl_gen.__file__).parent
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        if path == src / "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) else [])
+            if "errno" in names:
+                found.append(f"{path.relative_to(src)}:{node.lineno}")
+    assert found == []

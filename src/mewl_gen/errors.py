@@ -31,13 +31,15 @@ def naming(path):
 FULL = (errno.ENOSPC, errno.EDQUOT)  # no room left: a disk or a quota
 DENIED = (errno.EROFS, errno.EACCES, errno.EPERM)  # a folder that may not be written
 GONE = (errno.ENOENT, errno.ENOTDIR, errno.ESTALE)  # a folder removed, or a file server's handle gone stale
+FAILING = (errno.EIO,)  # a disk or file server that fails to read or write
 # What a failing disk or file server says, as opposed to a bug: these stop a run, never retried.
-STORAGE = (*FULL, *DENIED, errno.EIO, *GONE)
+STORAGE = (*FULL, *DENIED, *FAILING, *GONE)
 # NFS (store.nfs): a file system without hard links, and a rename whose outcome must be read back.
 NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 UNCERTAIN = (errno.ESTALE, errno.EIO, errno.ETIMEDOUT, errno.ENOENT)
 NOT_EMPTY = (errno.ENOTEMPTY, errno.EEXIST)  # a rename of a folder over one that is there
-OUTPUT_FAULTS = (*FULL, errno.EIO)  # a write to stdout or stderr that failed for the disk, not for a bug
+LINK_MET = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # a walk with O_NOFOLLOW | O_DIRECTORY met a link or a file
+OUTPUT_FAULTS = (*FULL, *FAILING)  # a write to stdout or stderr that failed for the disk, not for a bug
 NO_SPACE_TEXT = os.strerror(errno.ENOSPC)  # "No space left on device", as Python and Blender report it
 
 

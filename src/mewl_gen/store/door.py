@@ -11,14 +11,13 @@ text escaped (errors.shown); a reader of items turns it into the item's damage.
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import os
 import stat
 from pathlib import Path
 
 from mewl_gen import json_depth
-from mewl_gen.errors import UserError, shown
+from mewl_gen.errors import LINK_MET, UserError, shown
 
 KB, MB = 1 << 10, 1 << 20
 # The most bytes a file of each kind may hold: far above what this tool writes, far below what swells.
@@ -66,7 +65,7 @@ def parts_under(root: Path, path: Path) -> tuple[str, ...]:
 
 def _why(err: OSError, at: Path) -> Refused | None:
     """A component that is a link (ELOOP under O_NOFOLLOW, or a link where a folder was asked) is refused."""
-    if err.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+    if err.errno in LINK_MET:
         try:
             mode = os.lstat(at).st_mode
         except OSError:

@@ -5,7 +5,6 @@ full disk, a read-only mount, a failing or vanished folder) said in one line
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import json
 import os
@@ -14,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from mewl_gen.errors import DENIED, FULL, GONE, UserError
+from mewl_gen.errors import DENIED, FAILING, FULL, GONE, UserError
 
 from . import door
 from .nfs import aside, create, replace
@@ -172,7 +171,7 @@ def storage_fault(out: Path, err: OSError) -> UserError | None:
         return no_space(out, where)
     if err.errno in GONE and (not out.is_dir() or _inside(out, where)):
         return vanished(out, f"{err.strerror}: {where}" if out.is_dir() else "")
-    if err.errno in DENIED or err.errno == errno.EIO:
+    if err.errno in DENIED or err.errno in FAILING:
         return UserError(f"cannot write to {out}: {err.strerror}" + (f" ({where})" if where else ""))
     return None
 

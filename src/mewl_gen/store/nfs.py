@@ -15,7 +15,6 @@ the rules open(2), link(2) and rename(2) give for NFS (docs/nfs.md).
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import os
 import re
@@ -24,7 +23,7 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
-from mewl_gen.errors import NO_LINKS, UNCERTAIN
+from mewl_gen.errors import NO_LINKS, UNCERTAIN, is_link
 
 from . import door
 
@@ -133,7 +132,7 @@ def read_fresh(root: Path, path: Path, dir_fd: int | None = None) -> tuple[str, 
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as err:
-        if err.errno == errno.ELOOP:  # a link in a claim's place: no writer's, judged by nothing it names
+        if is_link(err):  # a link in a claim's place: no writer's, judged by nothing it names
             return "", 0.0
         raise
     finally:
