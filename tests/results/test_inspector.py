@@ -279,3 +279,22 @@ def test_the_passes_a_dataset_has_are_layers(tmp_path, browser, capsys):
         page.check(f'#layers input[data-layer="{layer}"]')
         assert picture.is_visible() and picture.evaluate("i => i.complete && i.naturalWidth") == w
     assert page.blocked == [] and page.errors == []
+
+
+def test_mask_runs_are_read_off_the_counts_string_as_pycocotools_decodes_them():
+    """The page's masks are run lengths read off each COCO string without decoding it; they must be the
+    decoded mask's, column by column, background first; a string that does not cover its image is none."""
+    from mewl_gen.scenes.image_truth import Mask
+    from mewl_gen.results.gallery_masks import run_lengths
+
+    rng = np.random.default_rng(3)
+    for k in range(200):
+        h, w = rng.integers(1, 40, 2)
+        m = rng.random((h, w)) < rng.random() if k % 3 else np.zeros((h, w), bool) | (k % 2 == 0)
+        enc = mask_utils.encode(np.asfortranarray(m.astype(np.uint8)))
+        flat = m.T.ravel().astype(np.int8)
+        bounds = np.r_[0, np.flatnonzero(np.diff(flat)) + 1, flat.size]
+        want = ([0] if flat[0] else []) + np.diff(bounds).tolist()
+        assert run_lengths(Mask(size=(h, w), counts=enc["counts"].decode()), h, w) == want
+    assert run_lengths(Mask(size=(4, 4), counts="0"), 4, 4) is None and run_lengths(Mask(size=(4, 4), counts="4"), 4, 5) is None
+    assert run_lengths(Mask(size=(4, 4), counts="o"), 4, 4) is None  # a run whose last character asks for more

@@ -79,16 +79,17 @@ def write_item(stored: StoredItem, folder: Path, links: list[h.Link], passes: tu
     item, task = stored.item(), catalog.task(stored.task)
     images = folder / str(stored.index)
     (images / "masks").mkdir(parents=True)
-    legends, sizes = {}, {}
+    legends, sizes, truths = {}, {}, {}
     for scene in item.scenes():
         sizes[scene] = place(stored, f"{scene}.png", images / f"{scene}.png")
-        legends[scene] = overlay(stored.image_truth(scene), sizes[scene], images / "masks" / f"{scene}.png")
+        truths[scene] = stored.image_truth(scene)
+        legends[scene] = overlay(truths[scene], sizes[scene], images / "masks" / f"{scene}.png")
     noun = catalog.benchmarks()[task.benchmark].noun
     title = f"{stored.task} · {noun} {stored.index} · {stored.split}"
     inspect = h.Link("inspect every object", h.href(str(stored.index), inspector.PAGE))
     inspector.write(stored, images, sizes, passes, f"{title} · inspector", "../../../",
                     [h.Link("← the item's page", h.href("..", f"{stored.index}.html")),
-                     h.Link(links[1].text, f"../{links[1].target}", "up")])
+                     h.Link(links[1].text, f"../{links[1].target}", "up")], truths)
     seed = (f"root seed {item.root_seed} · index {item.index} · retry {item.retry} · generator {item.generator}")
     page = h.item_page(title, seed, [*links, inspect], task.gallery.page(item), str(stored.index), legends)
     (folder / f"{stored.index}.html").write_text(page, encoding="utf-8")

@@ -29,6 +29,31 @@ def _decode(mask: Mask, height: int, width: int) -> np.ndarray | None:
         return None
 
 
+def run_lengths(mask: Mask, height: int, width: int) -> list[int] | None:
+    """A COCO RLE mask's runs (column by column from the top-left, background first), read off its counts
+    string as pycocotools' rleFrString reads them, without decoding a pixel; None for a mask of another
+    size than its image's or whose runs do not cover it exactly."""
+    if tuple(mask.size) != (height, width) or len(mask.counts) > 8 * height * width:
+        return None
+    text, found, p = mask.counts, [], 0
+    while p < len(text):
+        x = k = 0
+        more = True
+        while more:
+            if p == len(text):
+                return None
+            c = ord(text[p]) - 48
+            x |= (c & 0x1F) << (5 * k)
+            more = bool(c & 0x20)
+            p, k = p + 1, k + 1
+            if not more and c & 0x10:
+                x |= -1 << (5 * k)
+        found.append(x + found[-2] if len(found) > 2 else x)  # past the third run, each is its delta
+    if any(n < 0 for n in found) or sum(found) != height * width:
+        return None
+    return found
+
+
 def _grown(m: np.ndarray) -> np.ndarray:
     """The mask and its 4-neighbours."""
     g = m.copy()

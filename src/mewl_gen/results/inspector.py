@@ -18,7 +18,6 @@ import os
 import shlex
 from pathlib import Path
 
-import numpy as np
 
 from mewl_gen.errors import UserError, shown
 from mewl_gen.render.worker import DEVICES
@@ -35,7 +34,7 @@ from mewl_gen.tasks.stored import DamagedItem, StoredItem
 
 from . import export, inspector_html as page, inspector_layers as layers, inspector_map
 from .gallery_html import STYLE
-from .gallery_masks import PALETTE, _decode
+from .gallery_masks import PALETTE, run_lengths
 from .placed import place
 
 PAGE = "inspect.html"  # an item's inspector page, in the folder of its images
@@ -46,14 +45,7 @@ def runs(truth: ImageTruth, k: int, size: tuple[int, int]) -> list[int]:
     """Object k's mask as COCO's uncompressed run lengths (column by column, starting with a run of
     background); empty where the mask does not fit its image."""
     width, height = size
-    m = _decode(truth.objects[k].mask, height, width)
-    if m is None:
-        return []
-    flat = m.T.ravel().astype(np.int8)
-    edges = np.flatnonzero(np.diff(flat)) + 1
-    bounds = np.r_[0, edges, flat.size]
-    lengths = np.diff(bounds).tolist()
-    return ([0] + lengths) if flat[0] else lengths
+    return run_lengths(truth.objects[k].mask, height, width) or []
 
 
 def _answer(value: object) -> str:
@@ -80,9 +72,9 @@ def _object(spec: SceneSpec, truth: ImageTruth, k: int, size: tuple[int, int], r
             "rotation": round(math.degrees(s.rotation), 2), "hidden": f"{round(100 * hidden)} %"}
 
 
-def scene_data(stored: StoredItem, item: Item, name: str, size: tuple[int, int], roles: dict[int, str]) -> dict:
+def scene_data(stored: StoredItem, item: Item, name: str, size: tuple[int, int], roles: dict[int, str],
+               truth: ImageTruth | None) -> dict:
     spec = item.scenes()[name]
-    truth = stored.image_truth(name)
     if truth is None:
         raise DamagedItem(f"{shown(str(stored.folder))}: {name}.json is missing; the item is not rendered")
     areas = projected_areas(spec)
@@ -128,9 +120,10 @@ def derivation(stored: StoredItem, item: Item) -> list[str]:
 
 
 def write(stored: StoredItem, here: Path, sizes: dict[str, tuple[int, int]], passes: tuple[str, ...], title: str,
-          up: str, links: list) -> None:
+          up: str, links: list, truths: dict[str, ImageTruth | None] | None = None) -> None:
     """The item's inspector page into `here`, the folder that holds its images (placed there already,
-    `sizes` theirs), with the pictures of its passes in here/layers/; `up`: the way to style.css."""
+    `sizes` theirs), with the pictures of its passes in here/layers/; `up`: the way to style.css. `truths`:
+    its images' ground truths where the caller has read them already (the gallery, for its overlays)."""
     item, task = stored.item(), catalog.task(stored.task)
     roles = task.gallery.roles(item)
     captions = item.overlay_captions()
@@ -138,7 +131,8 @@ def write(stored: StoredItem, here: Path, sizes: dict[str, tuple[int, int]], pas
     if passes:
         (here / "layers").mkdir()
     for name in item.scenes():
-        data = scene_data(stored, item, name, sizes[name], roles.get(name, {}))
+        truth = truths[name] if truths is not None else stored.image_truth(name)
+        data = scene_data(stored, item, name, sizes[name], roles.get(name, {}), truth)
         data["caption"] = captions.get(name, name)
         for kind in passes:
             scale = layers.draw(stored, name, kind, sizes[name], here / "layers" / f"{name}.{kind}.png")
