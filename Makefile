@@ -107,7 +107,8 @@ pins: setup
 	MEWL_TEST_PINS=draft $(PYTEST) -q tests/test_pinned_output.py $(PYTEST_ARGS)
 
 # Rewrite tests/pinned_digests.py from what this checkout samples and renders (draft and preview, every task,
-# this CPU's PNGs), and print each group that changed: for a change meant to alter output.
+# this CPU's PNGs) and the pixel references tests/pinned_pixels.zip (docs/pixels.md), and print each group and
+# image that changed: for a change meant to alter output.
 pins-update: setup
 	@$(COMPILE)
 	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m tests.test_pinned_output --write
