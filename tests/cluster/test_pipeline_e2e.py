@@ -147,9 +147,11 @@ def test_every_image_agrees_with_its_ground_truth_and_the_episode(reference):
 
 
 def test_resume_after_kill_9_gives_the_pinned_dataset(tmp_path):
-    out = tmp_path / "data"
+    out, scratch = tmp_path / "data", tmp_path / "tmp"
+    scratch.mkdir()
     proc = subprocess.Popen(render_args(out, RESUME_TASKS), cwd=REPO, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "TMPDIR": str(scratch)})
     partial, published = [], []
     # Killed mid-episode after a random number of the next episode's 7 images (at least one is
     # missing): the event is that image's PNG appearing in the writer's staging folder.
@@ -172,8 +174,10 @@ def test_resume_after_kill_9_gives_the_pinned_dataset(tmp_path):
         proc.wait()
     assert not partial, f"partial episodes were visible: {partial}"
     assert published, "no episode was finished before the time limit"
-    # Blender's temporary files (log, object-index EXR) lie in the killed writer's staging folder, not /tmp
-    assert list(out.glob(".staging/*/.tmp/worker-0/mewl-worker-*/blender.log"))
+    # Blender's files (log, object-index EXR, the image before it is copied in) lie in its worker's scratch
+    # folder in the system's temporary folder, never under OUT, whose folders others may swap for links
+    assert list(scratch.glob("mewl-worker-*/blender.log"))
+    assert not [p for p in out.rglob("*") if "mewl-worker-" in p.name or p.name in ("blender.log", "renders")]
     r = subprocess.run(render_args(out, RESUME_TASKS), capture_output=True, text=True, cwd=REPO,
                        timeout=600)
     assert r.returncode == 0, r.stderr

@@ -174,8 +174,8 @@ def test_the_staleness_limit_exceeds_a_heartbeat_and_nfs_attribute_cache(tmp_pat
 def test_a_writer_makes_nothing_in_what_an_out_unmounted_under_it_leaves(tmp_path, monkeypatch):
     """OUT unmounted (or emptied) after the writer last found its manifest (layout.present) and before it
     makes a folder, the race that a loaded machine widens: OUT's path names the empty folder left under the
-    mount point. What the writer makes there (a claim's, an item's staging or Blender's scratch folders, the
-    task's folder an item is published into) is removed again, and each is one Vanished line."""
+    mount point. What the writer makes there (a claim's or an item's staging folders, the task's folder an
+    item is published into) is removed again, and each is one Vanished line."""
     from mewl_gen.cluster.planning import Settings
     from mewl_gen.store.files import Vanished
     from mewl_gen.store.manifest import claim_output
@@ -190,7 +190,7 @@ def test_a_writer_makes_nothing_in_what_an_out_unmounted_under_it_leaves(tmp_pat
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         monkeypatch.setattr(layout, "present", lambda out: None)  # as publish's look before the unmount found it
         for make in (lambda: claims.claim(writer, "train", "shape", 1), lambda: writer.staging("train", "shape", 1),
-                     lambda: writer.temp_dir("worker-1"), lambda: layout.publish(staged, out, "train", "shape", 0)):
+                     lambda: layout.publish(staged, out, "train", "shape", 0)):
             with pytest.raises(Vanished, match=f"^{out} was removed or became unreadable while this run wrote it"):
                 make()
             assert not list(out.iterdir())

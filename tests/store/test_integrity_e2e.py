@@ -8,6 +8,7 @@ unmounted under a run stops it in one line and is never made again."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -142,17 +143,23 @@ def small_fs(tmp_path):
     subprocess.run(["umount", "-l", str(target)], capture_output=True)
 
 
-def test_a_full_disk_stops_the_render_in_one_line_and_the_rerun_resumes(reference, small_fs):
-    # 300k: the first image's object-index EXR (1.2 MB at draft) does not fit; 1400k (issue 29's mount):
-    # Blender's PNG is cut short, which Blender does not report. Then room: the same command completes.
-    out = small_fs / "data"
-    for size in ("300k", "1400k"):
+def test_a_full_disk_stops_the_render_in_one_line_and_the_rerun_resumes(reference, small_fs, tmp_path):
+    # With the renderer's scratch folder (TMPDIR) on the small disk, 300k: the first image's object-index EXR
+    # (1.2 MB at draft) does not fit; 1400k (issue 29's mount): Blender's PNG is cut short, which Blender does
+    # not report; the line names the scratch's disk. With the scratch elsewhere, 300k: the images copied into
+    # OUT do not fit, and the line names OUT. Then room: the same command completes.
+    out, scratch, roomy = small_fs / "data", small_fs / "tmp", tmp_path / "tmp"
+    scratch.mkdir()
+    roomy.mkdir()
+    for size, tmp, full in (("300k", scratch, scratch), ("1400k", scratch, scratch), ("300k", roomy, out)):
         subprocess.run(["mount", "-o", f"remount,size={size}", str(small_fs)], check=True)
         start = time.monotonic()
-        r = subprocess.run(render_args(out, "shape", N), capture_output=True, text=True, cwd=REPO, timeout=600)
+        r = subprocess.run(render_args(out, "shape", N), capture_output=True, text=True, cwd=REPO, timeout=600,
+                           env={**os.environ, "TMPDIR": str(tmp)})
         assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
         errors = [line for line in r.stderr.splitlines() if line.startswith("mewl: error")]
-        assert len(errors) == 1 and f"no space left on {out}" in errors[0], r.stderr
+        assert len(errors) == 1 and f"no space left on {full} (" in errors[0], r.stderr
+        assert not list(tmp.glob("mewl-worker-*"))  # the worker's scratch folder removed
         assert "renderer crashed" not in r.stderr and "failed:" not in r.stderr and time.monotonic() - start < 300
         assert not list(out.glob(".mewl/failed/**/*.json"))  # a full disk is no item's failure
         assert all(full_problem(f) is None for f in out.glob("train/*/*"))  # nothing half-written published

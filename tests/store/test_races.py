@@ -223,3 +223,80 @@ def test_exports_gallery_and_study_never_read_outside_while_the_split_flips(rend
             written = [p.read_bytes() for p in dest.rglob("*") if p.is_file() and not p.is_symlink()]
             assert not [p for p in written if any(image in p for image in foreign)]
     assert strays(w.out) == []
+
+
+
+STAGING_SWAPPER = r"""
+import ctypes, os, sys, time
+staging, target, which, until = sys.argv[1], sys.argv[2], sys.argv[3], time.monotonic() + float(sys.argv[4])
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+
+def item_folder():  # .staging/<writer>/<split>/<task>/<index>
+    for top, dirs, _ in os.walk(staging):
+        rel = os.path.relpath(top, staging)
+        parts = rel.split(os.sep)
+        if len(parts) == 3 and not any(part.startswith(".") for part in parts + dirs[:1]) and dirs:
+            return os.path.join(top, dirs[0])
+    return None
+
+print("ready", flush=True)
+item = None
+while time.monotonic() < until and item is None:
+    item = item_folder()
+    time.sleep(0.001)
+if which == "staging":  # the very folders a write by path would land in, made outside OUT
+    swapped = staging
+    for top, dirs, _ in os.walk(staging):
+        for d in dirs:
+            os.makedirs(os.path.join(target, os.path.relpath(os.path.join(top, d), staging)), exist_ok=True)
+else:
+    swapped = item
+    os.makedirs(target, exist_ok=True)
+link = swapped + ".swap"
+os.symlink(target, link)
+if libc.renameat2(AT_FDCWD, swapped.encode(), AT_FDCWD, link.encode(), RENAME_EXCHANGE) != 0:
+    aside = swapped + ".aside"  # no renameat2 here: a gap between the renames
+    os.rename(swapped, aside); os.rename(link, swapped); os.rename(aside, link)
+print("swapped", flush=True)
+"""
+
+
+@pytest.mark.parametrize("which", ["staging", "item"])
+@pytest.mark.slow
+def test_a_render_never_writes_outside_when_its_staging_folder_becomes_a_link(tmp_path, which):
+    """`mewl render` while another job, once the item's staging folder appears (Blender renders for it
+    next), swaps OUT/.staging for a link to a mirror of its folders outside OUT (staging), or the item's
+    staging folder for a link to a folder outside (item): Blender's process writes only in its worker's
+    scratch folder and the item's files are copied in through held folders, so no file lands outside (a
+    by-path save of the image, its passes or its truth would); the run ends as usual or in one line, and
+    the next run renders the item."""
+    from .hostile import outside_folder
+
+    out, outside = tmp_path / "out", outside_folder(tmp_path)
+    before = snapshot(outside)
+    render = ("render", "--task", RENDERED_TASK, "--seed", 3, "--out", out, "--quality", "draft", "--device", "cpu",
+              "--workers", 1, "--passes", "all")
+    staging = out / ".staging"
+    seen = []
+    for k in range(3):
+        staging.mkdir(parents=True, exist_ok=True)
+        swapper = subprocess.Popen([sys.executable, "-c", STAGING_SWAPPER, str(staging), str(outside / f"in{k}"),
+                                    which, "60"], stdout=subprocess.PIPE, text=True)
+        try:
+            assert swapper.stdout.readline() == "ready\n"
+            r = mewl(*render, "--n", k + 1, timeout=120)  # a new item each run
+            swapped = swapper.stdout.readline() == "swapped\n"
+        finally:
+            swapper.kill()
+            swapper.wait()
+        if staging.is_symlink():  # back as it was: the real folder in its place
+            os.unlink(staging)
+            os.rename(out / ".staging.swap", staging)
+        seen.append((swapped, ended_well(r)))
+        written = {k: v for k, v in snapshot(outside).items() if v[0] != "folder" or k in before}
+        assert written == before, sorted(set(written) - set(before))
+    assert (True, "refused") in seen, seen
+    r = mewl(*render, "--n", 3, timeout=120)
+    assert r.returncode == 0 and mewl("verify", out).returncode == 0, r.stderr
+    assert strays(out) == []

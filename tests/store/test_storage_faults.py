@@ -1,7 +1,10 @@
-"""A disk that fills at each stage of an item, on a real tmpfs: the staging
-folder, the object-index EXR, Blender's PNG (which Blender leaves cut short
-without a word), the item's JSON files and the publish. Each is one storage
-fault (NoSpace, exit 2 in `mewl`), never a renderer crash nor a failed item;
+"""A disk that fills at each stage of an item, on a real tmpfs that holds OUT
+and, beside it, the renderer's scratch folder (where TMPDIR points): the
+staging folder, the object-index EXR, Blender's PNG (which Blender leaves cut
+short without a word), the item's JSON files and the publish. Each is one
+storage fault (NoSpace, exit 2 in `mewl`) naming the filesystem that is full
+(the scratch's for Blender's files, OUT's for the rest), never a renderer
+crash nor a failed item;
 with room again, every item is rendered and `mewl verify` passes (a real
 crash meanwhile is retried, its whole reason kept). The stage
 is hit exactly: just before it, a ballast file (or empty files, for inodes)
@@ -78,10 +81,11 @@ def test_a_disk_filling_at_each_stage_of_an_item_is_one_fault_and_never_a_failed
     item = sample_item(TASK, 11, "train", 0)
     camera = next(iter(item.scenes().values())).camera
     exr = math.ceil((raw_bytes(camera.width, camera.height, 4, 4) + 2 * PAGE) / PAGE) * PAGE  # RGBA float32 + header
-    news = len(item.release_files()) + 1  # files an item's folder gains after its image: release files, record
+    news = len(item.release_files()) + 2  # files an item's folder gains after its image: truth, release files, record
     ballast = Ballast(disk)
     stop = threading.Event()
-    with Writer(out, heartbeat=False) as writer, Worker(device="cpu", temp_dir=writer.temp_dir("worker-0")) as worker, \
+    scratch = disk / "tmp"
+    with Writer(out, heartbeat=False) as writer, Worker(device="cpu", temp_dir=scratch) as worker, \
             Writer(out, heartbeat=False) as newcomer:
         def attempt(index: int, before=lambda: None, after_image=lambda: None, by: Writer = writer) -> str:
             before()
@@ -106,8 +110,11 @@ def test_a_disk_filling_at_each_stage_of_an_item_is_one_fault_and_never_a_failed
         }
         names = {"staging": f".staging/{newcomer.id}/train", "exr": "pass_index.exr", "png": "render.png",
                  "json": ".json", "publish": f"{out}/train"}
+        full = {"exr": f"{scratch} (the renderer's scratch folder: {scratch}/mewl-worker-",
+                "png": f"{scratch} (the renderer's scratch folder: {scratch}/mewl-worker-"}
         for stage, message in stages.items():
-            assert message.startswith(f"no space left on {out} (") and names[stage] in message, (stage, message)
+            assert message.startswith(f"no space left on {full.get(stage, f'{out} (')}"), (stage, message)
+            assert names[stage] in message, (stage, message)
         assert not (out / "train").exists() and not list(out.glob(".mewl/failed/**/*.json"))
         assert not list(writer.root.glob(f"train/{TASK}/*"))  # nothing half-written kept in staging
         # Room again: the same items, rendered and published; and a real crash meanwhile (Blender killed)

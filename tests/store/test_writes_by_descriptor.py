@@ -1,8 +1,11 @@
 """No write under OUT by its path again: every create, replace, rename, link, remove, mkdir and utime in
-the store and the farm (src/mewl_gen/store, src/mewl_gen/cluster) is made relative to a held descriptor
-(`dir_fd=`), so a folder swapped for a link between a look and the write is never entered
+the store, the farm and the renderer (src/mewl_gen/store, cluster, render) is made relative to a held
+descriptor (`dir_fd=`), so a folder swapped for a link between a look and the write is never entered
 (docs/security.md). Read by the AST, so a new by-path write fails here before any race finds it; the few
-by-path writes that stay are listed with why each is no path under OUT that a dataset could have swapped."""
+by-path writes that stay are listed with why each is no path under OUT that a dataset could have swapped.
+Blender's process can only write by path: a render asked for with paths (`Worker.render(spec, png, json)`)
+counts as a write by those paths, so the farm must render into the worker's own scratch folder
+(`render_to_scratch`) and copy the files in through its held folders."""
 from __future__ import annotations
 
 import ast
@@ -11,12 +14,12 @@ from pathlib import Path
 import mewl_gen
 
 SRC = Path(mewl_gen.__file__).parent
-ROOMS = ("store", "cluster")
+ROOMS = ("store", "cluster", "render")
 # os functions that change a folder's entries: by a path unless given a held folder
 OS_WRITES = {"replace", "rename", "link", "symlink", "unlink", "remove", "rmdir", "mkdir", "makedirs", "utime",
              "chmod", "truncate", "mkfifo"}
 PATH_WRITES = {"write_text", "write_bytes", "mkdir", "rmdir", "unlink", "touch", "symlink_to", "hardlink_to",
-               "chmod"}
+               "chmod", "save", "save_render"}  # save: PIL's, NumPy's; save_render: Blender's image
 WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_LOCK")
 TEMPS = {"mkstemp", "mkdtemp", "NamedTemporaryFile", "TemporaryDirectory", "TemporaryFile"}
 
@@ -26,6 +29,41 @@ ALLOWED = {
         "OUT itself, the path the user typed: its own components are the user's to follow",
     ("cluster/writers.py", "__enter__", "self.out.mkdir"):
         "OUT itself, the path the user typed, made before the run claims it",
+    ("cluster/calibrate.py", "serve", "w.render"):
+        "Blender writes into calibration's scratch folder in the system's temporary folder, never under OUT",
+    # The renderer: Blender's process writes only in the worker's scratch folder (the system's temporary
+    # folder) and in the folders Worker.render's caller names, each caller listed here.
+    ("render/worker.py", "start", "Path(self.temp_dir).mkdir"):
+        "the caller's temp_dir for the worker's scratch: calibration's, in the system's temporary folder",
+    ("render/worker.py", "start", "tempfile.mkdtemp"): "the worker's scratch folder, in the system's temporary folder",
+    ("render/worker.py", "start", "(self._scratch / RENDERS).mkdir"): "a folder of the worker's own scratch",
+    ("render/worker.py", "start", "open"): "Blender's log, in the worker's own scratch folder",
+    ("render/worker.py", "close", "shutil.rmtree"): "the worker's own scratch folder",
+    ("render/worker.py", "render_to_scratch", "leftover.unlink"): "an earlier render's file in the worker's scratch",
+    ("render/worker.py", "render_to_scratch", "self.render"): "Blender renders into the worker's own scratch folder",
+    ("render/server.py", "serve", "stage.render"): "the paths Worker.render sent, each of its callers listed here",
+    ("render/blender_scene.py", "__init__", "tempfile.mkdtemp"):
+        "Blender's working folder, in its TMPDIR: the worker's scratch folder",
+    ("render/blender_scene.py", "close", "shutil.rmtree"): "Blender's working folder, in the worker's scratch",
+    ("render/blender_scene.py", "_saved_png", "bpy.data.images['Render Result'].save_render"):
+        "Blender's own PNG, by a name relative to its working folder in the worker's scratch",
+    ("render/blender_scene.py", "_warm_up", "self.index_path.unlink"): "the index EXR, in Blender's working folder",
+    ("render/blender_scene.py", "_read_exr", "path.unlink"): "a pass EXR, in Blender's working folder",
+    ("render/blender_scene.py", "render", "im.save"): "beside the paths Worker.render was given (its callers here)",
+    ("render/blender_scene.py", "render", "tmp.write_bytes"): "beside the paths Worker.render was given",
+    ("render/blender_scene.py", "render", "tmp_json.write_text"): "beside the paths Worker.render was given",
+    ("render/blender_scene.py", "render", "os.replace"): "onto the paths Worker.render was given",
+    ("render/blender_scene.py", "render", "tmp.unlink"): "its own temporary files beside the paths given",
+    ("render/blender_scene.py", "render", "scratch.unlink"): "Blender's files in its working folder",
+    ("render/passes.py", "_depth_file", "np.save"): "into a bytes buffer, no file",
+    ("render/contact_sheet.py", "render_cells", "tempfile.TemporaryDirectory"):
+        "the system's temporary folder, for a developer's contact sheet",
+    ("render/contact_sheet.py", "render_cells", "worker.render"): "into that temporary folder",
+    ("render/contact_sheet.py", "main", "sheet(render_cells(args[1] if len(args) == 2 else 'default')).save"):
+        "the contact sheet's file, the developer's path",
+    ("render/spec_file.py", "render_scene", "out_dir.mkdir"):
+        "`mewl render-spec --out`, the user's own folder for one scene, never a dataset's files (cli.specs)",
+    ("render/spec_file.py", "render_scene", "worker.render"): "into that folder of the user's",
     ("store/files.py", "probe_writable", "tempfile.mkstemp"):
         "a probe in OUT itself (or the nearest folder above it that exists), the user's path, before any work",
     ("store/files.py", "probe_writable", "os.unlink"):
@@ -91,6 +129,8 @@ def _by_path(call: ast.Call) -> bool:
         return True
     if func.attr in ("rename", "replace"):  # Path.rename(target), Path.replace(target); str.replace has two
         return len(call.args) == 1 and not call.keywords
+    if func.attr == "render":  # Worker.render(spec, png, json): Blender's process writes by those paths
+        return len(call.args) >= 3
     return func.attr == "open" and _write_mode(call)
 
 
@@ -99,7 +139,7 @@ def _write_mode(call: ast.Call) -> bool:
     return any(isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax+") for m in modes)
 
 
-def test_the_store_and_the_farm_write_under_out_only_through_held_folders():
+def test_the_store_the_farm_and_the_renderer_write_under_out_only_through_held_folders():
     found = {}
     for room in ROOMS:
         for path in sorted((SRC / room).rglob("*.py")):
@@ -125,7 +165,10 @@ def f(out, fd):
     os.open("e", os.O_RDONLY)
     "a-b".replace("-", "_")
     open(out / "j")
+    worker.render(spec, out / "k.png", out / "k.json")
+    image.save(out / "l.png")
+    worker.render_to_scratch(spec, "k")
 """
     assert [c for _, c, _ in by_path_writes(source)] == [
         "(out / 'a').write_text", "open", "os.replace", "os.open", "(out / 'g').rename", "shutil.rmtree",
-        "tempfile.mkstemp"]
+        "tempfile.mkstemp", "worker.render", "image.save"]

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from mewl_gen.errors import FULL, GONE, UserError
 from mewl_gen.render import RenderError, StorageError, Worker
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
-from mewl_gen.store import bookkeeping, damage, door, files, layout
-from mewl_gen.store.files import dumps, writing
+from mewl_gen.store import bookkeeping, damage, files, layout
+from mewl_gen.store.files import NoSpace, dumps, writing
 from mewl_gen.store.record import full_problem, write_record
 from mewl_gen.tasks.benchmark import ItemError
 from mewl_gen.tasks import catalog
@@ -103,21 +104,24 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, 
     published = False
     renders = 0
     try:
-        scenes = item.scenes()
-        for name, scene in scenes.items():
+        truths = {}
+        for name, scene in item.scenes().items():
             if stop.is_set():
                 raise Aborted
-            res = worker.render(scene, tmp / f"{name}.png", tmp / f"{name}.json", passes=s.passes)
+            res, made = worker.render_to_scratch(scene, name, passes=s.passes)
             renders += 1
             if not res.ok:
                 small = ", ".join(f"#{i} {res.visible_pixels[i]} px" for i in res.too_small)
                 return f"retry {item.retry}: {name!r} shows objects under {MIN_VISIBLE_PIXELS} px ({small})", renders
+            truths[name] = json.loads(_scratch_bytes(made.pop(f"{name}.json")))
+            with files.folder(s.out, tmp) as fd:  # Blender wrote in its own scratch: copied in through ours
+                for file_name, path in made.items():
+                    files.write_at(fd, tmp / file_name, [_scratch_bytes(path)], sync=False)
             on_image()
         with files.folder(s.out, tmp) as fd:
-            for name in scenes:  # the renderer knows no words: label each image with the item's
-                truth = tmp / f"{name}.json"
-                labelled = item.label_image(name, json.loads(door.read_bytes(tmp, truth, "json", dir_fd=fd)))
-                files.write_at(fd, truth, [dumps(labelled).encode()], sync=False)
+            for name, truth in truths.items():  # the renderer knows no words: label each image with the item's
+                labelled = item.label_image(name, truth)
+                files.write_at(fd, tmp / f"{name}.json", [dumps(labelled).encode()], sync=False)
         write_release_files(s.out, tmp, item)
         layout.publish(tmp, s.out, s.split, item.task, item.index, durable=s.durable)
         published = True
@@ -128,15 +132,35 @@ def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, 
             files.remove_tree(s.out, tmp)
 
 
+def _scratch_bytes(path: Path) -> bytes:
+    """A file the renderer wrote in its worker's scratch folder; a fault there is the scratch's storage fault."""
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise StorageError(err) from None
+
+
+def scratch_fault(root: Path, err: OSError) -> UserError:
+    """The one line a storage fault met in the renderer's scratch folder is: it names that folder's
+    filesystem (`root`, the system's temporary folder: TMPDIR), not OUT's, for that is the one to see to."""
+    where = f"the renderer's scratch folder: {err.filename}" if err.filename else "the renderer's scratch folder"
+    if err.errno in FULL:
+        return NoSpace(f"no space left on {root} ({where}); nothing half-written was published: free space there, "
+                       "or set TMPDIR to a folder with room, and rerun the same command to resume")
+    if err.errno in GONE:
+        return UserError(f"{root}: {where} was removed while rendering; rerun the same command to resume")
+    return UserError(f"cannot write to {root} ({where}): {err.strerror}; set TMPDIR to a writable folder and rerun")
+
+
 def render_item(worker: Worker, writer: Writer, s: Settings, task: str, index: int, stop: threading.Event,
                    on_image: Callable[[], None] = lambda: None, since: float | None = None) -> Outcome:
     """Claim, sample, render and publish one item; a storage fault is one
-    line (store.files.storage_fault: NoSpace on a full disk, Vanished...)."""
+    line (store.files.storage_fault: NoSpace on a full disk, Vanished...; scratch_fault for the renderer's)."""
     with writing(s.out):
         try:
             return claimed(writer, s, task, index, lambda: _produce(worker, writer, s, task, index, stop, on_image), since)
-        except StorageError as err:  # met by the renderer: judged like the same error here
-            raise err.error from None
+        except StorageError as err:  # met in the renderer's scratch folder, never in OUT
+            raise scratch_fault(worker.scratch_root, err.error) from None
 
 
 def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int, stop: threading.Event,

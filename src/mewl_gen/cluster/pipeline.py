@@ -71,10 +71,10 @@ class RenderPool:
     (raising render.DeviceError before any work) and always closes them."""
 
     def __init__(self, options: list[dict], writer: Writer | None = None):
-        # With a writer, each Blender's temporary files live in its staging folder.
+        # Each Blender's files live in its worker's scratch folder, in the system's temporary folder: never
+        # under OUT, whose folders another job may swap for links under Blender's by-path writes.
         self.writer = writer
-        temp = [{} if writer is None else {"temp_dir": writer.temp_dir(f"worker-{k}")} for k in range(len(options))]
-        self.workers = [Worker(**o, **t) for o, t in zip(options, temp)]
+        self.workers = [Worker(**o) for o in options]
         self.stop = threading.Event()
         self.threads: list[threading.Thread] = []
 

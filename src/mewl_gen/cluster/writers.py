@@ -227,13 +227,6 @@ class Writer:
         make_folder(self.out, folder, anchor=self.root)  # never OUT itself, nor in what an unmounted OUT leaves
         return folder
 
-    def temp_dir(self, name: str) -> Path:
-        """A folder for a Blender worker's scratch and log files: removed with
-        the writer, or by the next run if this one is killed."""
-        folder = self.root / ".tmp" / name  # hidden: a split's name never starts with a dot
-        make_folder(self.out, folder, anchor=self.root)
-        return folder
-
 
 def staging_folders(out: Path) -> list[tuple[Path, bool, float | None]]:
     """Every writer's staging folder under OUT, with whether its writer lives and when it was last heard of

@@ -4,11 +4,14 @@ bpy cannot be restarted inside a process, and a long-lived Blender grows, so
 the Blender side lives in a child (`python -m mewl_gen.render.server`) that is started
 lazily and replaced after `max_scenes` renders. This module never imports bpy.
 
-Every temporary file of the child (Blender's log, the object-index and pass EXRs,
-Blender's own session folder) lives in one folder per worker, removed when
-the worker closes: `temp_dir` if given (cluster puts it under OUT/.staging,
-so a killed run's leftovers are cleaned by the next run), else a fresh
-folder under the system temp folder.
+Every file of the child (Blender's log, the object-index and pass EXRs, Blender's
+own session folder, and with `render_to_scratch` the image, passes and truth
+themselves) lives in one folder per worker, removed when the worker closes: a
+fresh folder under `temp_dir` if given, else under the system's temporary
+folder. It is never inside an output folder others may write: Blender's
+process saves and renames by path, so a folder there swapped for a link would
+send its files where the link points; the caller copies them into its output
+through its own held folders (cluster.item_job).
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from mewl_gen.errors import FULL, NO_SPACE_TEXT, UserError, full_disk
 from mewl_gen.scenes.spec import SceneSpec
 
 from . import storage
-from .passes import PASSES
+from .passes import PASSES, files_of
 from .result import RenderResult
 
 log = logging.getLogger("render")
@@ -34,6 +37,7 @@ log = logging.getLogger("render")
 DEVICES = ("auto", "cpu", "optix", "cuda", "hip", "oneapi", "metal")
 START_TIMEOUT = 300.0  # building the scene; a first OptiX start compiles kernels
 RENDER_TIMEOUT = 3600.0
+RENDERS = "renders"  # render_to_scratch's files, in the worker's scratch folder
 
 
 def denoiser_for(device: str) -> str:
@@ -101,6 +105,7 @@ class Worker:
         if self.temp_dir is not None:  # never its parents: they may be an output folder removed under the run
             Path(self.temp_dir).mkdir(exist_ok=True)
         self._scratch = Path(tempfile.mkdtemp(prefix="mewl-worker-", dir=self.temp_dir))
+        (self._scratch / RENDERS).mkdir()
         self._log = open(self._scratch / "blender.log", "w+b")
         self._log_mark = 0
         self._proc = subprocess.Popen(
@@ -161,16 +166,39 @@ class Worker:
     def pid(self) -> int | None:
         return None if self._proc is None else self._proc.pid
 
+    @property
+    def scratch_root(self) -> Path:
+        """The folder this worker's scratch folder lies in: its filesystem holds what Blender writes."""
+        return Path(self.temp_dir) if self.temp_dir is not None else Path(tempfile.gettempdir())
+
     # -- rendering ----------------------------------------------------------
-    def render(self, spec: SceneSpec, png_path: Path, json_path: Path, passes: tuple[str, ...] = ()) -> RenderResult:
-        """Render one spec; writes PNG and JSON, and beside them the passes asked for (render.passes),
-        only if everything is visible enough."""
-        unknown = [p for p in passes if p not in PASSES]
-        if unknown:
-            raise ValueError(f"unknown pass {unknown[0]!r}; expected some of {', '.join(PASSES)}")
+    def _ready(self) -> None:
+        """A child that may take the next render: a fresh one after `max_scenes`."""
         if self._proc is not None and self._scenes >= self.max_scenes:
             self.close()
         self.start()
+
+    def render_to_scratch(self, spec: SceneSpec, name: str,
+                          passes: tuple[str, ...] = ()) -> tuple[RenderResult, dict[str, Path]]:
+        """Render one spec into this worker's own scratch folder as `<name>.png`, `<name>.json` and the
+        passes beside; returns the result and the files written, by their names (none unless ok). They
+        stay there until the next render or close: the caller copies them where they belong."""
+        self._ready()
+        folder = self._scratch / RENDERS
+        for leftover in folder.iterdir():  # an earlier render's, copied or given up: ours, in our folder
+            leftover.unlink()
+        res = self.render(spec, folder / f"{name}.png", folder / f"{name}.json", passes)
+        names = [f"{name}.png", *files_of(name, tuple(passes)), f"{name}.json"] if res.ok else []
+        return res, {n: folder / n for n in names}
+
+    def render(self, spec: SceneSpec, png_path: Path, json_path: Path, passes: tuple[str, ...] = ()) -> RenderResult:
+        """Render one spec; writes PNG and JSON, and beside them the passes asked for (render.passes),
+        only if everything is visible enough. Blender's process writes them by these paths: never name
+        a folder that someone else may swap for a link (render_to_scratch)."""
+        unknown = [p for p in passes if p not in PASSES]
+        if unknown:
+            raise ValueError(f"unknown pass {unknown[0]!r}; expected some of {', '.join(PASSES)}")
+        self._ready()
         start = time.perf_counter()
         self._log_mark = os.fstat(self._log.fileno()).st_size  # an earlier render's lines explain nothing here
         try:
