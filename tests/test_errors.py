@@ -11,32 +11,31 @@ import pytest
 import mewl_gen
 from mewl_gen import errors
 from mewl_gen.cli import sample
-from mewl_gen.cli.main import main
 from mewl_gen.render.passes import PassError
 from mewl_gen.render.worker import DeviceError
 from mewl_gen.scenes.spec import SpecError
-from mewl_gen.store.files import NoSpace, Vanished, storage_fault
+from mewl_gen.store.files import storage_fault
 from mewl_gen.tasks.benchmark import UsageError
 from mewl_gen.tasks.catalog import UnknownTask
 from mewl_gen.tasks.stored import DamagedItem
 
 
-@pytest.mark.parametrize("kind", [PassError, DeviceError, SpecError, NoSpace, Vanished, UsageError, UnknownTask,
-                                  DamagedItem])
-def test_every_users_mistake_is_one_kind_that_the_command_says_in_one_line(kind, monkeypatch, capsys):
+@pytest.mark.parametrize("kind", [PassError, DeviceError, SpecError, errors.NoSpace, errors.Vanished,
+                                  UsageError, UnknownTask, DamagedItem])
+def test_every_users_mistake_is_one_kind_that_the_command_says_in_one_line(kind, monkeypatch, mewl):
     assert issubclass(kind, errors.UserError)
 
     def fail(args):
         raise kind("the bad value 'x'; expected 'y'")
 
     monkeypatch.setattr(sample, "cmd_sample", fail)
-    assert main(["sample", "--task", "pragmatic", "--n", "1", "--out", "unused"]) == 2
-    assert capsys.readouterr().err == "mewl: error: the bad value 'x'; expected 'y'\n"
+    code, _, err = mewl("sample", "--task", "pragmatic", "--n", 1, "--out", "unused")
+    assert code == 2 and err == "mewl: error: the bad value 'x'; expected 'y'\n"
 
 
 def test_a_storage_fault_is_read_from_the_one_table(tmp_path):
     assert set(errors.STORAGE) == {*errors.FULL, *errors.DENIED, *errors.GONE, errno.EIO}
-    assert isinstance(storage_fault(tmp_path, OSError(errno.EDQUOT, "Disk quota exceeded")), NoSpace)
+    assert isinstance(storage_fault(tmp_path, OSError(errno.EDQUOT, "Disk quota exceeded")), errors.NoSpace)
     assert str(storage_fault(tmp_path, OSError(errno.EROFS, "Read-only file system"))) == \
         f"cannot write to {tmp_path}: Read-only file system"
     assert storage_fault(tmp_path, OSError(errno.EBADF, "Bad file descriptor")) is None  # a bug: a traceback

@@ -58,6 +58,28 @@ def folder_gone(folder: str, why: str) -> FileNotFoundError:
     return FileNotFoundError(errno.ENOENT, why, folder)
 
 
+# -- storage faults: one vocabulary --------------------------------------------------------------
+# An OSError whose number is in STORAGE is the disk's, not a bug: where the run writes OUT it becomes
+# NoSpace, Vanished or a UserError naming OUT (store.files.storage_fault); met in the renderer's
+# scratch folder it travels as ScratchFault to the item's job, which names that folder's disk.
+
+class NoSpace(UserError):
+    """A filesystem the run writes (OUT's, or the renderer's scratch) is full: the run stops at once."""
+
+
+class Vanished(UserError):
+    """OUT, its manifest or a folder of it was removed (or unmounted) while a run wrote it: the run stops at once."""
+
+
+class ScratchFault(UserError):
+    """A storage fault met in the renderer's scratch folder: never the renderer's fault, never retried.
+    `error` is the OSError as it was met; the item's job says it in one line naming the scratch's disk."""
+
+    def __init__(self, error: OSError):
+        super().__init__(f"{error.strerror}: {error.filename}" if error.filename else str(error.strerror))
+        self.error = error
+
+
 SHOWN = 200  # characters of untrusted text a message quotes
 
 

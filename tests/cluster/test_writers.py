@@ -177,7 +177,7 @@ def test_a_writer_makes_nothing_in_what_an_out_unmounted_under_it_leaves(tmp_pat
     mount point. What the writer makes there (a claim's or an item's staging folders, the task's folder an
     item is published into) is removed again, and each is one Vanished line."""
     from mewl_gen.cluster.planning import Settings
-    from mewl_gen.store.files import Vanished
+    from mewl_gen.errors import Vanished
     from mewl_gen.store.manifest import claim_output
 
     out = tmp_path / "data"

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from mewl_gen.errors import FULL, GONE, UserError
-from mewl_gen.render import RenderError, StorageError, Worker
+from mewl_gen.errors import FULL, GONE, NoSpace, ScratchFault, UserError
+from mewl_gen.render import RenderError, Worker
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
 from mewl_gen.store import bookkeeping, damage, files, layout
-from mewl_gen.store.files import NoSpace, dumps, writing
+from mewl_gen.store.files import dumps, writing
 from mewl_gen.store.record import full_problem, write_record
 from mewl_gen.tasks.benchmark import ItemError
 from mewl_gen.tasks import catalog
@@ -137,7 +137,7 @@ def _scratch_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as err:
-        raise StorageError(err) from None
+        raise ScratchFault(err) from None
 
 
 def scratch_fault(root: Path, err: OSError) -> UserError:
@@ -159,7 +159,7 @@ def render_item(worker: Worker, writer: Writer, s: Settings, task: str, index: i
     with writing(s.out):
         try:
             return claimed(writer, s, task, index, lambda: _produce(worker, writer, s, task, index, stop, on_image), since)
-        except StorageError as err:  # met in the renderer's scratch folder, never in OUT
+        except ScratchFault as err:  # met in the renderer's scratch folder, never in OUT
             raise scratch_fault(worker.scratch_root, err.error) from None
 
 
@@ -179,7 +179,7 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
     for _ in range(MAX_CRASHES + MAX_REDRAWS + 2):  # each pass is a crash, a redraw or the end
         try:
             why, n = _render_into_place(worker, writer, s, item, stop, on_image)
-        except StorageError:
+        except ScratchFault:
             if stop.is_set():  # a Blender stopped by Ctrl-C may leave what looks like one
                 raise Aborted from None
             raise

@@ -11,6 +11,6 @@ package does not.
 """
 from .result import RenderResult
 from .spec_file import render_scene
-from .worker import DeviceError, NoSpaceError, RenderError, StorageError, Worker
+from .worker import DeviceError, RenderError, Worker
 
-__all__ = ["DeviceError", "NoSpaceError", "RenderError", "RenderResult", "StorageError", "Worker", "render_scene"]
+__all__ = ["DeviceError", "RenderError", "RenderResult", "Worker", "render_scene"]

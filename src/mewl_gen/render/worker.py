@@ -25,7 +25,7 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from mewl_gen.errors import FULL, NO_SPACE_TEXT, UserError, full_disk
+from mewl_gen.errors import NO_SPACE_TEXT, ScratchFault, UserError, full_disk
 from mewl_gen.scenes.spec import SceneSpec
 
 from . import storage
@@ -52,24 +52,6 @@ class DeviceError(UserError, ValueError):
 
 class RenderError(RuntimeError):
     """The Blender child failed (a bug or a crash, not a scene to re-place)."""
-
-
-class StorageError(RenderError):
-    """A file could not be written: its filesystem is full, read-only or
-    failing, or its folder is gone (render.storage). Not the renderer's fault:
-    never to be retried. `error` is the OSError, as the child met it."""
-
-    def __init__(self, error: OSError):
-        super().__init__(f"{error.strerror}: {error.filename}" if error.filename else str(error.strerror))
-        self.error = error
-
-
-class NoSpaceError(StorageError):
-    """A file could not be written: its filesystem is full."""
-
-
-def storage_error(error: OSError) -> StorageError:
-    return (NoSpaceError if error.errno in FULL else StorageError)(error)
 
 
 
@@ -210,7 +192,7 @@ class Worker:
             self._scenes += 1
             kind, out = self._receive(self.render_timeout)
         if kind == "storage":  # the child met it, cleaned up and renders on
-            raise storage_error(OSError(*out))
+            raise ScratchFault(OSError(*out))
         if kind != "done":  # a storage fault Blender did not report is told by the folder and its free space
             self._fail(out, storage.fault(Path(png_path), storage.raw_bytes(spec.camera.width, spec.camera.height)))
         seconds = time.perf_counter() - start
@@ -243,7 +225,7 @@ class Worker:
         if cause is None and (NO_SPACE_TEXT in reason or NO_SPACE_TEXT in tail):  # e.g. Blender's EXR writer, which raises nothing
             cause = full_disk(_no_space_line(reason + "\n" + tail))
         if cause is not None:
-            raise storage_error(cause)
+            raise ScratchFault(cause)
         raise RenderError(f"{reason.rstrip()}\n--- Blender log (tail) ---\n{tail}")
 
 

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from mewl_gen.errors import DENIED, FAILING, FULL, GONE, UserError
+from mewl_gen.errors import DENIED, FAILING, FULL, GONE, NoSpace, UserError, Vanished
 
 from . import door
 from .nfs import aside, create, replace
@@ -142,14 +142,6 @@ def remove_tree(root: Path, path: Path) -> None:
             shutil.rmtree(path.name, dir_fd=fd, ignore_errors=True)
     except (FileNotFoundError, NotADirectoryError):
         pass
-
-
-class NoSpace(UserError):
-    """The filesystem of OUT (or of the renderer's scratch) is full: the run stops at once."""
-
-
-class Vanished(UserError):
-    """OUT, its manifest or a folder of it was removed (or unmounted) while a run wrote it: the run stops at once."""
 
 
 def no_space(out: Path, detail: str = "") -> NoSpace:
