@@ -40,6 +40,23 @@ def test_verify_writes_one_file_of_notes_a_task_and_syncs_it_once(sampled, mewl,
     assert mewl("verify", w.out)[0] == 1 and synced == []  # nothing new found: nothing written
 
 
+
+LIMIT = 100_000  # the folder count docs/security.md states verify's figure at
+
+
+@pytest.mark.slow
+def test_verify_at_its_stated_limit_notes_every_empty_folder_in_one_file(sampled, mewl):
+    """At the limit docs/security.md states (100,000 empty item folders), the run ends with every one
+    noted in the task's one file and said once each: how long it takes is the docs' figure, not a test's."""
+    w = sampled
+    for i in range(3, 3 + LIMIT):
+        os.mkdir(w.item(i))
+    code, out, err = mewl("verify", w.out)
+    assert code == 1 and out.count("damaged: ") == LIMIT, err[-500:]
+    notes = w.out / ".mewl" / "damaged" / "train"
+    assert json.loads((notes / f"{w.task}.json").read_text())["damaged"] == f"3-{2 + LIMIT}"
+    assert sorted(p.name for p in notes.iterdir()) == [f"{w.task}.json", f"{w.task}.lock"]
+
 def test_an_older_versions_notes_are_read_and_superseded_by_the_next_verify(sampled, mewl):
     """Notes of one file an item (0.3's) still count for status and render until verify merges them in."""
     w = sampled
