@@ -85,7 +85,7 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m pytest
 # The slowest tests are listed at the end: where CI's time goes.
 test: setup
 	@$(COMPILE)
-	$(PYTEST) -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder --durations=40 $(PYTEST_ARGS)
+	$(PYTEST) -n $(TEST_JOBS) --dist loadfile --durations=40 $(PYTEST_ARGS)
 
 # A quick check (under a minute on 2 cores): every test that needs neither Blender, SLURM nor a browser and takes
 # well under a second or two; statistical sweeps, audits and whole-dataset runs of the command are `slow` (make test).

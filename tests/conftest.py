@@ -3,7 +3,6 @@ from __future__ import annotations
 import atexit
 import fcntl
 import functools
-import gc
 import json
 import os
 import shutil
@@ -60,15 +59,9 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):
         config._mewl_samples = tempfile.mkdtemp(prefix="mewl-test-samples-")
         os.environ[SAMPLES_ENV] = config._mewl_samples
-        if _needs_render(config):
-            start_render(config)
 
 
 def pytest_unconfigure(config):
-    render = getattr(config, "_mewl_render", None)
-    if render is not None and render.poll() is None:  # a session that ended before the render did
-        render.kill()
-        render.wait()
     folder = getattr(config, "_mewl_samples", None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
@@ -103,31 +96,16 @@ def episodes(task: str, n: int = EPISODES_PER_TASK, split: str = "train", seed: 
     batches = Parallel(n_jobs=-1)(
         delayed(_sample_range)(folder, task, split, seed, s, min(s + step, n)) for s in range(0, n, step)
     )
-    loaded = tuple(catalog.task(task).model.model_validate_json(j) for batch in batches for j in batch)
-    _kept()
-    return loaded
-
-
-def _kept() -> None:
-    """What the process holds now stays until the session ends (the cached episodes, what collection built):
-    moved out of the garbage collector's reach, so that its full collections stop scanning it again and again
-    (a MEWL episode is 167 tracked objects; the nine tasks' sweeps, over half a million). tests/tasks spent 23 s
-    of its 212 s of CPU in the collector, 6 s with this; four of its sweep files ran 110 and 97 s without it and
-    90 and 78 s with it, in turns."""
-    gc.collect()  # no cycle of garbage is kept
-    gc.freeze()
-
-
-def pytest_collection_finish(session):
-    _kept()
+    return tuple(catalog.task(task).model.model_validate_json(j) for batch in batches for j in batch)
 
 
 # One preview render of every task (item 0 of each, seed 2026, split train), made once per test session by
 # the first process that asks and read by the others: the pinned digests (test_pinned_output.py) and the
 # render tests of the benchmarks that read one item per task share it. Tests that change files copy it.
 # Preview (one sample, no denoiser): what its readers check is files, ground truth (read from the object-
-# index pass, the same at every quality) and that images load, not how true the colours read; a draft
-# render of every task cost a fifth of make test's CPU. Draft's pins are make pins' (test_pinned_output.py).
+# index pass, the same at every quality) and that images load, not how true the colours read, and a draft
+# render of every task costs several times the CPU (docs/performance.md). Draft's pins are make pins'
+# (test_pinned_output.py).
 RENDERED_SEED = "2026"
 RENDERED_QUALITY = "preview"
 
@@ -138,8 +116,8 @@ def _render_command(folder: Path) -> list[str]:
 
 
 def rendered_all() -> Path:
-    """The session's render: started in the background when the session began (start_render), or
-    here by the first process that asks; a process that asks meanwhile waits on the lock, not a sleep."""
+    """The session's render, made by the first process that asks; a process that asks meanwhile waits
+    on the lock, then reads it."""
     folder = Path(os.environ[SAMPLES_ENV]) / "rendered-all"
     with open(folder.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -151,57 +129,29 @@ def rendered_all() -> Path:
     return folder / "out"
 
 
-def _needs_render(config) -> bool:
-    """Whether the session runs a test file that reads the shared render (a file calling rendered_all),
-    and its -m selects tests that need Blender (every reader of the render is marked `render`)."""
-    from _pytest.mark.expression import Expression
-
-    markexpr = config.getoption("markexpr", "")
-    if markexpr and not Expression.compile(markexpr).evaluate(lambda name: name == "render"):
-        return False  # -m "not render", the fast lane: no test reads it
-    tests = Path(__file__).parent
-    users = {p.resolve() for p in tests.rglob("test_*.py") if "rendered_all(" in p.read_text()}
-    asked = [Path(a.split("::")[0]).resolve() for a in (config.args or [str(tests)])]
-    return any(u == a or a in u.parents for u in users for a in asked)
+# The command, run as a user runs it. In process (the fixture `mewl`, or run_mewl for a fixture broader than
+# one test), where a test reads what it printed or patches what it calls; as a process (tests/command.py's
+# mewl_process), where the process itself is what is tested: its exit status and output through real pipes,
+# its memory, other environments or working folders.
 
 
-def start_render(config) -> None:
-    """Start the shared render beside the tests, holding its lock until it is done, so that no test
-    process idles waiting for it: the render takes one core for a minute or two."""
-    import threading
+def run_mewl(*args) -> int:
+    """`mewl ARGS` in this process, returning its exit status; what it prints goes where the caller's output
+    goes. Arguments may be paths or numbers. Tests ask for the fixture `mewl` instead, which also returns
+    what the command printed; this is for a module's or a session's fixture, which cannot."""
+    from mewl_gen.cli.main import main
 
-    folder = Path(os.environ[SAMPLES_ENV]) / "rendered-all"
-    lock = open(folder.with_suffix(".lock"), "w")
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    process = subprocess.Popen(_render_command(folder), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-    def finish():
-        _, err = process.communicate()
-        if process.returncode == 0:
-            (folder / "done").write_text("")
-        else:  # rendered_all renders again in the test that asks, and its assertion shows why
-            (folder.parent / "rendered-all.err").write_text(err)
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
-
-    config._mewl_render = process
-    threading.Thread(target=finish, daemon=True).start()
-
-
-# The command, run as a user runs it. In process (the fixture `mewl`), where a test reads what it printed
-# or patches what it calls; as a process (tests/command.py's mewl_process), where the process itself is
-# what is tested: its exit status and output through real pipes, other environments or working folders.
+    return main([str(a) for a in args])
 
 
 @pytest.fixture
 def mewl(capsys):
     """`mewl ARGS` in this process: mewl("sample", "--n", 3, ...) returns (exit status, stdout, stderr)
     of that command alone; arguments may be paths or numbers."""
-    from mewl_gen.cli.main import main
 
     def run(*args) -> tuple[int, str, str]:
         capsys.readouterr()  # what the test printed before is not the command's
-        code = main([str(a) for a in args])
+        code = run_mewl(*args)
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -215,27 +165,3 @@ def stored_items(out: Path, prefix: str) -> list:
     found = read(out)
     assert not found.damaged, found.damaged
     return [s for (_, task), items in sorted(found.items.items()) if task.startswith(prefix) for s in items]
-
-
-# Files that take longest, started first: xdist hands whole files (--dist loadfile) to the free process in
-# collection order (make test keeps it: --no-loadscope-reorder; xdist would otherwise start the files with the
-# most tests first, and the long files of a few tests ran last, on one core), so the long ones must not be left
-# for the end. Longest first, as a full run on 2 cores measured them.
-LONGEST_FIRST = ("tasks/test_every_task.py", "tasks/bongard/test_sample.py", "cli/test_readme.py",
-                 "store/test_integrity_e2e.py", "tasks/mewl/test_names.py", "cluster/test_pipeline_e2e.py",
-                 "cli/test_doc_commands.py", "results/study/test_browser.py", "cluster/slurm/test_arrays.py",
-                 "render/test_worker.py", "tasks/shapeworld/test_audit.py", "cli/test_doc_audits.py",
-                 "tasks/icy/test_episodes.py", "tasks/shapeworld/test_sampler.py", "tasks/test_audit.py")
-
-
-def pytest_collection_modifyitems(config, items):
-    tests = Path(__file__).parent
-    rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
-
-    def place(item) -> int:
-        try:
-            return rank.get(item.path.relative_to(tests).as_posix(), len(rank))
-        except ValueError:  # a test outside this folder
-            return len(rank)
-
-    items.sort(key=place)  # stable: each file keeps its order
