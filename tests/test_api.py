@@ -12,8 +12,8 @@ import pytest
 import setuptools
 
 import mewl_gen
-from mewl_gen.cli.main import main
 from mewl_gen.errors import UserError
+from tests.conftest import run_mewl
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +40,7 @@ def test_python_dash_m_mewl_gen_is_the_command():
 @pytest.fixture(scope="module")
 def sampled(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("api") / "data"
-    assert main(["sample", "--task", "shape,malevic-pos", "--n", "3", "--out", str(out), "--workers", "1"]) == 0
+    assert run_mewl("sample", "--task", "shape,malevic-pos", "--n", 3, "--out", out, "--workers", 1) == 0
     return out
 
 
@@ -85,15 +85,16 @@ def test_a_folder_that_is_no_dataset_is_one_error(tmp_path):
 
 
 @pytest.mark.render  # reads the session's render
-def test_the_api_pages_code_runs_as_written_on_a_rendered_dataset(tmp_path, monkeypatch, capsys):
+def test_the_api_pages_code_runs_as_written_on_a_rendered_dataset(tmp_path, monkeypatch, mewl):
     """docs/api.md's blocks, in order and in one namespace, in a folder holding `data` (the session's render
     of every task) and `predictions.jsonl` (one valid line per task, as `mewl eval data --example` prints)."""
     from tests.blocks import blocks
     from tests.conftest import rendered_all
 
     shutil.copytree(rendered_all(), tmp_path / "data")
-    assert main(["eval", str(tmp_path / "data"), "--example"]) == 0
-    (tmp_path / "predictions.jsonl").write_text(capsys.readouterr().out)
+    code, printed, err = mewl("eval", tmp_path / "data", "--example")
+    assert code == 0, err
+    (tmp_path / "predictions.jsonl").write_text(printed)
     monkeypatch.chdir(tmp_path)
     found, namespace = blocks((ROOT / "docs" / "api.md").read_text(), "python"), {}
     assert len(found) == 3

@@ -14,14 +14,14 @@ from mewl_gen.cli import sample
 from mewl_gen.render.passes import PassError
 from mewl_gen.render.worker import DeviceError
 from mewl_gen.scenes.spec import SpecError
-from mewl_gen.store.files import storage_fault
+from mewl_gen.store.files import NoSpace, Vanished, storage_fault
 from mewl_gen.tasks.benchmark import UsageError
 from mewl_gen.tasks.catalog import UnknownTask
 from mewl_gen.tasks.stored import DamagedItem
 
 
-@pytest.mark.parametrize("kind", [PassError, DeviceError, SpecError, errors.NoSpace, errors.Vanished,
-                                  UsageError, UnknownTask, DamagedItem])
+@pytest.mark.parametrize("kind", [PassError, DeviceError, SpecError, NoSpace, Vanished, UsageError, UnknownTask,
+                                  DamagedItem])
 def test_every_users_mistake_is_one_kind_that_the_command_says_in_one_line(kind, monkeypatch, mewl):
     assert issubclass(kind, errors.UserError)
 
@@ -35,7 +35,7 @@ def test_every_users_mistake_is_one_kind_that_the_command_says_in_one_line(kind,
 
 def test_a_storage_fault_is_read_from_the_one_table(tmp_path):
     assert set(errors.STORAGE) == {*errors.FULL, *errors.DENIED, *errors.GONE, errno.EIO}
-    assert isinstance(storage_fault(tmp_path, OSError(errno.EDQUOT, "Disk quota exceeded")), errors.NoSpace)
+    assert isinstance(storage_fault(tmp_path, OSError(errno.EDQUOT, "Disk quota exceeded")), NoSpace)
     assert str(storage_fault(tmp_path, OSError(errno.EROFS, "Read-only file system"))) == \
         f"cannot write to {tmp_path}: Read-only file system"
     assert storage_fault(tmp_path, OSError(errno.EBADF, "Bad file descriptor")) is None  # a bug: a traceback

@@ -64,13 +64,13 @@ def test_piping_into_head_prints_the_first_line_and_nothing_else(episode_folder,
     assert done.stdout.count("\n") == 1
 
 
-def test_a_broken_pipe_of_our_own_is_still_a_bug(monkeypatch, capfd):
+def test_a_broken_pipe_of_our_own_is_still_a_bug(monkeypatch, mewl):
     """Only the reader of stdout going away is quiet; a worker's pipe breaking is not."""
-    from mewl_gen.cli import main as cli, specs
+    from mewl_gen.cli import specs
 
     def worker_pipe_breaks(args):
         raise BrokenPipeError(32, "Broken pipe")
 
     monkeypatch.setattr(specs, "cmd_schema", worker_pipe_breaks)
     with pytest.raises(BrokenPipeError):
-        cli.main(["schema"])
+        mewl("schema")

@@ -145,18 +145,13 @@ def test_every_python_block_of_the_docs_compiles(doc):
         compile(code, doc.name, "exec")
 
 
-def test_a_mistyped_task_or_benchmark_gets_a_did_you_mean(capsys):
-    from mewl_gen.cli.main import main
-
+def test_a_mistyped_task_or_benchmark_gets_a_did_you_mean(mewl):
     for typed, meant in (("malevc-pos", "malevic-pos"), ("bongrd", "bongard"), ("pragmatc", "pragmatic")):
-        assert main(["sample", "--task", typed, "--n", "1", "--out", "/nonexistent/never-written"]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and f"did you mean {meant!r}?" in err, err
+        code, _, err = mewl("sample", "--task", typed, "--n", 1, "--out", "/nonexistent/never-written")
+        assert code == 2 and err.count("\n") == 1 and f"did you mean {meant!r}?" in err, err
 
 
-def test_the_dataset_folder_is_out_in_every_command_and_the_gallerys_old_spelling_works(tmp_path, capsys):
-    from mewl_gen.cli.main import main
-
+def test_the_dataset_folder_is_out_in_every_command_and_the_gallerys_old_spelling_works(tmp_path, mewl):
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     for name, parser in sub.choices.items():
         for action in parser._actions:
@@ -166,9 +161,8 @@ def test_the_dataset_folder_is_out_in_every_command_and_the_gallerys_old_spellin
     old = build_parser().parse_args(["gallery", "data", "--out", "site"])
     assert (new.out, new.dir or new.old_dir) == (old.out, old.dir or old.old_dir) == ("data", "site")
     for argv in (["gallery", "data"], ["gallery", "data", "a", "--out", "b"]):
-        assert main(argv) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "mewl gallery OUT DIR" in err
+        code, _, err = mewl(*argv)
+        assert code == 2 and err.count("\n") == 1 and "mewl gallery OUT DIR" in err
 
 
 @pytest.mark.slow
@@ -186,19 +180,17 @@ def test_the_icy_pages_metrics_script_prints_the_pages_tables(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_eval_pages_commands_run_on_a_dataset_of_every_benchmark(tmp_path, capsys):
+def test_the_eval_pages_commands_run_on_a_dataset_of_every_benchmark(tmp_path, mewl):
     """docs/eval.md's commands, run as written by bash in a folder holding OUT (one sampled item of a task of
     each benchmark) and predictions.jsonl (`mewl eval OUT --example`); its JSON has the page's keys and the
     page's paper record among its published rows."""
-    from mewl_gen.cli.main import main
-
     text = (ROOT / "docs" / "eval.md").read_text()
     out = tmp_path / "OUT"
     tasks = "pragmatic,malevic-pos-hard,shapeworld-existential,bongard-basic,icy-episodes"
-    assert main(["sample", "--task", tasks, "--n", "1", "--out", str(out), "--workers", "1"]) == 0
-    capsys.readouterr()
-    assert main(["eval", str(out), "--example"]) == 0
-    (tmp_path / "predictions.jsonl").write_text(capsys.readouterr().out)
+    assert mewl("sample", "--task", tasks, "--n", 1, "--out", out, "--workers", 1)[0] == 0
+    code, printed, _ = mewl("eval", out, "--example")
+    assert code == 0
+    (tmp_path / "predictions.jsonl").write_text(printed)
     (commands,) = blocks(text, "bash")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "MPLBACKEND": "Agg"}
     done = subprocess.run(["bash", "-e", "-c", commands], cwd=tmp_path, env=env, capture_output=True, text=True,
@@ -207,8 +199,9 @@ def test_the_eval_pages_commands_run_on_a_dataset_of_every_benchmark(tmp_path, c
     assert (tmp_path / "accuracy.pdf").read_bytes().startswith(b"%PDF")
     assert done.stdout.endswith((tmp_path / "predictions.jsonl").read_text())  # the last command, --example
 
-    assert main(["eval", str(out), str(tmp_path / "predictions.jsonl"), "--format", "json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    code, printed, _ = mewl("eval", out, tmp_path / "predictions.jsonl", "--format", "json")
+    assert code == 0
+    report = json.loads(printed)
     assert list(report) == ["tasks", "overall", "published", "problems"]
     record = next(json.loads(code) for code in blocks(text, "json") if code.startswith('{"kind": "paper"'))
     assert record in report["published"]

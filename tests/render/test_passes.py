@@ -17,7 +17,6 @@ from PIL import Image
 from pycocotools import mask as mask_utils
 
 from mewl_gen.assets.materials import GROUND, object_material
-from mewl_gen.cli.main import main
 from mewl_gen.render import Worker
 from mewl_gen.render.passes import PASSES, file_name, files_of, png16, read, read_png16
 from mewl_gen.scenes.pointing import pointing_hand
@@ -27,6 +26,7 @@ from mewl_gen.scenes.stage import LIGHTS, base_camera
 from mewl_gen.store.reader import read as read_items
 from mewl_gen.store.record import write_record
 from tests.blocks import blocks
+from tests.conftest import run_mewl
 
 pytestmark = pytest.mark.render
 
@@ -206,23 +206,21 @@ def test_albedo_is_the_diffuse_base_colour_in_linear_light_and_none_on_metal_and
     assert 0.9 < ground.min() and ground.max() < 1.0 and np.ptp(ground) < 0.01
 
 
-def test_render_spec_writes_the_passes_asked_for_and_never_over_a_file(rendered, tmp_path, capsys):
+def test_render_spec_writes_the_passes_asked_for_and_never_over_a_file(rendered, tmp_path, mewl):
     spec, folder, _ = rendered
     path = tmp_path / "scene.json"
     path.write_text(spec.model_dump_json())
     out = tmp_path / "out"
-    assert main(["render-spec", str(path), "--out", str(out), "--device", "cpu", "--passes", "instance,depth"]) == 0
+    assert mewl("render-spec", path, "--out", out, "--device", "cpu", "--passes", "instance,depth")[0] == 0
     assert sorted(p.name for p in out.iterdir()) == ["scene.depth.npy", "scene.instance.png", "scene.json", "scene.png"]
     for name in ("scene.png", "scene.depth.npy", "scene.instance.png"):  # another process, the same bytes
         assert (out / name).read_bytes() == (folder / name).read_bytes(), name
-    capsys.readouterr()
     (out / "scene.png").unlink()
     (out / "scene.json").unlink()
-    assert main(["render-spec", str(path), "--out", str(out), "--device", "cpu", "--passes", "depth"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "scene.depth.npy exists" in err and not (out / "scene.png").exists()
-    assert main(["render-spec", str(path), "--out", str(tmp_path / "x"), "--passes", "depth,mist"]) == 2
-    err = capsys.readouterr().err
+    code, _, err = mewl("render-spec", path, "--out", out, "--device", "cpu", "--passes", "depth")
+    assert code == 2 and err.count("\n") == 1 and "scene.depth.npy exists" in err and not (out / "scene.png").exists()
+    code, _, err = mewl("render-spec", path, "--out", tmp_path / "x", "--passes", "depth,mist")
+    assert code == 2
     assert err == ("mewl: error: --passes 'depth,mist': 'mist' is not a pass; expected a comma list of depth, "
                    "normal, albedo, instance, or all\n") and not (tmp_path / "x").exists()
 
@@ -234,7 +232,7 @@ DATASET = ["--task", "malevic-pos1", "--n", "1", "--seed", "3", "--quality", "pr
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dataset") / "data"
-    assert main(["render", *DATASET, "--passes", "normal,depth,instance,albedo", "--out", str(out)]) == 0
+    assert run_mewl("render", *DATASET, "--passes", "normal,depth,instance,albedo", "--out", out) == 0
     return out
 
 
@@ -242,23 +240,22 @@ def item(out: Path) -> Path:
     return out / "train" / "malevic-pos1" / "0"
 
 
-def test_the_manifest_pins_the_passes_and_a_rerun_with_others_is_refused_in_one_line(dataset, capsys):
+def test_the_manifest_pins_the_passes_and_a_rerun_with_others_is_refused_in_one_line(dataset, mewl):
     manifest = json.loads((dataset / "mewl-dataset.json").read_text())
     assert manifest["passes"] == list(PASSES)  # in PASSES order, however typed
     card = (dataset / "README.md").read_text()
     assert "--passes depth,normal,albedo,instance --out OUT" in card and "`<scene>.depth.npy`: float32 NumPy" in card
     before = {p: p.read_bytes() for p in dataset.rglob("*") if p.is_file()}
-    capsys.readouterr()
     for other in (["--passes", "depth"], []):
-        assert main(["render", *DATASET, *other, "--out", str(dataset)]) == 2
-        err = capsys.readouterr().err
+        code, _, err = mewl("render", *DATASET, *other, "--out", dataset)
+        assert code == 2, err
         assert err.count("\n") == 1 and "holds a different dataset: passes=['depth', 'normal', 'albedo', 'instance']" in err
-    assert main(["render", *DATASET, "--passes", "all", "--out", str(dataset)]) == 0  # the same passes: nothing to do
-    assert "nothing to do" in capsys.readouterr().err
+    code, _, err = mewl("render", *DATASET, "--passes", "all", "--out", dataset)
+    assert code == 0 and "nothing to do" in err  # the same passes
     assert {p: p.read_bytes() for p in dataset.rglob("*") if p.is_file()} == before
 
 
-def test_verify_names_a_damaged_pass_file_and_repair_renders_the_same_bytes(dataset, tmp_path, capsys):
+def test_verify_names_a_damaged_pass_file_and_repair_renders_the_same_bytes(dataset, tmp_path, mewl):
     out = tmp_path / "data"
     shutil.copytree(dataset, out)
     folder = item(out)
@@ -271,10 +268,10 @@ def test_verify_names_a_damaged_pass_file_and_repair_renders_the_same_bytes(data
     data = bytearray(normal.read_bytes())
     data[len(data) // 2] ^= 0xFF
     normal.write_bytes(bytes(data))
-    capsys.readouterr()
-    assert main(["verify", str(out)]) == 1
-    assert f"damaged: train/malevic-pos1/0: {normal.name}: sha256 differs from the record" in capsys.readouterr().out
-    assert main(["render", *DATASET, "--passes", "all", "--repair", "--out", str(out)]) == 0
+    code, printed, _ = mewl("verify", out)
+    assert code == 1
+    assert f"damaged: train/malevic-pos1/0: {normal.name}: sha256 differs from the record" in printed
+    assert mewl("render", *DATASET, "--passes", "all", "--repair", "--out", out)[0] == 0
     assert {p.name: p.read_bytes() for p in item(out).iterdir()} == original
     # An image without a pass the manifest names (a folder from elsewhere, its record rewritten) is no sound item.
     (item(out) / file_name(images[0][:-4], "depth")).unlink()
@@ -284,7 +281,7 @@ def test_verify_names_a_damaged_pass_file_and_repair_renders_the_same_bytes(data
                        "(the dataset has the passes depth, normal, albedo, instance)")
 
 
-def test_exports_carry_every_pass_as_numpy_files_read_exactly(dataset, tmp_path, monkeypatch, capsys):
+def test_exports_carry_every_pass_as_numpy_files_read_exactly(dataset, tmp_path, monkeypatch, mewl):
     """Pillow reads the 16-bit PNG passes at 8 bits: the exports give every pass as a .npy file, which
     NumPy reads with every stored value, as a user of the export would read it."""
     import datasets
@@ -296,7 +293,7 @@ def test_exports_carry_every_pass_as_numpy_files_read_exactly(dataset, tmp_path,
                    else read_png16((folder / file_name(stem, kind)).read_bytes())) for kind in PASSES}
     assert np.asarray(Image.open(folder / file_name(stem, "albedo"))).dtype == np.uint8  # what Pillow would give
     assert want["albedo"].dtype == np.uint16 and want["albedo"].max() > 255
-    assert main(["export", str(dataset), "--to", "webdataset", str(tmp_path / "wds")]) == 0
+    assert mewl("export", dataset, "--to", "webdataset", tmp_path / "wds")[0] == 0
     (sample,) = webdataset.WebDataset([str(p) for p in (tmp_path / "wds").rglob("*.tar")], shardshuffle=False,
                                       empty_check=False)
     member = json.loads(sample["json"])["panels"][0]
@@ -306,21 +303,21 @@ def test_exports_carry_every_pass_as_numpy_files_read_exactly(dataset, tmp_path,
 
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    assert main(["export", str(dataset), "--to", "hf", str(tmp_path / "hf")]) == 0
+    assert mewl("export", dataset, "--to", "hf", tmp_path / "hf")[0] == 0
     (row,) = datasets.load_from_disk(str(tmp_path / "hf" / "disk" / "malevic-pos1"))["train"]
     for kind in PASSES:
         assert np.array_equal(np.load(io.BytesIO(row[kind][0]), allow_pickle=False), want[kind]), kind
     assert "Each image's passes are the columns `depth`, `normal`" in (tmp_path / "hf" / "README.md").read_text()
 
 
-def test_slurm_passes_them_to_every_array_task_and_refuses_other_passes(dataset, tmp_path, capsys):
+def test_slurm_passes_them_to_every_array_task_and_refuses_other_passes(dataset, tmp_path, mewl):
     new = tmp_path / "new"
-    assert main(["slurm", "--task", "malevic-pos1", "--n", "2", "--out", str(new), "--array", "2",
-                 "--passes", "albedo,depth"]) == 0
-    script = capsys.readouterr().out
+    code, script, _ = mewl("slurm", "--task", "malevic-pos1", "--n", 2, "--out", new, "--array", 2,
+                           "--passes", "albedo,depth")
+    assert code == 0
     assert " --passes depth,albedo --shard \"${shard}/2\"" in script and not new.exists()
-    assert main(["slurm", *DATASET[:8], "--out", str(dataset), "--array", "1", "--passes", "depth"]) == 2
-    assert "passes=['depth', 'normal', 'albedo', 'instance'] (asked ['depth'])" in capsys.readouterr().err
+    code, _, err = mewl("slurm", *DATASET[:8], "--out", dataset, "--array", 1, "--passes", "depth")
+    assert code == 2 and "passes=['depth', 'normal', 'albedo', 'instance'] (asked ['depth'])" in err
 
 
 def test_make_render_hands_passes_on():

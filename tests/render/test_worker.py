@@ -7,7 +7,6 @@ import pytest
 from PIL import Image
 from pycocotools import mask as mask_utils
 
-from mewl_gen.cli.main import main
 from mewl_gen.render import DeviceError, Worker
 from mewl_gen.scenes.camera import directions, project
 from mewl_gen.scenes.placement import place_scene
@@ -148,12 +147,12 @@ def test_finger_ray_reaches_the_target_first(rendered, scene):
     assert seen and seen[0] == scene.hand.target + 1
 
 
-def test_same_spec_same_png_across_processes(rendered, scene, tmp_path):
+def test_same_spec_same_png_across_processes(rendered, scene, tmp_path, mewl):
     _, png, _ = rendered
     spec_file = tmp_path / "spec" / "again.json"
     spec_file.parent.mkdir()
     spec_file.write_text(scene.model_dump_json())
-    assert main(["render-spec", str(spec_file), "--out", str(tmp_path), "--device", "cpu"]) == 0
+    assert mewl("render-spec", spec_file, "--out", tmp_path, "--device", "cpu")[0] == 0
     assert (tmp_path / "again.png").read_bytes() == png.read_bytes()
     assert json.loads((tmp_path / "again.json").read_text())["spec_hash"] == scene.spec_hash()
 
@@ -195,14 +194,13 @@ def test_unavailable_gpu_is_a_clear_error():
         Worker(device="vulkan")
 
 
-def test_bad_spec_file_is_a_one_line_error(tmp_path, capsys):
+def test_bad_spec_file_is_a_one_line_error(tmp_path, mewl):
     bad = tmp_path / "bad.json"
     bad.write_text('{"objects": []}')
-    assert main(["render-spec", str(bad), "--out", str(tmp_path), "--quality", "draft", "--device", "cpu"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "bad.json" in err
-    assert main(["render-spec", str(tmp_path / "missing.json"), "--out", str(tmp_path), "--device", "cpu"]) == 2
-    assert "cannot read" in capsys.readouterr().err
+    code, _, err = mewl("render-spec", bad, "--out", tmp_path, "--quality", "draft", "--device", "cpu")
+    assert code == 2 and err.count("\n") == 1 and "bad.json" in err
+    code, _, err = mewl("render-spec", tmp_path / "missing.json", "--out", tmp_path, "--device", "cpu")
+    assert code == 2 and "cannot read" in err
 
 
 def test_a_warm_up_render_changes_no_byte_of_what_follows(scene, tmp_path):

@@ -19,13 +19,12 @@ import re
 
 from PIL import Image
 
-from mewl_gen.cli.main import main
 from mewl_gen.store.card import DATA_LICENSE, GENERATOR_BIBTEX
 from mewl_gen.store.reader import read
 from mewl_gen.store.record import write_record
 from mewl_gen.tasks import catalog
 from tests.blocks import blocks
-from tests.conftest import rendered_all
+from tests.conftest import rendered_all, run_mewl
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +33,8 @@ def several(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("cards")
     out = root / "data"
     shutil.copytree(rendered_all(), out)
-    assert main(["export", str(out), "--to", "hf", str(root / "hf")]) == 0
-    assert main(["export", str(out), "--to", "webdataset", str(root / "wds")]) == 0
+    assert run_mewl("export", out, "--to", "hf", root / "hf") == 0
+    assert run_mewl("export", out, "--to", "webdataset", root / "wds") == 0
     return out, root / "hf"
 
 
@@ -48,15 +47,15 @@ def painted(tmp_path_factory) -> tuple[Path, Path, Path]:
     it, as the reader takes a rendered item; its Hugging Face and WebDataset exports."""
     root = tmp_path_factory.mktemp("painted")
     out = root / "data"
-    assert main(["sample", "--task", "all", "--n", "1", "--out", str(out), "--workers", "1"]) == 0
+    assert run_mewl("sample", "--task", "all", "--n", 1, "--out", out, "--workers", 1) == 0
     for items in read(out).items.values():
         for stored in items:
             for scene, spec in stored.item().scenes().items():
                 Image.new("RGB", (spec.camera.width, spec.camera.height), PAINT).save(stored.folder / f"{scene}.png")
                 (stored.folder / f"{scene}.json").write_text(json.dumps({"objects": []}))
             write_record(stored.folder)
-    assert main(["export", str(out), "--to", "hf", str(root / "hf")]) == 0
-    assert main(["export", str(out), "--to", "webdataset", str(root / "wds")]) == 0
+    assert run_mewl("export", out, "--to", "hf", root / "hf") == 0
+    assert run_mewl("export", out, "--to", "webdataset", root / "wds") == 0
     return out, root / "hf", root / "wds"
 
 
@@ -100,10 +99,10 @@ def test_the_webdataset_cards_code_runs(several, monkeypatch, tmp_path):
                       monkeypatch, tmp_path) >= 3
 
 
-def test_a_sampled_datasets_card_code_runs(monkeypatch, tmp_path):
+def test_a_sampled_datasets_card_code_runs(monkeypatch, tmp_path, mewl):
     """A dataset sampled without images (specs only), of MEWL and another benchmark: each block reads it."""
     out = tmp_path / "data"
-    assert main(["sample", "--task", "pragmatic,malevic-pos", "--n", "2", "--out", str(out), "--workers", "1"]) == 0
+    assert mewl("sample", "--task", "pragmatic,malevic-pos", "--n", 2, "--out", out, "--workers", 1)[0] == 0
     assert run_blocks((out / "README.md").read_text(), {"OUT": out}, monkeypatch, tmp_path) == 2
 
 

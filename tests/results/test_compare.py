@@ -19,7 +19,6 @@ import pytest
 from PIL import Image
 from pycocotools import mask as mask_utils
 
-from mewl_gen.cli.main import main
 from mewl_gen.render import ground_truth
 from mewl_gen.results import compare, inspector
 from mewl_gen.scenes.universe import COLOR_RGB, COLORS
@@ -45,9 +44,9 @@ def other_color(color: str) -> str:
 
 
 @pytest.mark.render
-def test_an_object_recoloured_by_the_page_s_commands_is_named_and_its_pixels_lie_in_its_mask(tmp_path, capsys):
+def test_an_object_recoloured_by_the_page_s_commands_is_named_and_its_pixels_lie_in_its_mask(tmp_path, mewl):
     item_folder = rendered_all() / "train" / TASK / "0"
-    assert main(["inspect", str(item_folder), "--html", str(tmp_path / "page")]) == 0
+    assert mewl("inspect", item_folder, "--html", tmp_path / "page")[0] == 0
     page = (tmp_path / "page" / "index.html").read_text()
     commands = html.unescape(re.search(r'<details class="rerender">.*?<code>(.*?)</code>', page, re.S).group(1))
     copy, note, render, inspect = commands.splitlines()
@@ -99,11 +98,11 @@ def recoloured(spec, k: int):
     return spec.model_copy(update={"objects": tuple(objects)})
 
 
-def test_what_differs_is_the_field_and_the_pixels_of_the_object_changed(tmp_path):
+def test_what_differs_is_the_field_and_the_pixels_of_the_object_changed(tmp_path, mewl):
     spec = catalog.sample_item(TASK, 0, "train", 0).scene
     drawn(tmp_path / "a", "image", spec)
     drawn(tmp_path / "b", "image", recoloured(spec, 1))
-    assert main(["inspect", str(tmp_path / "a"), str(tmp_path / "b"), "--html", str(tmp_path / "page")]) == 0
+    assert mewl("inspect", tmp_path / "a", tmp_path / "b", "--html", tmp_path / "page")[0] == 0
     page = (tmp_path / "page" / "index.html").read_text()
     assert re.findall(r'<li data-field="([^"]+)"', page) == ["objects[1].color"]
     assert rows(page) == {**{str(k): 0 for k in range(len(spec.objects))}, "1": 6 * 60, "outside": 0}
@@ -111,22 +110,22 @@ def test_what_differs_is_the_field_and_the_pixels_of_the_object_changed(tmp_path
     assert compare.spec_changes(a.renders["image"].truth, a.renders["image"].truth) == []
 
 
-def test_two_renders_of_other_sizes_are_compared_by_their_fields_alone(tmp_path):
+def test_two_renders_of_other_sizes_are_compared_by_their_fields_alone(tmp_path, mewl):
     spec = catalog.sample_item(TASK, 0, "train", 0).scene
     drawn(tmp_path / "a", "image", spec)
     drawn(tmp_path / "b", "other", spec.model_copy(update={"camera": spec.camera.model_copy(update={"width": 400})}))
-    assert main(["inspect", str(tmp_path / "a"), str(tmp_path / "b"), "--html", str(tmp_path / "page")]) == 0
+    assert mewl("inspect", tmp_path / "a", tmp_path / "b", "--html", tmp_path / "page")[0] == 0
     page = (tmp_path / "page" / "index.html").read_text()
     assert "<h2>image and other</h2>" in page and '<li data-field="camera.width">' in page
     assert "their pixels are not compared" in page and not (tmp_path / "page" / "diff0.png").exists()
 
 
-def test_every_text_is_escaped(tmp_path):
+def test_every_text_is_escaped(tmp_path, mewl):
     spec = catalog.sample_item(TASK, 0, "train", 0).scene
     evil = '<script>alert("x")<script>&\'q\''  # a file name: no '/'
     drawn(tmp_path / evil, evil, spec)
     drawn(tmp_path / "b", evil, recoloured(spec, 0))
-    assert main(["inspect", str(tmp_path / evil), str(tmp_path / "b"), "--html", str(tmp_path / "page")]) == 0
+    assert mewl("inspect", tmp_path / evil, tmp_path / "b", "--html", tmp_path / "page")[0] == 0
     page = (tmp_path / "page" / "index.html").read_text()
     assert "<script>" not in page and "&lt;script&gt;alert(&quot;x&quot;)&lt;script&gt;&amp;&#x27;q&#x27;" in page
     assert "://" not in page and "data:" not in page and page.count('loading="lazy"') == 3
@@ -134,7 +133,7 @@ def test_every_text_is_escaped(tmp_path):
 
 @pytest.mark.parametrize("spoil", ["garbage truth", "garbage image", "linked truth", "no render", "missing folder",
                                    "a file", "wrong size", "deep truth"])
-def test_a_hostile_folder_is_one_line(tmp_path, capsys, spoil):
+def test_a_hostile_folder_is_one_line(tmp_path, spoil, mewl):
     spec = catalog.sample_item(TASK, 0, "train", 0).scene
     drawn(tmp_path / "a", "image", spec)
     b = tmp_path / "b"
@@ -158,14 +157,15 @@ def test_a_hostile_folder_is_one_line(tmp_path, capsys, spoil):
         Image.new("RGB", (10, 10)).save(b / "image.png")
     elif spoil == "deep truth":
         (b / "image.json").write_text("[" * 100_000 + "]" * 100_000)
-    assert main(["inspect", str(tmp_path / "a"), str(b), "--html", str(tmp_path / "page")]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, _, err = mewl("inspect", tmp_path / "a", b, "--html", tmp_path / "page")
+    assert code == 2
+    err = err.strip().splitlines()
     assert len(err) == 1 and "Traceback" not in err[0] and not (tmp_path / "page").exists(), err
 
 
-def test_two_folders_without_html_is_one_line(tmp_path, capsys):
-    assert main(["inspect", str(tmp_path), str(tmp_path), ]) == 2
-    assert "--html DIR" in capsys.readouterr().err
+def test_two_folders_without_html_is_one_line(tmp_path, mewl):
+    code, _, err = mewl("inspect", tmp_path, tmp_path)
+    assert code == 2 and "--html DIR" in err
 
 
 def test_the_page_gives_the_commands_quoted_for_a_shell(tmp_path):

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.tasks import catalog
-from tests.conftest import rendered_all
+from tests.conftest import rendered_all, run_mewl
 
 ANSWER_COLUMNS = ("answer", "message")  # string columns that hold the answer itself, beside the class label
 
@@ -29,7 +28,7 @@ def exported(tmp_path_factory) -> tuple[Path, dict[str, list[dict]]]:
     for task in (out / "train").iterdir():
         if task.is_dir() and catalog.task(task.name).export is None:
             shutil.rmtree(task)
-    assert main(["export", str(out), "--to", "hf", str(root / "hf")]) == 0
+    assert run_mewl("export", out, "--to", "hf", root / "hf") == 0
     rows = {}
     for task in sorted(p.name for p in (root / "hf" / "disk").iterdir()):
         ds = datasets.load_from_disk(str(root / "hf" / "disk" / task))["train"]
@@ -55,23 +54,22 @@ def forms(task: str, row: dict, wrong: bool) -> dict[str, object]:
     return found
 
 
-def score(out: Path, lines: list[dict], path: Path, capsys) -> tuple[int, dict]:
+def score(mewl, out: Path, lines: list[dict], path: Path) -> tuple[int, dict]:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    capsys.readouterr()
-    code = main(["eval", str(out), str(path), "--format", "json"])
-    return code, json.loads(capsys.readouterr().out)
+    code, printed, _ = mewl("eval", out, path, "--format", "json")
+    return code, json.loads(printed)
 
 
 @pytest.mark.parametrize("wrong, accuracy", [(False, 1.0), (True, 0.0)])
 @pytest.mark.slow
 @pytest.mark.render  # reads the session's render
-def test_the_exports_labels_fed_back_score_one_in_every_form(exported, tmp_path, capsys, wrong, accuracy):
+def test_the_exports_labels_fed_back_score_one_in_every_form(exported, tmp_path, mewl, wrong, accuracy):
     out, rows = exported
     names = sorted({name for task, task_rows in rows.items() for name in forms(task, task_rows[0], wrong)})
     for name in names:
         lines = [{"key": r["key"], "answer": forms(task, r, wrong)[name]} for task, task_rows in rows.items()
                  for r in task_rows if name in forms(task, r, wrong)]
-        code, found = score(out, lines, tmp_path / f"{name}.jsonl", capsys)
+        code, found = score(mewl, out, lines, tmp_path / f"{name}.jsonl")
         assert code == 0 and found["problems"] == [], (name, found["problems"])
         scored = {r["task"] for r in found["tasks"]}
         assert scored == {task for task, task_rows in rows.items() if name in forms(task, task_rows[0], wrong)}
@@ -86,18 +84,18 @@ def test_every_task_of_every_benchmark_is_answered(exported):
 
 
 @pytest.mark.render  # reads the session's render
-def test_the_example_lines_are_valid_right_answers(exported, tmp_path, capsys):
+def test_the_example_lines_are_valid_right_answers(exported, tmp_path, mewl):
     out, rows = exported
-    capsys.readouterr()
-    assert main(["eval", str(out), "--example"]) == 0
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    code, printed, _ = mewl("eval", out, "--example")
+    assert code == 0
+    lines = [json.loads(line) for line in printed.splitlines()]
     assert {line["key"].split("/")[1] for line in lines} == set(rows)
-    code, found = score(out, lines, tmp_path / "example.jsonl", capsys)
+    code, found = score(mewl, out, lines, tmp_path / "example.jsonl")
     assert all(r["correct"] == 1 for r in found["tasks"])
 
 
 @pytest.mark.render  # reads the session's render
-def test_a_damaged_image_is_named_not_scored_and_counted_apart(exported, tmp_path, capsys):
+def test_a_damaged_image_is_named_not_scored_and_counted_apart(exported, tmp_path, mewl):
     source, rows = exported
     out = tmp_path / "data"
     shutil.copytree(source, out)
@@ -108,7 +106,7 @@ def test_a_damaged_image_is_named_not_scored_and_counted_apart(exported, tmp_pat
     png.write_bytes(bytes(data))
     lines = [{"key": r["key"], "answer": next(iter(forms(t, r, False).values()))} for t, task_rows in rows.items()
              for r in task_rows]
-    code, found = score(out, lines, tmp_path / "p.jsonl", capsys)
+    code, found = score(mewl, out, lines, tmp_path / "p.jsonl")
     assert code == 1
     (line,) = [p for p in found["problems"] if "damaged" in p]
     assert line.startswith("1 damaged or incomplete items of OUT (not scored") and f"train/{task}/000000 (" in line

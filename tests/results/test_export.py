@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mewl_gen.cli.main import main
 from mewl_gen.results import export_wds, mapped
 from mewl_gen.store.reader import read
 from mewl_gen.tasks import catalog
@@ -56,7 +55,7 @@ def test_every_exportable_task_has_an_item_in_the_fixture(rendered):
 
 
 @pytest.mark.render
-def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_path, monkeypatch, capsys):
+def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_path, monkeypatch, mewl):
     import datasets
 
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
@@ -68,7 +67,7 @@ def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_
     monkeypatch.setattr(mapped, "let_go", lambda folder: (passes.setdefault(str(folder), []).append(
         frozenset(mapped.mappings(folder))), let_go(folder)))
     dest = tmp_path / "hf"
-    assert main(["export", str(rendered), "--to", "hf", str(dest)]) == 0
+    assert mewl("export", rendered, "--to", "hf", dest)[0] == 0
     if sys.platform == "linux":  # /proc/self/maps lists the mappings
         assert passes and all(len(set(seen)) == 1 and len(seen[0]) == 1 for seen in passes.values()), passes
     want = expected(rendered)
@@ -95,12 +94,12 @@ def test_hf_export_loads_offline_with_every_image_byte_and_answer(rendered, tmp_
 
 
 @pytest.mark.render
-def test_webdataset_export_reads_back_unchanged_and_is_the_same_bytes_every_time(rendered, tmp_path, capsys):
+def test_webdataset_export_reads_back_unchanged_and_is_the_same_bytes_every_time(rendered, tmp_path, mewl):
     import webdataset
 
     first, second = tmp_path / "a", tmp_path / "b"
     for dest in (first, second):
-        assert main(["export", str(rendered), "--to", "webdataset", str(dest), "--shard-size", "1"]) == 0
+        assert mewl("export", rendered, "--to", "webdataset", dest, "--shard-size", "1")[0] == 0
     shards = sorted(p.relative_to(first) for p in first.rglob("*.tar"))
     assert shards == sorted(p.relative_to(second) for p in second.rglob("*.tar"))
     assert all((first / s).read_bytes() == (second / s).read_bytes() for s in shards)
@@ -120,19 +119,19 @@ def test_webdataset_export_reads_back_unchanged_and_is_the_same_bytes_every_time
 
 
 @pytest.mark.render
-def test_a_damaged_item_is_named_and_left_out_or_refused_with_strict(rendered, tmp_path, capsys):
+def test_a_damaged_item_is_named_and_left_out_or_refused_with_strict(rendered, tmp_path, mewl):
     out = tmp_path / "data"
     shutil.copytree(rendered, out)
     png = next((out / "train" / "shape" / "0").glob("*.png"))
     png.write_bytes(png.read_bytes()[:-1] + b"\0")  # same size, other bytes
-    assert main(["export", str(out), "--to", "webdataset", str(tmp_path / "strict"), "--strict"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "train/shape/0" in err and "--strict" in err
+    code, _, err = mewl("export", out, "--to", "webdataset", tmp_path / "strict", "--strict")
+    assert code == 2 and err.count("\n") == 1 and "train/shape/0" in err and "--strict" in err
     assert not (tmp_path / "strict").exists()
 
     (out / "train" / "malevic-pos1" / "0" / "_checksums.json").unlink()  # as if still rendering
-    assert main(["export", str(out), "--to", "webdataset", str(tmp_path / "wds")]) == 0
-    err = capsys.readouterr().err.splitlines()
+    code, _, err = mewl("export", out, "--to", "webdataset", tmp_path / "wds")
+    assert code == 0
+    err = err.splitlines()
     assert "left out 2 damaged or incomplete item(s): train/malevic-pos1/0" in err[0]
     unexported = sum(t.export is None for t in catalog.tasks().values())  # their plans stand, their folders gone
     # each item counted once: the two damaged ones are not also "not complete yet"
@@ -143,23 +142,22 @@ def test_a_damaged_item_is_named_and_left_out_or_refused_with_strict(rendered, t
 
 
 @pytest.mark.render
-def test_mistakes_are_one_line_and_nothing_is_overwritten(rendered, tmp_path, capsys):
+def test_mistakes_are_one_line_and_nothing_is_overwritten(rendered, tmp_path, mewl):
     taken = tmp_path / "taken"
     taken.mkdir()
     (taken / "mine.txt").write_text("keep")
     sampled = tmp_path / "sampled"
-    assert main(["sample", "--task", "color", "--n", "2", "--out", str(sampled), "--workers", "1"]) == 0
-    capsys.readouterr()
+    assert mewl("sample", "--task", "color", "--n", 2, "--out", sampled, "--workers", 1)[0] == 0
     for argv, message in [
-        (["export", str(rendered), "--to", "hf", str(taken)], "exists and is not an empty folder"),
-        (["export", str(rendered), "--to", "webdataset", str(tmp_path / "x"), "--shard-size", "0"], "--shard-size 0"),
-        (["export", str(rendered), "--to", "hf", str(rendered / "inside")], "inside"),
-        (["export", str(sampled), "--to", "hf", str(tmp_path / "y")], "sampled items without images"),
-        (["export", str(tmp_path / "nothing"), "--to", "hf", str(tmp_path / "z")], "is not a folder"),
-        (["export", str(rendered), "--to", "csv", str(tmp_path / "w")], "invalid choice: 'csv'"),
+        (["export", rendered, "--to", "hf", taken], "exists and is not an empty folder"),
+        (["export", rendered, "--to", "webdataset", tmp_path / "x", "--shard-size", 0], "--shard-size 0"),
+        (["export", rendered, "--to", "hf", rendered / "inside"], "inside"),
+        (["export", sampled, "--to", "hf", tmp_path / "y"], "sampled items without images"),
+        (["export", tmp_path / "nothing", "--to", "hf", tmp_path / "z"], "is not a folder"),
+        (["export", rendered, "--to", "csv", tmp_path / "w"], "invalid choice: 'csv'"),
     ]:
-        assert main(argv) == 2, argv
-        err = capsys.readouterr().err
+        code, _, err = mewl(*argv)
+        assert code == 2, argv
         assert err.count("\n") == 1 and message in err, (argv, err)
     assert [p.name for p in taken.iterdir()] == ["mine.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sampled", "taken"]
@@ -180,7 +178,7 @@ def test_a_truths_text_compacted_is_what_json_gives_of_its_value(value, indent):
     assert compact_json(json.dumps(value, indent=indent)) == json.dumps(value)
 
 
-def test_a_folder_that_cannot_be_made_is_one_line_before_any_item_is_read(tmp_path, monkeypatch, capsys):
+def test_a_folder_that_cannot_be_made_is_one_line_before_any_item_is_read(tmp_path, monkeypatch, mewl):
     """A new folder inside a file (a typo in its path): export, gallery and study say so before they read an
     item, not after verifying every image of a release."""
     from mewl_gen.store import reader
@@ -192,24 +190,25 @@ def test_a_folder_that_cannot_be_made_is_one_line_before_any_item_is_read(tmp_pa
     out, file = tmp_path / "out", tmp_path / "a-file"
     out.mkdir()
     file.write_text("mine")
-    for argv in (["export", str(out), "--to", "hf", str(file / "x")],
-                 ["export", str(out), "--to", "webdataset", str(file / "x")],
-                 ["gallery", str(out), str(file / "x")],
-                 ["study", str(out), "--out", str(file / "x")]):
-        assert main(argv) == 2, argv
-        err = capsys.readouterr().err
+    for argv in (["export", out, "--to", "hf", file / "x"],
+                 ["export", out, "--to", "webdataset", file / "x"],
+                 ["gallery", out, file / "x"],
+                 ["study", out, "--out", file / "x"]):
+        code, _, err = mewl(*argv)
+        assert code == 2, argv
         assert err == f"mewl: error: cannot create {file / 'x'}: {file} is not a folder\n", (argv, err)
     assert file.read_text() == "mine" and list(out.iterdir()) == []
 
 
 @pytest.mark.render
-def test_a_full_disk_leaves_no_half_export(rendered, tmp_path, monkeypatch, capsys):
+def test_a_full_disk_leaves_no_half_export(rendered, tmp_path, monkeypatch, mewl):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "wds"))
 
     monkeypatch.setattr(export_wds, "sample", full)
-    assert main(["export", str(rendered), "--to", "webdataset", str(tmp_path / "wds")]) == 2
-    error = [line for line in capsys.readouterr().err.splitlines() if line.startswith("mewl: error:")]
+    code, _, err = mewl("export", rendered, "--to", "webdataset", tmp_path / "wds")
+    assert code == 2
+    error = [line for line in err.splitlines() if line.startswith("mewl: error:")]
     assert len(error) == 1 and "no space left" in error[0]
     assert list(tmp_path.iterdir()) == []
 

@@ -17,12 +17,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mewl_gen.cli.main import main
 from mewl_gen.results import gallery, gallery_html
 from mewl_gen.store import bookkeeping
 from mewl_gen.store.record import RECORD, write_record
 from mewl_gen.tasks.gallery import Block, Shown
-from tests.conftest import rendered_all
+from tests.conftest import rendered_all, run_mewl
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 INSTALL = ".ci/install-chromium"
@@ -37,7 +36,7 @@ LINK = re.compile(r'(?:href|src)="([^"]*)"')
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("gallery") / "site"
-    assert main(["gallery", str(rendered_all()), "--out", str(dest)]) == 0
+    assert run_mewl("gallery", rendered_all(), "--out", dest) == 0
     return dest
 
 
@@ -149,13 +148,13 @@ def many(tmp_path: Path, n: int, task: str = "malevic-pos") -> Path:
 
 
 @pytest.mark.render
-def test_index_pages_list_at_most_a_page_of_items_each_once(tmp_path, monkeypatch):
+def test_index_pages_list_at_most_a_page_of_items_each_once(tmp_path, monkeypatch, mewl):
     assert gallery.PER_PAGE <= 100
     per, pages = 4, 13
     monkeypatch.setattr(gallery, "PER_PAGE", per)  # 13 pages of a few items rather than 3 of a hundred
     n = per * (pages - 1) + 1
     site = tmp_path / "site"
-    assert main(["gallery", str(many(tmp_path, n)), "--out", str(site)]) == 0
+    assert mewl("gallery", many(tmp_path, n), "--out", site)[0] == 0
     folder = site / "train" / "malevic-pos"
     names = ["index.html", *(f"page-{k}.html" for k in range(2, pages + 1))]
     assert sorted(p.name for p in folder.glob("*.html") if not p.stem.isdigit()) == sorted(names)
@@ -173,15 +172,16 @@ def test_index_pages_list_at_most_a_page_of_items_each_once(tmp_path, monkeypatc
 
 
 @pytest.mark.render
-def test_a_damaged_item_is_named_and_left_out(tmp_path, capsys):
+def test_a_damaged_item_is_named_and_left_out(tmp_path, mewl):
     out = many(tmp_path, 3)
     image = out / "train" / "malevic-pos" / "1" / "image.png"
     data = image.read_bytes()
     image.unlink()  # a hard link: write a new file
     image.write_bytes(data[:-10])
     site = tmp_path / "site"
-    assert main(["gallery", str(out), "--out", str(site)]) == 0
-    err = capsys.readouterr().err.strip().splitlines()
+    code, _, err = mewl("gallery", out, "--out", site)
+    assert code == 0
+    err = err.strip().splitlines()
     assert len(err) == 1 and "train/malevic-pos/1" in err[0] and "left out" in err[0]
     folder = site / "train" / "malevic-pos"
     assert not (folder / "1.html").exists() and not (folder / "1").exists()
@@ -189,17 +189,17 @@ def test_a_damaged_item_is_named_and_left_out(tmp_path, capsys):
 
 
 @pytest.mark.render
-def test_a_part_made_dataset_says_how_many_planned_items_it_lacks(tmp_path, capsys):
+def test_a_part_made_dataset_says_how_many_planned_items_it_lacks(tmp_path, mewl):
     out = many(tmp_path, 3)
     bookkeeping.record_plan(out, "train", "malevic-pos", 600)  # a render of 600 stopped after 3
     bookkeeping.record_plan(out, "test", "malevic-pos", 50)  # a split not begun
     site = tmp_path / "site"
-    assert main(["gallery", str(out), str(site)]) == 0
-    printed = capsys.readouterr()
-    (err,) = printed.err.splitlines()
+    code, printed, err = mewl("gallery", out, site)
+    assert code == 0
+    (err,) = err.splitlines()
     said = ("incomplete dataset: test/malevic-pos: 0 of 50 planned items, train/malevic-pos: 3 of 600 planned items; "
             "3 of 650 planned items in all")
-    assert err.startswith(f"mewl gallery: {said}") and "the dataset is incomplete" in printed.out
+    assert err.startswith(f"mewl gallery: {said}") and "the dataset is incomplete" in printed
     front = unescape((site / "index.html").read_text())
     assert said in front and "<td>3 of 650 planned items</td>" in front  # the benchmarks' table
     assert "train: 3 of 600 planned items" in unescape((site / "malevic.html").read_text())
@@ -207,17 +207,18 @@ def test_a_part_made_dataset_says_how_many_planned_items_it_lacks(tmp_path, caps
 
 
 @pytest.mark.render
-def test_an_existing_folder_is_never_overwritten(tmp_path, capsys):
+def test_an_existing_folder_is_never_overwritten(tmp_path, mewl):
     out = many(tmp_path, 1)
     site = tmp_path / "site"
     site.mkdir()
     (site / "keep.txt").write_text("mine")
-    assert main(["gallery", str(out), "--out", str(site)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, _, err = mewl("gallery", out, "--out", site)
+    assert code == 2
+    err = err.strip().splitlines()
     assert len(err) == 1 and "not an empty folder" in err[0]
     assert [p.name for p in site.iterdir()] == ["keep.txt"] and (site / "keep.txt").read_text() == "mine"
     assert not list(tmp_path.glob(".site.partial-*"))
-    assert main(["gallery", str(out), "--out", str(out / "inside")]) == 2
+    assert mewl("gallery", out, "--out", out / "inside")[0] == 2
 
 
 def test_every_text_is_escaped():
@@ -230,10 +231,10 @@ def test_every_text_is_escaped():
     assert "<script>" not in gallery_html.entry("a", "b", evil, evil)
 
 
-def test_a_sampled_dataset_without_images_is_refused_in_one_line(tmp_path, capsys):
+def test_a_sampled_dataset_without_images_is_refused_in_one_line(tmp_path, mewl):
     out, site = tmp_path / "sampled", tmp_path / "site"
-    assert main(["sample", "--task", "malevic-pos", "--n", "1", "--out", str(out)]) == 0
-    capsys.readouterr()
-    assert main(["gallery", str(out), "--out", str(site)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    assert mewl("sample", "--task", "malevic-pos", "--n", 1, "--out", out)[0] == 0
+    code, _, err = mewl("gallery", out, "--out", site)
+    assert code == 2
+    err = err.strip().splitlines()
     assert len(err) == 1 and "without images" in err[0] and not site.exists()

@@ -18,13 +18,12 @@ import numpy as np
 import pytest
 from pycocotools import mask as mask_utils
 
-from mewl_gen.cli.main import main
 from mewl_gen.render.passes import png16
 from mewl_gen.results import inspector, inspector_html
 from mewl_gen.store.manifest import MANIFEST
 from mewl_gen.store.record import RECORD, write_record
 from mewl_gen.tasks import catalog
-from tests.conftest import rendered_all
+from tests.conftest import rendered_all, run_mewl
 
 from .study.test_browser import browser  # noqa: F401 (the study's Chromium, a fixture)
 
@@ -40,7 +39,7 @@ def first_tasks() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("inspector") / "site"
-    assert main(["gallery", str(rendered_all()), str(dest)]) == 0
+    assert run_mewl("gallery", rendered_all(), dest) == 0
     return dest
 
 
@@ -240,17 +239,18 @@ def _copy_item(tmp_path: Path, task: str) -> Path:
 
 
 @pytest.mark.render
-def test_a_damaged_item_is_one_line(tmp_path, capsys):
+def test_a_damaged_item_is_one_line(tmp_path, mewl):
     out = _copy_item(tmp_path, "malevic-pos")
     (out / "train/malevic-pos/0/image.json").write_text('{"objects": [')
-    assert main(["inspect", str(out / "train/malevic-pos/0"), "--html", str(tmp_path / "page")]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, _, err = mewl("inspect", out / "train/malevic-pos/0", "--html", tmp_path / "page")
+    assert code == 2
+    err = err.strip().splitlines()
     assert len(err) == 1 and "malevic-pos/0" in err[0] and not (tmp_path / "page").exists()
 
 
 @pytest.mark.browser
 @pytest.mark.render
-def test_the_passes_a_dataset_has_are_layers(tmp_path, browser, capsys):
+def test_the_passes_a_dataset_has_are_layers(tmp_path, browser, mewl):
     """The session's render has no passes: an item is given every pass, made from its ground truth, its record
     and manifest saying so, as a render with --passes all writes them."""
     out = _copy_item(tmp_path, "malevic-pos")
@@ -270,7 +270,7 @@ def test_the_passes_a_dataset_has_are_layers(tmp_path, browser, capsys):
     write_record(folder)
     manifest = json.loads((out / MANIFEST).read_text())
     (out / MANIFEST).write_text(json.dumps({**manifest, "passes": ["depth", "normal", "albedo", "instance"]}))
-    assert main(["inspect", str(folder), "--html", str(tmp_path / "page")]) == 0
+    assert mewl("inspect", folder, "--html", tmp_path / "page")[0] == 0
     page = opened(browser, tmp_path / "page" / "index.html")
     assert page.locator(".depth-scale").inner_text().startswith("5.00")
     for layer in ("depth", "normal", "albedo", "instance"):

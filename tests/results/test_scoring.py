@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mewl_gen.cli.main import main
 from mewl_gen.store import bookkeeping
 from mewl_gen.store.reader import read
 from mewl_gen.tasks import catalog
+from tests.conftest import run_mewl
 
 TASKS = ("shape", "pragmatic", "malevic-pos", "malevic-pos-hard", "shapeworld-existential", "icy-naming",
          "icy-episodes")
@@ -27,8 +27,8 @@ N = 12
 def sampled(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("eval") / "data"
     for split in ("train", "test"):
-        assert main(["sample", "--task", ",".join(TASKS), "--n", str(N), "--split", split, "--seed", "11",
-                     "--out", str(out), "--workers", "1"]) == 0
+        assert run_mewl("sample", "--task", ",".join(TASKS), "--n", N, "--split", split, "--seed", 11, "--out", out,
+                        "--workers", 1) == 0
     return out
 
 
@@ -111,23 +111,20 @@ def test_formats_agree_and_the_plot_is_drawn(sampled, tmp_path, mewl):
 
 
 @pytest.mark.slow
-def test_every_papers_row_is_in_every_format_under_its_own_table(sampled, tmp_path, capsys):
+def test_every_papers_row_is_in_every_format_under_its_own_table(sampled, tmp_path, mewl):
     """MALeViC's Tables 1 and 2 name the same models: each table keeps its own rows, in every format."""
     path = write(tmp_path / "p.jsonl", predictions(sampled))
     want = [(p.paper, p.table, p.who, task, a) for b in catalog.BENCHMARKS for p in b.published
             for task, a in p.accuracy.items() if task in TASKS]
     assert {w[1] for w in want if w[0].startswith("MALeViC")} == {"Table 1 (avg test)", "Table 2"}
-    capsys.readouterr()
-    main(["eval", str(sampled), str(path), "--format", "json"])
-    records = json.loads(capsys.readouterr().out)["published"]
+    records = json.loads(mewl("eval", sampled, path, "--format", "json")[1])["published"]
     assert sorted((r["paper"], r["table"], r["model"], r["task"], r["accuracy"]) for r in records) == sorted(want)
     assert all(set(r) >= {"paper", "table", "model", "condition", "task", "accuracy", "n"} for r in records)
-    main(["eval", str(sampled), str(path), "--format", "csv"])
-    rows = [r for r in csv.DictReader(io.StringIO(capsys.readouterr().out)) if r["row"] == "paper"]
+    printed = mewl("eval", sampled, path, "--format", "csv")[1]
+    rows = [r for r in csv.DictReader(io.StringIO(printed)) if r["row"] == "paper"]
     assert sorted((r["paper"], r["table"], r["model"], r["task"], float(r["accuracy"])) for r in rows) == sorted(want)
     for fmt in ("table", "markdown"):
-        main(["eval", str(sampled), str(path), "--format", fmt])
-        printed = capsys.readouterr().out
+        printed = mewl("eval", sampled, path, "--format", fmt)[1]
         assert "† reported by the paper, measured on the original data" in printed
         for paper, table, who, task, accuracy in want:
             assert f"{paper}, {table}" in printed
@@ -138,24 +135,22 @@ def test_every_papers_row_is_in_every_format_under_its_own_table(sampled, tmp_pa
 
 
 @pytest.mark.slow
-def test_the_plot_is_for_a_paper_and_never_overwrites_or_writes_inside_out(sampled, tmp_path, capsys):
+def test_the_plot_is_for_a_paper_and_never_overwrites_or_writes_inside_out(sampled, tmp_path, mewl):
     path = write(tmp_path / "p.jsonl", predictions(sampled))
     for name in ("acc.png", "acc.pdf", "acc.svg"):
-        assert main(["eval", str(sampled), str(path), "--plot", str(tmp_path / name)]) == 0
+        assert mewl("eval", sampled, path, "--plot", tmp_path / name)[0] == 0
         assert (tmp_path / name).stat().st_size > 1000
     assert (tmp_path / "acc.pdf").read_bytes().startswith(b"%PDF")
     svg = (tmp_path / "acc.svg").read_text()
     assert "chance" in svg and "Human" in svg  # the legend names the dashed line and the paper's people
     before = (tmp_path / "acc.png").read_bytes()
-    capsys.readouterr()
     for argv, message in ((["--plot", str(tmp_path / "acc.png")], "exists; give --force"),
                           (["--plot", str(sampled / "acc.png")], "lies inside"),
                           (["--plot", str(tmp_path / "acc.jpg")], "expected a file ending in")):
-        assert main(["eval", str(sampled), str(path), *argv]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and message in err, err
+        code, _, err = mewl("eval", sampled, path, *argv)
+        assert code == 2 and err.count("\n") == 1 and message in err, err
     assert (tmp_path / "acc.png").read_bytes() == before and not (sampled / "acc.png").exists()
-    assert main(["eval", str(sampled), str(path), "--plot", str(tmp_path / "acc.png"), "--force"]) == 0
+    assert mewl("eval", sampled, path, "--plot", tmp_path / "acc.png", "--force")[0] == 0
 
 
 def test_a_part_made_dataset_is_named_so_in_every_format_and_the_figure(tmp_path, mewl):

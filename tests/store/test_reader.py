@@ -26,12 +26,11 @@ def test_ahead_keeps_the_items_order_and_gives_the_pool_at_most_its_limit():
         assert list(ahead(pool, str, range(50), 3)) == [str(i) for i in range(50)]
 
 
-def test_items_are_held_as_indexes_and_read_as_the_list_of_storeditems_they_were(tmp_path):
+def test_items_are_held_as_indexes_and_read_as_the_list_of_storeditems_they_were(tmp_path, mewl):
     import pickle
 
     import numpy as np
 
-    from mewl_gen.cli.main import main
     from mewl_gen.store import door
     from mewl_gen.store.layout import item_dir
     from mewl_gen.store.reader import Items, read
@@ -39,7 +38,7 @@ def test_items_are_held_as_indexes_and_read_as_the_list_of_storeditems_they_were
     from mewl_gen.tasks.stored import StoredItem
 
     out = tmp_path / "out"
-    assert main(["sample", "--task", "malevic-pos1", "--n", "6", "--seed", "3", "--out", str(out), "--workers", "1"]) == 0
+    assert mewl("sample", "--task", "malevic-pos1", "--n", 6, "--seed", 3, "--out", out, "--workers", 1)[0] == 0
     found = read(out)
     items = found.items[("train", "malevic-pos1")]
     model = catalog.task("malevic-pos1").model

@@ -71,7 +71,9 @@ def run(cwd: Path, *argv) -> subprocess.CompletedProcess:
     return subprocess.run([str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
-def mewl(cwd: Path, *argv) -> subprocess.CompletedProcess:
+def in_copy(cwd: Path, *argv) -> subprocess.CompletedProcess:
+    """`mewl ARGV` in the copy, importing the copy's code (a fresh interpreter: tests/command.py's runner is
+    a fork of this process, which has imported this checkout's)."""
     return run(cwd, sys.executable, "-m", "mewl_gen", *argv)
 
 
@@ -109,15 +111,15 @@ def test_a_benchmark_is_its_folder_and_one_catalog_line(tmp_path):
                  "tests/test_layers.py")
     assert layers.returncode == 0, layers.stdout + layers.stderr
 
-    listed = mewl(copy, "tasks")
+    listed = in_copy(copy, "tasks")
     assert listed.returncode == 0 and "toy: Toy: how many objects" in listed.stdout and "toy-count" in listed.stdout
     out = tmp_path / "sampled"
-    sampled = mewl(copy, "sample", "--task", "toy", "--n", 4, "--out", out, "--workers", 1)
+    sampled = in_copy(copy, "sample", "--task", "toy", "--n", 4, "--out", out, "--workers", 1)
     assert sampled.returncode == 0, sampled.stderr
     assert sorted(p.name for p in (out / "train" / "toy-count").iterdir()) == ["0", "1", "2", "3"]
-    valid = mewl(copy, "validate", out / "train" / "toy-count" / "2")
+    valid = in_copy(copy, "validate", out / "train" / "toy-count" / "2")
     assert valid.returncode == 0 and "valid toy-count item 2" in valid.stdout, valid.stderr
-    audited = mewl(copy, "audit", "toy", out, "--workers", 1)
+    audited = in_copy(copy, "audit", "toy", out, "--workers", 1)
     assert audited.returncode == 0, audited.stdout + audited.stderr
     assert audited.stdout.splitlines()[0].split() == ["split", "task", "n", "solver", "solver", "95%", "low",
                                                       "repeats", "verdict"]
@@ -128,9 +130,9 @@ def test_a_benchmark_is_its_folder_and_one_catalog_line(tmp_path):
     item = json.loads((wrong / "item.json").read_text())
     (wrong / "item.json").write_text(json.dumps({**item, "count": item["count"] % 3 + 1}, indent=2) + "\n")
     write_record(wrong)
-    invalid = mewl(copy, "validate", wrong)
+    invalid = in_copy(copy, "validate", wrong)
     assert invalid.returncode == 2 and "breaks the toy-count rules: count" in invalid.stderr, invalid.stderr
-    failed = mewl(copy, "audit", "toy", out, "--workers", 1)
+    failed = in_copy(copy, "audit", "toy", out, "--workers", 1)
     assert failed.returncode == 1 and failed.stdout.splitlines()[2].endswith("the file-only solver misses items"), \
         failed.stdout + failed.stderr
 
@@ -152,16 +154,6 @@ def toy(tmp_path, monkeypatch):
     for name in [m for m in sys.modules if m.startswith("mewl_gen.tasks.toy")]:
         del sys.modules[name]
     vars(mewl_gen.tasks).pop("toy", None)  # the package's attribute the import set
-
-
-def in_process(capsys, *argv) -> tuple[int, str, str]:
-    """`mewl ARGV` in this process: (exit status, stdout, stderr)."""
-    from mewl_gen.cli.main import main
-
-    capsys.readouterr()
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_guide_gives_every_file_of_the_toy_and_the_methods_its_table_asks_for(toy):
@@ -199,12 +191,12 @@ def test_the_toy_sampler_and_validator_over_many_seeds(toy, monkeypatch):
 
 @pytest.mark.render
 @pytest.mark.e2e
-def test_the_toy_renders_verifies_and_audits(toy, capsys, tmp_path):
+def test_the_toy_renders_verifies_and_audits(toy, mewl, tmp_path):
     """The commands run with --workers 1: a worker process would import the catalog afresh and never see
     the registration. Blender's render workers render scene specs only and never look a task up."""
     rendered = tmp_path / "rendered"
-    code, _, err = in_process(capsys, "render", "--task", "toy", "--n", 2, "--quality", "draft", "--device", "cpu",
-                              "--workers", 1, "--out", rendered)
+    code, _, err = mewl("render", "--task", "toy", "--n", 2, "--quality", "draft", "--device", "cpu", "--workers", 1,
+                        "--out", rendered)
     assert code == 0, err
     for i in range(2):
         folder = rendered / "train" / "toy-count" / str(i)
@@ -218,12 +210,12 @@ def test_the_toy_renders_verifies_and_audits(toy, capsys, tmp_path):
             assert mask.sum() == o["visible_pixels"] >= MIN_VISIBLE_PIXELS, f"{folder}: {o['description']}"
             assert image[mask].std() > 0  # a shaded object, not an empty patch
 
-    code, out, err = in_process(capsys, "status", rendered)
+    code, out, err = mewl("status", rendered)
     assert code == 0 and "2/2" in out, out + err
-    code, _, err = in_process(capsys, "verify", rendered)
+    code, _, err = mewl("verify", rendered)
     assert code == 0, err
 
-    code, out, err = in_process(capsys, "audit", "toy", rendered, "--workers", 1)
+    code, out, err = mewl("audit", "toy", rendered, "--workers", 1)
     assert code == 0, out + err
     rows = [line.split() for line in out.splitlines() if line.startswith("train ")]
     assert rows[0][:5] == ["train", "toy-count", "2", "1.000", f"{wilson(2, 2)[0]:.3f}"] and rows[0][-1] == "ok"
@@ -233,6 +225,6 @@ def test_the_toy_renders_verifies_and_audits(toy, capsys, tmp_path):
     at = data.index(b'"count": ') + len(b'"count": ')
     data[at] = ord("1") if data[at] != ord("1") else ord("2")  # one byte, same size
     record.write_bytes(bytes(data))
-    code, out, err = in_process(capsys, "audit", "toy", rendered, "--workers", 1)
+    code, out, err = mewl("audit", "toy", rendered, "--workers", 1)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and "train/toy-count/1" in err, err

@@ -11,7 +11,6 @@ import shutil
 import numpy as np
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.scenes.universe import COLORS
 from mewl_gen.store import card
 from mewl_gen.store.record import write_record
@@ -19,7 +18,7 @@ from mewl_gen.tasks.mewl.audit import rates
 from mewl_gen.tasks.mewl.item import TASKS, Episode
 from mewl_gen.tasks.mewl.solver import SOLVERS, deprived, learned
 from tests.chance import Z_999
-from tests.conftest import FEW, HALF, episodes
+from tests.conftest import FEW, HALF, episodes, run_mewl
 
 OWN = ("shape", "color", "material", "object", "composite", "number")
 
@@ -28,7 +27,7 @@ OWN = ("shape", "color", "material", "object", "composite", "number")
 def small(tmp_path_factory):
     """A dataset of every task, 30 episodes each, made by `mewl sample`."""
     out = tmp_path_factory.mktemp("audit") / "data"
-    assert main(["sample", "--task", "mewl", "--n", "30", "--out", str(out), "--seed", "5", "--workers", "1"]) == 0
+    assert run_mewl("sample", "--task", "mewl", "--n", 30, "--out", out, "--seed", 5, "--workers", 1) == 0
     return out
 
 

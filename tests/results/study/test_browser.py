@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mewl_gen.cli.main import main
 from mewl_gen.results.study import build
 from mewl_gen.tasks import catalog
-from tests.conftest import rendered_all
+from tests.conftest import rendered_all, run_mewl
 
 from .participant import CHROMIUM, careless, guesser, oracle, take_part
 
@@ -35,8 +34,8 @@ def study(tmp_path_factory) -> tuple[Path, Path, dict]:
     out = rendered_all()
     dest = root / "dir"
     scored = [t.name for t in catalog.tasks().values() if t.study is not None and t.name not in PRACTICE]
-    assert main(["study", str(out), "--out", str(dest), "--task", ",".join(scored), "--split", "train",
-                 "--items", "1", "--practice", "1", "--catch", "1", "--seed", "3", "--pilot"]) == 0
+    assert run_mewl("study", out, "--out", dest, "--task", ",".join(scored), "--split", "train",
+                    "--items", 1, "--practice", 1, "--catch", 1, "--seed", 3, "--pilot") == 0
     return out, dest, json.loads(build.key_path(dest).read_text())
 
 
@@ -68,17 +67,19 @@ def server(study):
     thread.join(timeout=10)
 
 
-def scored(tmp_path: Path, dest: Path, *files: Path, name: str = "scores") -> dict:
-    """A scripted participant answers within milliseconds: the speed rule is off here (test_score.py tests it)."""
-    assert main(["study", "score", str(dest), *map(str, files), "--to", str(tmp_path / name), "--fast-ms", "0"]) == 0
-    return json.loads((tmp_path / name / "human.json").read_text())
+def scored(mewl, tmp_path: Path, dest: Path, *files: Path, name: str = "scores") -> tuple[dict, str]:
+    """The human row `mewl study score` writes, and what it printed. A scripted participant answers within
+    milliseconds: the speed rule is off here (test_score.py tests it)."""
+    code, printed, err = mewl("study", "score", dest, *files, "--to", tmp_path / name, "--fast-ms", 0)
+    assert code == 0, err
+    return json.loads((tmp_path / name / "human.json").read_text()), printed
 
 
 def scored_trials(key: dict) -> list[dict]:
     return [k for k in key["trials"].values() if k["kind"] == "test"]
 
 
-def test_the_oracle_over_file_scores_one_and_eval_shows_its_row(study, browser, tmp_path, capsys):
+def test_the_oracle_over_file_scores_one_and_eval_shows_its_row(study, browser, tmp_path, mewl):
     out, dest, key = study
     blocked = []
     data, last = take_part(browser, (dest / "index.html").as_uri() + "?PROLIFIC_PID=p-oracle", oracle(key), blocked,
@@ -90,29 +91,29 @@ def test_the_oracle_over_file_scores_one_and_eval_shows_its_row(study, browser, 
     assert len([k for k in key["trials"].values() if k["kind"] == "catch"]) == 5  # one per benchmark
     practice = [r for r in data if r.get("phase") == "practice"]
     assert len(practice) == len(PRACTICE) and all(r["trial"] not in key["trials"] for r in practice)
-    row = scored(tmp_path, dest, tmp_path / "saved.json")
+    row, _ = scored(mewl, tmp_path, dest, tmp_path / "saved.json")
     assert {t["task"] for t in row["tasks"]} == {k["task"] for k in scored_trials(key)}
     assert all(t["accuracy"] == 1.0 for t in row["tasks"])
-    capsys.readouterr()
     predictions, human = tmp_path / "scores" / "human.jsonl", tmp_path / "scores" / "human.json"
-    assert main(["eval", str(out), str(predictions), "--human", str(human), "--format", "json"]) == 0
-    found = json.loads(capsys.readouterr().out)
+    code, printed, _ = mewl("eval", out, predictions, "--human", human, "--format", "json")
+    assert code == 0
+    found = json.loads(printed)
     assert found["overall"]["accuracy"] == 1.0
     assert all(r["human (this dataset)"]["accuracy"] == 1.0 for r in found["tasks"])
     for form in ("table", "markdown", "csv"):
-        assert main(["eval", str(out), str(predictions), "--human", str(human), "--format", form]) == 0
-        assert "human (this dataset)" in capsys.readouterr().out
-    assert main(["eval", str(out), str(predictions), "--human", str(human), "--plot", str(tmp_path / "p.png")]) == 0
+        code, printed, _ = mewl("eval", out, predictions, "--human", human, "--format", form)
+        assert code == 0 and "human (this dataset)" in printed
+    assert mewl("eval", out, predictions, "--human", human, "--plot", tmp_path / "p.png")[0] == 0
     assert Image.open(tmp_path / "p.png").size[0] > 0
 
 
-def test_a_guesser_over_http_lands_near_chance(study, browser, server, tmp_path, capsys):
+def test_a_guesser_over_http_lands_near_chance(study, browser, server, tmp_path, mewl):
     out, dest, key = study
     blocked = []
     data, last = take_part(browser, f"{server}/index.html?participant=p-guess&cc=C0DE", guesser(7), blocked)
     assert blocked == [] and "C0DE" in last  # the completion code from the URL, on the last page
     (tmp_path / "g.json").write_text(json.dumps(data))
-    row = scored(tmp_path, dest, tmp_path / "g.json")
+    row, _ = scored(mewl, tmp_path, dest, tmp_path / "g.json")
     responses = sum(t["responses"] for t in row["tasks"])
     right = sum(t["accuracy"] * t["responses"] for t in row["tasks"])
     chance = [1 / len(k["answers"]) for k in scored_trials(key)]
@@ -120,15 +121,15 @@ def test_a_guesser_over_http_lands_near_chance(study, browser, server, tmp_path,
     assert responses == len(chance) and abs(right - expected) <= spread, (right, expected, spread)
 
 
-def test_one_who_fails_the_catch_trials_is_excluded_and_an_id_always_sees_its_order(study, browser, tmp_path, capsys):
+def test_one_who_fails_the_catch_trials_is_excluded_and_an_id_always_sees_its_order(study, browser, tmp_path, mewl):
     out, dest, key = study
     data, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-careless", careless(key))
     first, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-other", oracle(key))
     (tmp_path / "c.json").write_text(json.dumps(data))
     (tmp_path / "o.json").write_text(json.dumps(first))
-    row = scored(tmp_path, dest, tmp_path / "c.json", tmp_path / "o.json")
+    row, printed = scored(mewl, tmp_path, dest, tmp_path / "c.json", tmp_path / "o.json")
     assert row["participants"] == {"kept": 1, "excluded": 1}
-    assert "passed 0 of" in capsys.readouterr().out
+    assert "passed 0 of" in printed
     again, _ = take_part(browser, (dest / "index.html").as_uri() + "?participant=p-other", oracle(key))
     order = [[(r["trial"], r["shown"]) for r in d if r.get("phase") == "trial"] for d in (data, first, again)]
     trials = [[t for t, _ in o] for o in order]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.results.study import build
 from mewl_gen.tasks import catalog
+from tests.conftest import run_mewl
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -18,12 +18,13 @@ ROOT = Path(__file__).resolve().parents[3]
 @pytest.fixture(scope="module")
 def sampled(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("sampled") / "out"
-    assert main(["sample", "--task", "shape,malevic-pos", "--n", "2", "--out", str(out), "--split", "test"]) == 0
+    assert run_mewl("sample", "--task", "shape,malevic-pos", "--n", 2, "--out", out, "--split", "test") == 0
     return out
 
 
-def one_line(capsys, code: int, says: str) -> None:
-    err = capsys.readouterr().err
+def one_line(ran: tuple[int, str, str], says: str) -> None:
+    """A command the fixture `mewl` ran stopped with exit status 2 and one line that says `says`."""
+    code, _, err = ran
     assert code == 2 and says in err, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
@@ -35,21 +36,21 @@ def one_line(capsys, code: int, says: str) -> None:
     (["--texts", "/nonexistent/texts"], "--texts /nonexistent/texts is not a folder"),
 ])
 @pytest.mark.slow
-def test_a_bad_option_is_one_line(sampled, tmp_path, capsys, args, says):
-    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir"), *args]), says)
+def test_a_bad_option_is_one_line(sampled, tmp_path, args, says, mewl):
+    one_line(mewl("study", sampled, "--out", tmp_path / "dir", *args), says)
     assert not (tmp_path / "dir").exists() and not build.key_path(tmp_path / "dir").exists()
 
 
-def test_a_dataset_without_images_is_refused(sampled, tmp_path, capsys):
-    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir"), "--pilot"]),
+def test_a_dataset_without_images_is_refused(sampled, tmp_path, mewl):
+    one_line(mewl("study", sampled, "--out", tmp_path / "dir", "--pilot"),
              "sampled items without images")
     assert not (tmp_path / "dir").exists()
 
 
-def test_the_templates_blanks_stop_a_study_unless_it_is_a_pilot(sampled, tmp_path, capsys):
+def test_the_templates_blanks_stop_a_study_unless_it_is_a_pilot(sampled, tmp_path, mewl):
     """A consent naming no researcher, no duration and no ethics approval is not one to show people."""
     dest = tmp_path / "dir"
-    one_line(capsys, main(["study", str(sampled), "--out", str(dest)]), "the study's texts keep the templates' blanks "
+    one_line(mewl("study", sampled, "--out", dest), "the study's texts keep the templates' blanks "
              "(consent.html: [the researchers' names and institution], [N], [where, for how long], [contact address], "
              "[ethics board, reference]); fill them in")
     assert not dest.exists() and not build.key_path(dest).exists()
@@ -57,16 +58,16 @@ def test_the_templates_blanks_stop_a_study_unless_it_is_a_pilot(sampled, tmp_pat
     texts.mkdir()
     consent = (build.WEB / "consent.html").read_text()
     (texts / "consent.html").write_text(consent.replace("[N]", "15"))
-    one_line(capsys, main(["study", str(sampled), "--out", str(dest), "--texts", str(texts)]),
+    one_line(mewl("study", sampled, "--out", dest, "--texts", texts),
              "(consent.html: [the researchers' names and institution], [where, for how long], [contact address], "
              "[ethics board, reference]); fill them in")
     (texts / "consent.html").write_text("<p>Run by the Example Lab; 15 minutes; approved by Board X, ref. 7.</p>")
     for extra in (["--texts", str(texts)], ["--pilot"]):  # past the texts: on to the items, here unrendered
-        one_line(capsys, main(["study", str(sampled), "--out", str(dest), *extra]), "sampled items without images")
+        one_line(mewl("study", sampled, "--out", dest, *extra), "sampled items without images")
 
 
-def test_a_split_the_folder_lacks_is_answered_with_what_it_holds(sampled, tmp_path, capsys):
-    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir"), "--pilot", "--split", "train"]),
+def test_a_split_the_folder_lacks_is_answered_with_what_it_holds(sampled, tmp_path, mewl):
+    one_line(mewl("study", sampled, "--out", tmp_path / "dir", "--pilot", "--split", "train"),
              f"{sampled} holds no items in the split train; it holds test (malevic-pos, shape): choose one with "
              "--split test")
 
@@ -80,46 +81,45 @@ def test_the_keys_default_name_is_one_gitignore_skips():
 def one_task(tmp_path_factory) -> Path:
     """Two rendered MALeViC items in train: a folder of one task and one split."""
     out = tmp_path_factory.mktemp("one-task") / "out"
-    assert main(["render", "--task", "malevic-pos", "--n", "2", "--quality", "preview", "--device", "cpu",
-                 "--workers", "1", "--out", str(out)]) == 0
+    assert run_mewl("render", "--task", "malevic-pos", "--n", 2, "--quality", "preview", "--device", "cpu",
+                    "--workers", 1, "--out", out) == 0
     return out
 
 
 @pytest.mark.render
-def test_a_one_task_folder_names_its_split_and_sums_up_the_tasks_it_lacks(one_task, tmp_path, capsys):
+def test_a_one_task_folder_names_its_split_and_sums_up_the_tasks_it_lacks(one_task, tmp_path, mewl):
     dest = tmp_path / "dir"
-    capsys.readouterr()
-    one_line(capsys, main(["study", str(one_task), "--out", str(dest), "--pilot"]),
+    one_line(mewl("study", one_task, "--out", dest, "--pilot"),
              f"{one_task} holds no items in the split test; it holds train (malevic-pos): choose one with --split train")
-    assert main(["study", str(one_task), "--out", str(dest), "--pilot", "--split", "train", "--items", "1",
-                 "--practice", "1"]) == 0
-    printed = capsys.readouterr()
+    code, printed, err = mewl("study", one_task, "--out", dest, "--pilot", "--split", "train", "--items", 1,
+                              "--practice", 1)
+    assert code == 0
     showable = sum(1 for t in catalog.tasks().values() if t.study is not None)
-    assert printed.err.splitlines() == [f"mewl study: left out {showable - 1} task(s) that {one_task} holds no items "
-                                        "of in the split train: shape, color, material and "
-                                        f"{showable - 4} more"]
+    assert err.splitlines() == [f"mewl study: left out {showable - 1} task(s) that {one_task} holds no items "
+                                "of in the split train: shape, color, material and "
+                                f"{showable - 4} more"]
     key = build.key_path(dest).resolve()
-    assert printed.out.splitlines()[-1].startswith(f"the key (each trial's item and answer) is {key}: ")
+    assert printed.splitlines()[-1].startswith(f"the key (each trial's item and answer) is {key}: ")
     assert key.is_file() and json.loads(key.read_text())["options"]["pilot"] is True
 
 
-def test_the_key_never_goes_inside_the_experiment_and_nothing_is_overwritten(sampled, tmp_path, capsys):
+def test_the_key_never_goes_inside_the_experiment_and_nothing_is_overwritten(sampled, tmp_path, mewl):
     dest = tmp_path / "dir"
-    one_line(capsys, main(["study", str(sampled), "--out", str(dest), "--key", str(dest / "key.json")]),
+    one_line(mewl("study", sampled, "--out", dest, "--key", dest / "key.json"),
              "the key must stay outside the experiment")
     dest.mkdir()
     (dest / "mine.txt").write_text("kept")
-    one_line(capsys, main(["study", str(sampled), "--out", str(dest)]), "is not an empty folder")
+    one_line(mewl("study", sampled, "--out", dest), "is not an empty folder")
     (tmp_path / "old.key.json").write_text("{}")
-    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "new"), "--key",
-                           str(tmp_path / "old.key.json")]), "never overwrites another's")
-    one_line(capsys, main(["study", str(sampled), "--out", str(sampled / "inside")]), "lies inside")
+    one_line(mewl("study", sampled, "--out", tmp_path / "new", "--key", tmp_path / "old.key.json"),
+             "never overwrites another's")
+    one_line(mewl("study", sampled, "--out", sampled / "inside"), "lies inside")
     assert (dest / "mine.txt").read_text() == "kept" and (tmp_path / "old.key.json").read_text() == "{}"
 
 
-def test_without_jspsych_installed_it_says_to_run_make_setup(sampled, tmp_path, capsys, monkeypatch):
+def test_without_jspsych_installed_it_says_to_run_make_setup(sampled, tmp_path, monkeypatch, mewl):
     monkeypatch.setattr(build, "NODE_MODULES", tmp_path / "node_modules")
-    one_line(capsys, main(["study", str(sampled), "--out", str(tmp_path / "dir")]), "run `make setup`")
+    one_line(mewl("study", sampled, "--out", tmp_path / "dir"), "run `make setup`")
 
 
 def test_edited_texts_replace_the_templates_and_the_rest_stay(tmp_path):
@@ -133,10 +133,9 @@ def test_edited_texts_replace_the_templates_and_the_rest_stay(tmp_path):
         build.read_texts(tmp_path, ["mewl"])
 
 
-def test_study_alone_or_with_help_prints_both_forms(capsys):
-    assert main(["study"]) == 0
-    out = capsys.readouterr().out
-    assert "mewl study OUT --out DIR" in out and "mewl study score DIR RESULTS" in out
+def test_study_alone_or_with_help_prints_both_forms(capsys, mewl):
+    code, out, _ = mewl("study")
+    assert code == 0 and "mewl study OUT --out DIR" in out and "mewl study score DIR RESULTS" in out
     with pytest.raises(SystemExit) as done:
-        main(["study", "--help"])
+        mewl("study", "--help")  # argparse's --help ends the process it runs in
     assert done.value.code == 0 and "--per-participant" in capsys.readouterr().out

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.results.study import score
 
 STUDY = "5a5a5a5a5a5a5a5a"
@@ -67,13 +66,14 @@ def save(path: Path, data) -> str:
     return str(path)
 
 
-def run(study: Path, *files: str, extra=()) -> int:
-    return main(["study", "score", str(study / "study"), *files, "--to", str(study / "scores"), *extra])
+def run(mewl, study: Path, *files: str, extra=()) -> tuple[int, str, str]:
+    """`mewl study score` of the study's key over `files`, into study/scores."""
+    return mewl("study", "score", study / "study", *files, "--to", study / "scores", *extra)
 
 
-def test_the_oracle_scores_one_and_its_predictions_are_the_key_s_answers(study, capsys):
-    assert run(study, save(study / "a.json", rows("a", oracle))) == 0
-    printed = capsys.readouterr().out
+def test_the_oracle_scores_one_and_its_predictions_are_the_key_s_answers(study, mewl):
+    code, printed, _ = run(mewl, study, save(study / "a.json", rows("a", oracle)))
+    assert code == 0
     assert printed.index("exclusions, stated before scoring") < printed.index("accuracy")
     row = json.loads((study / "scores" / "human.json").read_text())
     assert [(t["task"], t["accuracy"], t["interval"]) for t in row["tasks"]] == [
@@ -85,13 +85,13 @@ def test_the_oracle_scores_one_and_its_predictions_are_the_key_s_answers(study, 
     assert len(lines) == 2 * ITEMS
 
 
-def test_a_participant_who_fails_the_catch_trials_is_excluded(study, capsys):
+def test_a_participant_who_fails_the_catch_trials_is_excluded(study, mewl):
     def careless(tid, k):
         return wrong(tid, k) if k["kind"] == "catch" else k["correct"]
 
     files = [save(study / "a.json", rows("a", oracle)), save(study / "b.json", rows("b", careless))]
-    assert run(study, *files) == 0
-    assert "1 kept, 1 excluded (passed 0 of 2 catch trials)" in capsys.readouterr().out
+    code, printed, _ = run(mewl, study, *files)
+    assert code == 0 and "1 kept, 1 excluded (passed 0 of 2 catch trials)" in printed
     with open(study / "scores" / "participants.csv") as f:
         assert [(r["participant"], r["kept"]) for r in csv.DictReader(f)] == [("a", "yes"), ("b", "no")]
     row = json.loads((study / "scores" / "human.json").read_text())
@@ -101,30 +101,30 @@ def test_a_participant_who_fails_the_catch_trials_is_excluded(study, capsys):
 FORMULAS = ("=cmd|' /C calc'!A0", "+1", "-1", "@SUM(1)", '=HYPERLINK("http://x","y")', "\tx", "\rx")
 
 
-def test_participant_ids_are_never_formulas_in_the_csv(study, capsys):
+def test_participant_ids_are_never_formulas_in_the_csv(study, mewl):
     """An id comes from the URL a participant opened: in participants.csv it is text a spreadsheet shows,
     never a formula it runs (OWASP's rule: a leading single quote)."""
     files = [save(study / f"{k}.json", rows(who, oracle)) for k, who in enumerate((*FORMULAS, "alice"))]
-    assert run(study, *files) == 0
+    assert run(mewl, study, *files)[0] == 0
     with open(study / "scores" / "participants.csv", newline="") as f:
         cells = [r["participant"] for r in csv.DictReader(f)]
     assert sorted(cells) == sorted([*(f"'{who}" for who in FORMULAS), "alice"])
 
 
-def test_implausibly_fast_responses_exclude_by_the_stated_threshold(study, capsys):
+def test_implausibly_fast_responses_exclude_by_the_stated_threshold(study, mewl):
     files = [save(study / "a.json", rows("a", oracle)), save(study / "f.json", rows("f", oracle, rt=120))]
-    assert run(study, *files) == 0
-    assert "responses faster than 300 ms" in capsys.readouterr().out
-    assert run(study, *files, extra=("--fast-ms", "100")) == 2  # the scores folder exists now: never overwritten
+    code, printed, _ = run(mewl, study, *files)
+    assert code == 0 and "responses faster than 300 ms" in printed
+    assert run(mewl, study, *files, extra=("--fast-ms", 100))[0] == 2  # the scores folder exists now: never overwritten
     (study / "again").mkdir()
-    assert main(["study", "score", str(study / "study"), *files, "--to", str(study / "again"), "--fast-ms", "100"]) == 0
-    assert "2 kept, 0 excluded" in capsys.readouterr().out
+    code, printed, _ = mewl("study", "score", study / "study", *files, "--to", study / "again", "--fast-ms", 100)
+    assert code == 0 and "2 kept, 0 excluded" in printed
 
 
-def test_several_participants_in_one_export_and_agreement_between_them(study, capsys):
+def test_several_participants_in_one_export_and_agreement_between_them(study, mewl):
     export = "\n".join(json.dumps(rows(w, oracle if w != "c" else wrong_but_catch)) for w in "abc")
     (study / "jatos.txt").write_text(export)
-    assert run(study, str(study / "jatos.txt")) == 0
+    assert run(mewl, study, study / "jatos.txt")[0] == 0
     row = json.loads((study / "scores" / "human.json").read_text())
     pragmatic = row["tasks"][0]
     assert pragmatic["participants"] == 3 and pragmatic["responses"] == 3 * ITEMS
@@ -157,72 +157,66 @@ def test_the_bootstrap_resamples_participants_and_items():
     ('{"study": "%s", "participant": "a", "phase": "trial", "trial": "p0", "rt": 1e999}\n' % STUDY,
      "1e999 is not a finite number"),
 ])
-def test_a_results_file_that_is_not_this_study_s_data_is_one_line(study, capsys, content, says):
+def test_a_results_file_that_is_not_this_study_s_data_is_one_line(study, mewl, content, says):
     (study / "r.json").write_text(content)
-    assert run(study, str(study / "r.json")) == 2
-    err = capsys.readouterr().err
-    assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    code, _, err = run(mewl, study, study / "r.json")
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (study / "scores").exists()
 
 
-def test_rows_for_unknown_trials_and_repeats_are_reported_and_left_out(study, capsys):
+def test_rows_for_unknown_trials_and_repeats_are_reported_and_left_out(study, mewl):
     data = rows("a", oracle)
     data += [dict(data[1], choice="w01"), {"study": STUDY, "participant": "a", "phase": "trial", "trial": "zz"}]
-    assert run(study, save(study / "a.json", data)) == 0
-    err = capsys.readouterr().err
+    code, _, err = run(mewl, study, save(study / "a.json", data))
+    assert code == 0
     assert "1 repeated answers to a trial (the first one stands)" in err
     assert "1 rows for a trial the key does not know (left out)" in err
     assert json.loads((study / "scores" / "human.json").read_text())["tasks"][0]["accuracy"] == 1.0
 
 
-def test_a_missing_or_foreign_key_is_one_line(study, capsys):
+def test_a_missing_or_foreign_key_is_one_line(study, mewl):
     files = [save(study / "a.json", rows("a", oracle))]
-    assert main(["study", "score", str(study / "elsewhere"), *files, "--to", str(study / "s")]) == 2
-    assert "no key at" in capsys.readouterr().err
+    code, _, err = mewl("study", "score", study / "elsewhere", *files, "--to", study / "s")
+    assert code == 2 and "no key at" in err
     (study / "bad.json").write_text('{"study": 1}')
-    assert main(["study", "score", str(study / "study"), *files, "--key", str(study / "bad.json"), "--to",
-                 str(study / "s")]) == 2
-    assert "is not a study's key" in capsys.readouterr().err
-    assert main(["study", "score", str(study / "study"), *files, "--to", str(study / "s"), "--min-catch", "2"]) == 2
-    assert "expected a fraction from 0 to 1" in capsys.readouterr().err
+    code, _, err = mewl("study", "score", study / "study", *files, "--key", study / "bad.json", "--to", study / "s")
+    assert code == 2 and "is not a study's key" in err
+    code, _, err = mewl("study", "score", study / "study", *files, "--to", study / "s", "--min-catch", 2)
+    assert code == 2 and "expected a fraction from 0 to 1" in err
 
 
-def test_every_participant_excluded_is_one_line(study, capsys):
+def test_every_participant_excluded_is_one_line(study, mewl):
     def careless(tid, k):
         return wrong(tid, k)
 
-    assert run(study, save(study / "b.json", rows("b", careless))) == 2
-    assert "every participant was excluded (1)" in capsys.readouterr().err
+    code, _, err = run(mewl, study, save(study / "b.json", rows("b", careless)))
+    assert code == 2 and "every participant was excluded (1)" in err
 
 
-def test_eval_refuses_a_human_row_that_is_not_one_before_any_work(tmp_path, capsys):
+def test_eval_refuses_a_human_row_that_is_not_one_before_any_work(tmp_path, mewl):
     (tmp_path / "human.json").write_text(json.dumps({"tasks": [{"split": "test", "task": "shape", "accuracy": "high",
                                                                 "interval": [0, 1]}]}))
-    assert main(["eval", str(tmp_path / "no-dataset"), str(tmp_path / "p.jsonl"), "--human",
-                 str(tmp_path / "human.json")]) == 2
-    err = capsys.readouterr().err
-    assert "is not the human.json mewl study score writes" in err and len(err.strip().splitlines()) == 1
+    code, _, err = mewl("eval", tmp_path / "no-dataset", tmp_path / "p.jsonl", "--human", tmp_path / "human.json")
+    assert code == 2 and "is not the human.json mewl study score writes" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("number, says", [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
                                           ("1e999", "1e999")])
 @pytest.mark.parametrize("where", ["accuracy", "interval"])
-def test_eval_refuses_a_human_row_whose_numbers_are_not_finite_before_any_work(tmp_path, capsys, number, says, where):
+def test_eval_refuses_a_human_row_whose_numbers_are_not_finite_before_any_work(tmp_path, mewl, number, says, where):
     """json reads NaN and Infinity (and 1e999 as infinite): shown as `inf [-inf, nan]`, printed as JSON no
     parser reads, drawn with numpy's warning. Such a row is refused in one line, before the dataset is read."""
     task = {"split": "test", "task": "shape", "accuracy": 0.5, "interval": [0.4, 0.6]}
     text = json.dumps({"tasks": [task]}).replace("0.5" if where == "accuracy" else "0.4", number)
     (tmp_path / "human.json").write_text(text)
-    assert main(["eval", str(tmp_path / "no-dataset"), str(tmp_path / "p.jsonl"), "--human",
-                 str(tmp_path / "human.json"), "--format", "json"]) == 2
-    out, err = capsys.readouterr()
-    assert err.startswith("mewl: error: --human ") and f"{says} is not a finite number" in err, err
+    code, out, err = mewl("eval", tmp_path / "no-dataset", tmp_path / "p.jsonl", "--human", tmp_path / "human.json",
+                          "--format", "json")
+    assert code == 2 and err.startswith("mewl: error: --human ") and f"{says} is not a finite number" in err, err
     assert len(err.strip().splitlines()) == 1 and not out
 
 
-def test_eval_refuses_a_human_accuracy_outside_zero_to_one(tmp_path, capsys):
+def test_eval_refuses_a_human_accuracy_outside_zero_to_one(tmp_path, mewl):
     task = {"split": "test", "task": "shape", "accuracy": 1.5, "interval": [0.4, 0.6]}
     (tmp_path / "human.json").write_text(json.dumps({"tasks": [task]}))
-    assert main(["eval", str(tmp_path / "no-dataset"), str(tmp_path / "p.jsonl"), "--human",
-                 str(tmp_path / "human.json")]) == 2
-    assert "is not the human.json mewl study score writes" in capsys.readouterr().err
+    code, _, err = mewl("eval", tmp_path / "no-dataset", tmp_path / "p.jsonl", "--human", tmp_path / "human.json")
+    assert code == 2 and "is not the human.json mewl study score writes" in err

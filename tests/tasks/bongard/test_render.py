@@ -50,11 +50,10 @@ def test_the_pixels_show_every_object_where_the_truth_says(rendered):
                 assert image[ys, xs].std() > 0  # an object, not the flat floor
 
 
-def test_the_audit_reads_rendered_problems_and_their_pixels(rendered, capsys):
-    from mewl_gen.cli.main import main
-
+def test_the_audit_reads_rendered_problems_and_their_pixels(rendered, mewl):
     # --no-card: the render is the session's shared one, whose card other tests pin
-    assert main(["audit", "bongard", str(rendered[0].parents[2]), "--markdown", "--no-card"]) == 0
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train")]
+    code, printed, err = mewl("audit", "bongard", rendered[0].parents[2], "--markdown", "--no-card")
+    assert code == 0, err
+    rows = [line for line in printed.splitlines() if line.startswith("| train")]
     assert len(rows) == 3 and all("| 1.000 | 1.000 |" in r and "| pixels |" in r and r.endswith("| ok |")
                                   for r in rows), rows

@@ -17,7 +17,6 @@ import shutil
 import numpy as np
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.scenes.image_truth import geometric_truth
 from mewl_gen.store.record import write_record
 from mewl_gen.tasks import catalog
@@ -28,7 +27,7 @@ from mewl_gen.tasks.bongard.probes import nearer_positive
 from mewl_gen.tasks.bongard.solver import NAMES, answer, check
 from mewl_gen.tasks.validation import InvalidItem
 from tests.chance import assert_at_chance
-from tests.conftest import CHUNK, episodes, sweep
+from tests.conftest import CHUNK, episodes, run_mewl, sweep
 
 FAMILIES = tuple(t.name for t in catalog.benchmarks()["bongard"].tasks)  # basic, abstract, freeform
 ATTRIBUTE_FAMILIES = FAMILIES[:2]  # where neither count nor color may carry the concept
@@ -200,7 +199,7 @@ def test_count_only_and_histogram_only_solvers_are_at_chance(task):
 @pytest.fixture(scope="module")
 def sampled(tmp_path_factory):
     out = tmp_path_factory.mktemp("bongard") / "data"
-    assert main(["sample", "--task", "bongard", "--n", "4", "--out", str(out), "--workers", "1"]) == 0
+    assert run_mewl("sample", "--task", "bongard", "--n", 4, "--out", out, "--workers", 1) == 0
     return out
 
 

@@ -11,7 +11,6 @@ from typing import get_args
 
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.store.record import write_record
 from mewl_gen.tasks.audit import Probe
 from mewl_gen.tasks.audit.rules import consistent, rule_column
@@ -19,7 +18,7 @@ from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.icy.audit import admits, answers, names_probe
 from mewl_gen.tasks.icy.language import Grammar, LanguageSpec
 
-from tests.conftest import sweep
+from tests.conftest import run_mewl, sweep
 
 from ..shapeworld.test_audit import _copy, _rows
 
@@ -28,8 +27,8 @@ from ..shapeworld.test_audit import _copy, _rows
 def sampled(tmp_path_factory):
     out = tmp_path_factory.mktemp("icy") / "data"
     for split, n in (("train", 120), ("test", 20)):
-        assert main(["sample", "--task", "icy", "--n", str(n), "--split", split, "--out", str(out), "--seed", "11",
-                     "--workers", "1"]) == 0
+        assert run_mewl("sample", "--task", "icy", "--n", n, "--split", split, "--out", out, "--seed", 11,
+                        "--workers", 1) == 0
     return out
 
 

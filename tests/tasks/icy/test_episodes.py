@@ -8,10 +8,9 @@ import pytest
 from pydantic import ValidationError
 
 from mewl_gen.scenes.universe import ATTRIBUTES, COLORS, SHAPES, TUPLE_ORDER, UNIVERSE
-from mewl_gen.tasks.benchmark import UsageError
 from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.icy import grammars
-from mewl_gen.tasks.icy.command import cmd_icy_metrics, language_arrays, metrics_of
+from mewl_gen.tasks.icy.command import language_arrays, metrics_of
 from mewl_gen.tasks.icy.derive import derive_concat, derive_shufdet, words_of
 from mewl_gen.tasks.icy.language import ENG_WORDS, LanguageSpec, language, language_json, message_of
 from mewl_gen.tasks.icy.metrics import topsim
@@ -127,18 +126,18 @@ def test_concat_and_perm_score_high_and_the_transformed_grammars_low():
             assert all(mean[low][k] < mean[high][k] - 0.2 for k in mean[low])
 
 
-def test_icy_metrics_prints_a_languages_scores_and_refuses_other_files(tmp_path, capsys):
+def test_icy_metrics_prints_a_languages_scores_and_refuses_other_files(tmp_path, mewl):
     path = tmp_path / "language.json"
     path.write_text(json.dumps({"language": language_json(0, LanguageSpec(grammar="perm"))}))
-    assert cmd_icy_metrics(type("Args", (), {"language": path})) == 0
-    assert capsys.readouterr().out.startswith("grammar perm: topsim 0.9")
+    code, printed, _ = mewl("icy-metrics", path)
+    assert code == 0 and printed.startswith("grammar perm: topsim 0.9")
     path.write_text(items("icy-naming", "train", 1, LanguageSpec(grammar="hol"))[0].model_dump_json())
-    assert cmd_icy_metrics(type("Args", (), {"language": path})) == 0
-    printed = capsys.readouterr().out.split()  # the item's root seed and spec rebuild its language
-    assert printed[:3] == ["grammar", "hol:", "topsim"] and abs(float(printed[3])) < 0.1
+    code, printed, _ = mewl("icy-metrics", path)
+    printed = printed.split()  # the item's root seed and spec rebuild its language
+    assert code == 0 and printed[:3] == ["grammar", "hol:", "topsim"] and abs(float(printed[3])) < 0.1
     path.write_text("{}")
-    with pytest.raises(UsageError, match="not an ICY language"):
-        cmd_icy_metrics(type("Args", (), {"language": path}))
+    code, _, err = mewl("icy-metrics", path)
+    assert code == 2 and len(err.splitlines()) == 1 and "not an ICY language" in err
 
 
 # -- the tasks: splits, derivable answers, validators ------------------------------------------------

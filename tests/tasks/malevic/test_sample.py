@@ -296,12 +296,11 @@ def test_a_rendered_item_is_solved_from_its_files_alone(tmp_path):
 def test_the_audit_reports_each_split_apart_and_refuses_a_damaged_item(tmp_path, mewl):
     """`mewl audit malevic`: one row per split and task (train and test are never pooled), and an item
     whose file was changed after it was published is refused in one line, never audited."""
-    from mewl_gen.cli.main import main
-
     out = tmp_path / "data"
     for split in ("train", "test"):
-        assert main(["sample", "--task", "malevic-pos,malevic-sup1", "--n", "4", "--split", split, "--seed", "3",
-                     "--out", str(out), "--workers", "1"]) == 0
+        code, _, err = mewl("sample", "--task", "malevic-pos,malevic-sup1", "--n", 4, "--split", split, "--seed", 3,
+                            "--out", out, "--workers", 1)
+        assert code == 0, err
     code, printed, err = mewl("audit", "malevic", out, "--workers", "1", "--markdown")
     assert code == 0
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in printed.splitlines()

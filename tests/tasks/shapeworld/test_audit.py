@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from mewl_gen.cli.main import main
 from mewl_gen.store.record import write_record
+from tests.conftest import run_mewl
 
 RELATIONS = "docs/shapeworld-heldout-relations.json"
 
@@ -18,8 +18,8 @@ RELATIONS = "docs/shapeworld-heldout-relations.json"
 def sampled(tmp_path_factory):
     out = tmp_path_factory.mktemp("shapeworld") / "data"
     for split, n in (("train", 120), ("test", 16)):
-        assert main(["sample", "--task", "shapeworld", "--n", str(n), "--split", split, "--out", str(out),
-                     "--distribution", RELATIONS, "--workers", "1"]) == 0
+        assert run_mewl("sample", "--task", "shapeworld", "--n", n, "--split", split, "--out", out,
+                        "--distribution", RELATIONS, "--workers", 1) == 0
     return out
 
 
