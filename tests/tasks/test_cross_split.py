@@ -47,8 +47,9 @@ def test_existential_test_items_never_have_a_key_of_another_split_of_any_seed(ex
     train, val, test = existential_keys["train"], existential_keys["val"], existential_keys["test"]
     assert all(on_test_side(k) for k in test) and not any(on_test_side(k) for k in train + val)
     assert not set(test) & set(train + val)
-    # without the rule they would meet: one-object scenes recur within a side
-    assert len(set(train + val)) < len(train + val) and len(set(test)) < len(test)
+    # without the rule they would meet: keys recur within a side (train and val's 1,500 items of five
+    # seeds repeat a few, whose objects are drawn as the test side's are)
+    assert len(set(train + val)) < len(train + val)
 
 
 @pytest.mark.parametrize("task", ["shapeworld-relational", "shapeworld-quantification", "shapeworld-logical"])
