@@ -144,10 +144,11 @@ def small_fs(tmp_path):
 
 
 def test_a_full_disk_stops_the_render_in_one_line_and_the_rerun_resumes(reference, small_fs, tmp_path):
-    # With the renderer's scratch folder (TMPDIR) on the small disk, 300k: the first image's object-index EXR
-    # (1.2 MB at draft) does not fit; 1400k (issue 29's mount): Blender's PNG is cut short, which Blender does
-    # not report; the line names the scratch's disk. With the scratch elsewhere, 300k: the images copied into
-    # OUT do not fit, and the line names OUT. Then room: the same command completes.
+    # With the renderer's scratch folder (TMPDIR) on the small disk, the smaller size leaves no room for the
+    # first image's object-index EXR and the larger one cuts Blender's PNG short, which Blender does not report
+    # (the sizes are docs/reference.md's storage faults); either way the line names the scratch's disk. With
+    # the scratch elsewhere, the images copied into OUT do not fit, and the line names OUT. Then room: the same
+    # command completes.
     out, scratch, roomy = small_fs / "data", small_fs / "tmp", tmp_path / "tmp"
     scratch.mkdir()
     roomy.mkdir()
