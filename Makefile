@@ -108,10 +108,11 @@ pins: setup
 
 # Rewrite tests/pinned_digests.py from what this checkout samples and renders (draft and preview, every task,
 # this CPU's PNGs) and the pixel references tests/pinned_pixels.zip (docs/pixels.md), and print each group and
-# image that changed: for a change meant to alter output.
+# image that changed: for a change meant to alter output. RENDER=no rewrites the sampled pins alone (a change to a
+# sampler), leaving the render's pins and references as they are.
 pins-update: setup
 	@$(COMPILE)
-	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m tests.test_pinned_output --write
+	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m tests.test_pinned_output --write $(if $(filter no,$(RENDER)),--no-render,)
 
 # MEWL_OUT_OPTION: a refusal of the dataset folder names OUT=, the option typed here, not the command's --out.
 render: setup

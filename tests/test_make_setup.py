@@ -15,6 +15,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+def installed_code() -> Path:
+    """The checkout whose code this interpreter's install runs, as make reads it (isolated: no PYTHONPATH), which
+    is this one's, or another's where a copy of it borrows this venv (tests/tasks/test_adding_a_benchmark.py)."""
+    done = subprocess.run([sys.executable, "-I", "-c", "import mewl_gen, pathlib; "
+                           "print(pathlib.Path(mewl_gen.__file__).resolve().parents[2])"],
+                          capture_output=True, text=True, check=True)
+    return Path(done.stdout.strip())
+
+
 def dry_setup_of(checkout: Path, target: str = "setup") -> str:
     done = subprocess.run(["make", "-n", target], cwd=checkout, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -35,8 +44,8 @@ def test_a_venv_made_for_another_checkout_is_named_and_left_to_the_user(tmp_path
     done = subprocess.run(["make", "setup"], cwd=copy, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and (venv / "python").is_file(), done.stdout + done.stderr
     said = [line for line in done.stderr.splitlines() if line.startswith("make: error:")]
-    assert said == [f"make: error: .venv runs the code of {REPO}, not of {copy.resolve()}; make clean-venv setup "
-                    "makes it again here"], done.stderr
+    assert said == [f"make: error: .venv runs the code of {installed_code()}, not of {copy.resolve()}; make "
+                    "clean-venv setup makes it again here"], done.stderr
     # What the line says to do works: the venv made again by the Python 3.11 on PATH (here a script that
     # makes a venv of scripts), then its packages installed.
     fake = tmp_path / "bin"

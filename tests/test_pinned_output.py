@@ -24,6 +24,8 @@ if the change is meant, the digests are written again in the same commit by
 
     make pins-update    # python -m tests.test_pinned_output --write
 
+(`make pins-update RENDER=no`: the sampled pins alone, for a change to a sampler.)
+
 which samples and renders as the tests do, rewrites tests/pinned_digests.py
 and tests/pinned_pixels.zip, and prints each group (and image) that changed.
 Another CPU's PNGs stay pinned where the group's JSON files (its specs) did
@@ -238,6 +240,9 @@ def write_pins(record: dict) -> list[str]:
     cpu, lines = record["CPU"], []
     tables: dict[str, dict] = {}
     for files_name, pixels_name in (("RENDERED", "PIXELS"), ("PREVIEW_RENDERED", "PREVIEW_PIXELS")):
+        if files_name not in record:  # sampled only (--no-render): the render's pins stay as they are
+            tables[files_name], tables[pixels_name] = getattr(pins, files_name), getattr(pins, pixels_name)
+            continue
         old_files, new_files = getattr(pins, files_name), record[files_name]
         moved = {k.rpartition(" ")[0] for k in set(old_files) | set(new_files) if old_files.get(k) != new_files.get(k)}
         old_pixels = getattr(pins, pixels_name)
@@ -274,10 +279,14 @@ if __name__ == "__main__":
     from tests.pixels import write_references
 
     with tempfile.TemporaryDirectory() as tmp:
-        found = measured(Path(tmp), render="--write" in sys.argv or "--no-render" not in sys.argv)
+        # --no-render: the sampled pins alone (seconds, where a render of every task takes minutes), for a
+        # change to a sampler; a change to what is rendered, or a new benchmark's render, needs the whole.
+        render = "--no-render" not in sys.argv
+        found = measured(Path(tmp), render=render)
         if "--write" in sys.argv:
-            # The pixel references (tests/pixels.py) from the same preview render as PREVIEW_RENDERED's.
-            lines = write_pins(found) + write_references(Path(tmp) / "r" / "rendered-preview")
+            lines = write_pins(found)
+            if render:  # the pixel references (tests/pixels.py) from the same preview render as PREVIEW_RENDERED's
+                lines += write_references(Path(tmp) / "r" / "rendered-preview")
             print("\n".join(lines) or "no pin changed")
         else:
             print(json.dumps(found, indent=1))

@@ -34,7 +34,7 @@ MAKE = (r"^make ", "make -C {root} OUT={here}/data QUALITY=preview DEVICE=cpu ")
 ONE = (r"\bN=\d+\b", "N=1")
 PREVIEW = (r"\bQUALITY=draft\b", "QUALITY=preview")  # a page's own draft: what these tests check is not pixels
 # A SLURM array at its smallest: one preview episode of one task in one array task.
-ARRAY = [(r"--task all --n 2000", "--task shape --n 1 --quality preview"), (r"--array 50\b", "--array 1"),
+ARRAY = [(r"--task mewl --n 2000", "--task shape --n 1 --quality preview"), (r"--array 50\b", "--array 1"),
          (r"--max-parallel 20\b", "--max-parallel 1")]
 # Not sizes but a site's own: the page's partition, GPUs and shared folder are its cluster's, not the test
 # cluster's (one CPU node, partition `debug`, no GPUs: the page's own `--gpus-per-task 0 --device cpu` for a CPU

@@ -1,7 +1,8 @@
 """Adding a benchmark is one folder and one line, for real: a toy benchmark, written as the files of
-src/mewl_gen/tasks/toy/ into a copy of this checkout, with its import added to tasks/catalog.py. Git
-shows that nothing else changed; the copy's import contracts and layout checks pass, and `mewl tasks`,
-`sample`, `validate` and `audit` work on the toy there, as processes. A draft render of the toy, in this
+src/mewl_gen/tasks/toy/ into a copy of this checkout, with its import added to tasks/catalog.py, and the
+pins the pins command writes. Git shows that nothing else changed; the copy's whole fast lane passes (import
+contracts and layout checks among it), and `mewl tasks`, `sample`, `validate` and `audit` work on the toy
+there, as processes. A draft render of the toy, in this
 process, checks its pixels. The toy's files are the code blocks of docs/adding-a-benchmark.md, read from it:
 the guide's code is what runs.
 """
@@ -79,13 +80,25 @@ def in_copy(cwd: Path, *argv) -> subprocess.CompletedProcess:
 
 def test_the_catalog_line_is_where_the_test_adds_it():
     lines = (REPO / "src" / "mewl_gen" / "tasks" / "catalog.py").read_text().splitlines(keepends=True)
-    assert lines.count(LAST_IMPORT) == 1 and CATALOG_LINE not in lines
-    assert catalog.BENCHMARKS[-1].name == "bongard"  # the line after it is the new last benchmark
+    after = lines.index(LAST_IMPORT) + 1
+    assert lines.count(LAST_IMPORT) == 1
+    # Here, or in the copy below, where the line is added after it: the new benchmark is the last one.
+    assert CATALOG_LINE not in lines or (lines.count(CATALOG_LINE) == 1 and lines[after] == CATALOG_LINE)
+    assert catalog.BENCHMARKS[-1].name == ("toy" if CATALOG_LINE in lines else "bongard")
+
+
+def fast_lane() -> str:
+    """make test-fast's marker expression, as the Makefile states it."""
+    (line,) = [line for line in (REPO / "Makefile").read_text().splitlines() if line.startswith("FAST := ")]
+    return line.removeprefix("FAST := ")
 
 
 @pytest.mark.e2e
 @pytest.mark.slow
 def test_a_benchmark_is_its_folder_and_one_catalog_line(tmp_path):
+    """As the guide says: the folder, the catalog line, then `make pins-update` (here the sampled pins alone,
+    RENDER=no: rendering every task is minutes, and the render's pins are written by the same code); then the
+    whole fast lane passes in the copy, and git shows that nothing else changed."""
     copy = tmp_path / "checkout"
     for name in git(REPO, "ls-files", "-z").split("\0"):
         if name and (REPO / name).is_file():  # a file deleted but not yet committed is no longer tracked
@@ -99,17 +112,38 @@ def test_a_benchmark_is_its_folder_and_one_catalog_line(tmp_path):
     path = copy / "src" / "mewl_gen" / "tasks" / "catalog.py"
     text = path.read_text()
     path.write_text(text.replace(LAST_IMPORT, LAST_IMPORT + CATALOG_LINE))
+    toy_files = sorted(f"?? src/mewl_gen/tasks/toy/{name}" for name in TOY)
 
     status = sorted(git(copy, "status", "--porcelain", "--untracked-files=all").splitlines())
-    assert status == [" M src/mewl_gen/tasks/catalog.py",
-                      *sorted(f"?? src/mewl_gen/tasks/toy/{name}" for name in TOY)], status
+    assert status == [" M src/mewl_gen/tasks/catalog.py", *toy_files], status
     assert git(copy, "diff", "--numstat").splitlines() == ["1\t0\tsrc/mewl_gen/tasks/catalog.py"]
 
-    lint = run(copy, Path(sys.executable).parent / "lint-imports", "--no-cache")
-    assert lint.returncode == 0 and "0 broken" in lint.stdout, lint.stdout + lint.stderr
-    layers = run(copy, sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
-                 "tests/test_layers.py")
-    assert layers.returncode == 0, layers.stdout + layers.stderr
+    # What `make pins-update RENDER=no` runs (the copy borrows this checkout's venv, which the copy's make
+    # refuses by design: tests/test_make_setup.py). Every change it prints: the toy's groups, added, and the
+    # dataset card, which lists every task.
+    written = run(copy, sys.executable, "-m", "tests.test_pinned_output", "--write", "--no-render")
+    assert written.returncode == 0, written.stdout + written.stderr
+    changed = {line for line in written.stdout.splitlines() if line.startswith("SAMPLED ") or ": " in line
+               and line.split()[0].isupper()}
+    assert changed == {"SAMPLED iid README.md files: changed", "SAMPLED iid train/toy-count files: added",
+                       "SAMPLED iid train/toy-count record: added", "SAMPLED iid train/toy-count.jsonl files: added"}, \
+        written.stdout
+
+    # The whole fast lane, and the sampled pins, in the copy: with this checkout's jsPsych (make setup's).
+    (copy / "node_modules").symlink_to(REPO / "node_modules")
+    lane = run(copy, sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-n", "2", "--dist",
+               "loadfile", "-m", fast_lane(), "tests/")
+    assert lane.returncode == 0, lane.stdout[-5000:] + lane.stderr[-2000:]
+    # Skipped there alone: the two tests of a checkout's own .venv, which the copy borrows from this one.
+    skipped = sorted(line.split()[2].split(":")[0] for line in lane.stdout.splitlines() if line.startswith("SKIPPED"))
+    assert skipped == ["tests/cli/test_mistakes.py", "tests/test_make_setup.py"], lane.stdout[-3000:]
+    sampled = run(copy, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                  "tests/test_pinned_output.py::test_sampled_items_of_every_task_are_byte_identical")
+    assert sampled.returncode == 0, sampled.stdout[-5000:] + sampled.stderr[-2000:]
+    (copy / "node_modules").unlink()  # a link, which .gitignore's folder rule would not leave out
+
+    status = sorted(git(copy, "status", "--porcelain", "--untracked-files=all").splitlines())
+    assert status == [" M src/mewl_gen/tasks/catalog.py", " M tests/pinned_digests.py", *toy_files], status
 
     listed = in_copy(copy, "tasks")
     assert listed.returncode == 0 and "toy: Toy: how many objects" in listed.stdout and "toy-count" in listed.stdout
