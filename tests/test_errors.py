@@ -55,3 +55,17 @@ def test_error_numbers_are_named_in_errors_py_only():
             if "errno" in names:
                 found.append(f"{path.relative_to(src)}:{node.lineno}")
     assert found == []
+
+
+def test_an_error_raised_in_a_worker_process_reaches_the_parent_whole():
+    """joblib's workers pickle what they raise; an error whose __init__ takes other arguments than its message
+    would fail to unpickle in the parent, and the user would see that failure's traceback (a race test met it
+    once: Refused in an export's worker)."""
+    import pickle
+
+    from mewl_gen.store.door import Refused
+
+    refused = pickle.loads(pickle.dumps(Refused("OUT/train\n", "is a link")))
+    assert (type(refused), str(refused), refused.why) == (Refused, str(Refused("OUT/train\n", "is a link")), "is a link")
+    fault = pickle.loads(pickle.dumps(errors.ScratchFault(OSError(errno.ENOSPC, "No space left", "/tmp/x"))))
+    assert (type(fault), str(fault), fault.error.errno) == (errors.ScratchFault, "No space left: /tmp/x", errno.ENOSPC)

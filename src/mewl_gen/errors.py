@@ -79,6 +79,9 @@ class ScratchFault(UserError):
         super().__init__(f"{error.strerror}: {error.filename}" if error.filename else str(error.strerror))
         self.error = error
 
+    def __reduce__(self):  # raised in a worker process, it is unpickled in the parent
+        return type(self), (self.error,)
+
 
 SHOWN = 200  # characters of untrusted text a message quotes
 

@@ -48,6 +48,9 @@ class Refused(UserError):
         self.path, self.why = Path(path), why
         super().__init__(f"{shown(str(path))}: {why}")
 
+    def __reduce__(self):  # raised in a worker process (an audit's, an export's), it is unpickled in the parent
+        return type(self), (self.path, self.why)
+
 
 def parts_under(root: Path, path: Path) -> tuple[str, ...]:
     """The components of `path` below `root`; a path that is not below it (`..`, another folder) is refused."""
