@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mewl_gen.cluster import claims, writers
-from mewl_gen.store import layout
+from mewl_gen.store import claims, layout, writers
 from mewl_gen.store.files import folder as held_folder
 from mewl_gen.store.record import RECORD, full_problem, read_record
 from tests.command import MEWL

@@ -22,18 +22,17 @@ from mewl_gen.errors import FULL, GONE, NoSpace, ScratchFault, UserError
 from mewl_gen.render import RenderError, Worker
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
-from mewl_gen.store import bookkeeping, damage, files, layout
+from mewl_gen.store import bookkeeping, claims, damage, files, layout
 from mewl_gen.store.files import dumps, writing
 from mewl_gen.store.record import full_problem, write_record
+from mewl_gen.store.writers import Writer
 from mewl_gen.tasks.benchmark import ItemError
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.item import Item
 from mewl_gen.tasks.validation import InvalidItem
 
-from . import claims
 from .planning import Settings
-from .writers import Writer
 
 MAX_REDRAWS = 5  # visibility redraws per item
 MAX_CRASHES = 2  # Blender crashes tolerated per item (each on a fresh Blender)

@@ -11,14 +11,14 @@ import sys
 import time
 
 from mewl_gen.store import bookkeeping, card, damage, index, layout
+from mewl_gen.store.claims import clean_stale, future_line
 from mewl_gen.store.files import writing
+from mewl_gen.store.writers import Writer, nfs_warning
 from mewl_gen.tasks.benchmark import ItemError
 from mewl_gen.tasks.catalog import noun, sample_item
 
-from .claims import clean_stale, future_line
 from .item_job import Outcome, claimed, write_release_files
 from .planning import Settings
-from .writers import Writer, nfs_warning
 
 RECHECK = 1.0  # seconds between looks at episodes another writer holds
 BATCH = 50  # items of one task a worker process samples at a time

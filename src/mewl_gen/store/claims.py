@@ -4,7 +4,7 @@ A claim is OUT/.mewl/claims/<split>/<task>/<index>.json, holding its writer's
 identity and created exclusively, by the rules that hold on NFS too
 (store.nfs); the writer's heartbeat touches it, and it is removed when the
 item is published or given up. A claim whose writer is dead
-(cluster.writers.is_alive) is taken over: the taker first creates a takeover
+(writers.is_alive) is taken over: the taker first creates a takeover
 token named after the dead claim's content, exclusively, so of several
 writers that judge the same claim dead exactly one replaces (or removes) it;
 the others find the claim changed and back off.
@@ -18,12 +18,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mewl_gen.store import door
-from mewl_gen.store.files import folder, remove_tree
-from mewl_gen.store.layout import BOOKKEEPING, DAMAGED, STAGING
-from mewl_gen.store.nfs import aside, create, create_exclusive, read_fresh, replace
 from mewl_gen.tasks import catalog
 
+from . import door
+from .files import folder, remove_tree
+from .layout import BOOKKEEPING, DAMAGED, STAGING
+from .nfs import aside, create, create_exclusive, read_fresh, replace
 from .writers import AHEAD, Writer, ahead, clock, heard_lately, holder, is_alive, parse_who, staging_folders, stale_at
 
 CLAIMS = "claims"
