@@ -12,11 +12,13 @@ the others find the claim changed and back off.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from mewl_gen.tasks import catalog
 
@@ -28,6 +30,8 @@ from .writers import AHEAD, Writer, ahead, clock, heard_lately, holder, is_alive
 
 CLAIMS = "claims"
 ATTEMPTS = 5  # claim, meet a live holder or take over a dead one: more only under heavy contention
+
+T = TypeVar("T")
 
 
 def claim_path(out: Path, split: str, task: str, index: int) -> Path:
@@ -99,6 +103,20 @@ def release(writer: Writer, split: str, task: str, index: int) -> None:
         seen = read_fresh(writer.out, path, fd)
         if seen is not None and parse_who(seen[0]).get("writer") == writer.id:
             _unlink(fd, path.name)
+
+
+def while_claimed(writer: Writer, split: str, task: str, index: int,
+                  work: Callable[[Callable[[], Path]], T]) -> T | str:
+    """`work` run with the item claimed for `writer`, released after however it ends; or, where a live writer
+    holds the item, that writer (as claim says) and nothing run. `work` is handed a maker of fresh staging
+    folders for the item (Writer.staging), not the writer: its claims and heartbeat stay the store's."""
+    held = claim(writer, split, task, index)
+    if held is not None:
+        return held
+    try:
+        return work(functools.partial(writer.staging, split, task, index))
+    finally:
+        release(writer, split, task, index)
 
 
 @dataclass(frozen=True)
