@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mewl_gen.cluster.writers import WRITER_FILE
+from mewl_gen.store.writers import WRITER_FILE
 
 from .hostile import (RENDERED_TASK, SAMPLED_TASK, copy, fake_render, mewl, one_line, outside_folder, rerecord,
                       snapshot)

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mewl_gen.cluster import claims, writers
-from mewl_gen.store import layout
+from mewl_gen.store import claims, layout, writers
 from mewl_gen.store.files import folder as held_folder
 from mewl_gen.store.record import RECORD, full_problem, read_record
 from tests.command import MEWL
@@ -141,6 +140,25 @@ def test_a_live_writers_claim_is_respected_and_a_dead_ones_taken_over(tmp_path):
         old = path2.stat().st_mtime - writers.STALE_AFTER - 1
         os.utime(path2, (old, old))
         assert claims.claim(a, "train", "shape", 2) is None
+
+
+def test_work_runs_while_its_item_is_claimed_and_the_claim_goes_however_it_ends(tmp_path):
+    """The farm's work gets fresh staging folders, never the writer; another writer's work on the item never runs."""
+    out = tmp_path / "out"
+    out.mkdir()
+    path = claims.claim_path(out, "train", "shape", 0)
+    with writers.Writer(out) as a, writers.Writer(out) as b:
+        def work(staging) -> int:
+            (staging() / "left.png").write_bytes(b"an earlier attempt")
+            assert staging() == a.root / "train/shape/0" and not any(staging().iterdir())  # fresh each time
+            assert json.loads(path.read_text())["writer"] == a.id
+            assert claims.while_claimed(b, "train", "shape", 0, lambda _: pytest.fail("ran while held")).startswith(a.id)
+            raise ValueError("the work failed")
+
+        with pytest.raises(ValueError, match="the work failed"):
+            claims.while_claimed(a, "train", "shape", 0, work)
+        assert not path.exists()  # released on the way out
+        assert claims.while_claimed(b, "train", "shape", 0, lambda staging: 7) == 7 and not path.exists()
 
 
 def test_two_writers_taking_over_one_dead_claim_never_both_win(tmp_path):

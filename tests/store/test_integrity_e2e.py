@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mewl_gen.cluster import claims, writers
+from mewl_gen.store import claims, writers
 from mewl_gen.store.record import full_problem
 from tests.command import MEWL, mewl_process
 

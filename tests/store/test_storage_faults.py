@@ -23,13 +23,13 @@ import pytest
 
 from mewl_gen.cluster.item_job import render_item
 from mewl_gen.cluster.planning import Settings
-from mewl_gen.cluster.writers import Writer
 from mewl_gen.render import Worker
 from mewl_gen.render.storage import raw_bytes
 from mewl_gen.store import bookkeeping, layout
 from mewl_gen.errors import NoSpace
 from mewl_gen.store.manifest import claim_output
 from mewl_gen.store.record import full_problem
+from mewl_gen.store.writers import Writer
 from mewl_gen.tasks.catalog import sample_item
 from tests.command import MEWL, mewl_process
 from tests.store.test_integrity import mount

@@ -27,7 +27,7 @@ TEMPS = {"mkstemp", "mkdtemp", "NamedTemporaryFile", "TemporaryDirectory", "Temp
 ALLOWED = {
     ("store/manifest.py", "claim_output", "out.mkdir"):
         "OUT itself, the path the user typed: its own components are the user's to follow",
-    ("cluster/writers.py", "__enter__", "self.out.mkdir"):
+    ("store/writers.py", "__enter__", "self.out.mkdir"):
         "OUT itself, the path the user typed, made before the run claims it",
     ("cluster/calibrate.py", "serve", "w.render"):
         "Blender writes into calibration's scratch folder in the system's temporary folder, never under OUT",

@@ -1,11 +1,11 @@
 """`mewl render` and `mewl status`: the options checked, then the farm's run (cluster.run)."""
 from __future__ import annotations
 
-from mewl_gen.cluster.claims import held, leftovers
 from mewl_gen.cluster.planning import Settings
 from mewl_gen.cluster.run import Run, render
 from mewl_gen.cluster.slurm.status import slurm_lines
 from mewl_gen.errors import UserError
+from mewl_gen.store.claims import held, leftovers
 from mewl_gen.store.layout import is_complete
 from mewl_gen.store.manifest import check_output
 from mewl_gen.store.status import as_json, dataset_status, report

@@ -1,4 +1,4 @@
-"""The farm: planning a run, claims and writers, the pool of Blender workers, one
-item start to finish, progress, SLURM arrays and calibration. It hands specs to
-render/ and publishes through the store; it knows benchmarks only through
+"""The farm: planning a run, the pool of Blender workers, one item start to
+finish, progress, SLURM arrays and calibration. It hands specs to render/ and
+claims and publishes items through the store; it knows benchmarks only through
 tasks.catalog."""

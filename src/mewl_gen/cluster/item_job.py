@@ -22,18 +22,17 @@ from mewl_gen.errors import FULL, GONE, NoSpace, ScratchFault, UserError
 from mewl_gen.render import RenderError, Worker
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.scenes.visibility import MIN_VISIBLE_PIXELS
-from mewl_gen.store import bookkeeping, damage, files, layout
+from mewl_gen.store import bookkeeping, claims, damage, files, layout
 from mewl_gen.store.files import dumps, writing
 from mewl_gen.store.record import full_problem, write_record
+from mewl_gen.store.writers import Writer
 from mewl_gen.tasks.benchmark import ItemError
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.catalog import sample_item
 from mewl_gen.tasks.item import Item
 from mewl_gen.tasks.validation import InvalidItem
 
-from . import claims
 from .planning import Settings
-from .writers import Writer
 
 MAX_REDRAWS = 5  # visibility redraws per item
 MAX_CRASHES = 2  # Blender crashes tolerated per item (each on a fresh Blender)
@@ -69,38 +68,42 @@ def write_release_files(out: Path, folder: Path, item: Item) -> None:
         write_record(folder, fd)
 
 
-def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callable[[], Outcome], since: float | None = None) -> Outcome:
+def claimed(writer: Writer, s: Settings, task: str, index: int, produce: Callable[[Callable[[], Path]], Outcome],
+            since: float | None = None) -> Outcome:
     """Run `produce` with the item claimed, unless a live writer holds it
-    or it turns out complete. A damaged folder is set aside first. `since`:
-    the item waited for another writer from then; a failure that writer
-    recorded meanwhile is taken as this run's."""
+    or it turns out complete; it is handed a maker of fresh staging folders
+    for the item. A damaged folder is set aside first. `since`: the item
+    waited for another writer from then; a failure that writer recorded
+    meanwhile is taken as this run's."""
     layout.present(s.out)  # OUT removed or emptied under the run: stop, never fill it again
-    holder = claims.claim(writer, s.split, task, index)
-    if holder is not None:
-        return Outcome(task, index, False, 0, 0, held_by=holder)
-    try:
-        folder = layout.item_dir(s.out, s.split, task, index)
-        if (damage.is_damaged(s.out, s.split, task, index)
-                and full_problem(folder, root=s.out, model=catalog.task(task).model) is None):
-            damage.clear(s.out, s.split, task, index)  # restored by hand since verify
-        if layout.is_complete(s.out, s.split, task, index) and not damage.is_damaged(s.out, s.split, task, index):
-            return Outcome(task, index, True, 0, 0, by_other=True)
-        failure = bookkeeping.failure_path(s.out, s.split, task, index)
-        if since is not None and failure.is_file() and failure.stat().st_mtime >= since:
-            return Outcome(task, index, False, 0, 0, (bookkeeping.failure_reason(s.out, s.split, task, index),), by_other=True)
-        layout.set_aside(s.out, s.split, task, index)
-        damage.clear(s.out, s.split, task, index)
-        return produce()
-    finally:
-        claims.release(writer, s.split, task, index)
+    done = claims.while_claimed(writer, s.split, task, index,
+                                lambda staging: _in_hand(s, task, index, since, lambda: produce(staging)))
+    return Outcome(task, index, False, 0, 0, held_by=done) if isinstance(done, str) else done
 
 
-def _render_into_place(worker: Worker, writer: Writer, s: Settings, item: Item, stop: threading.Event,
+def _in_hand(s: Settings, task: str, index: int, since: float | None, produce: Callable[[], Outcome]) -> Outcome:
+    """The claimed item produced, unless it turns out complete or failed by the writer it waited for."""
+    folder = layout.item_dir(s.out, s.split, task, index)
+    if (damage.is_damaged(s.out, s.split, task, index)
+            and full_problem(folder, root=s.out, model=catalog.task(task).model) is None):
+        damage.clear(s.out, s.split, task, index)  # restored by hand since verify
+    if layout.is_complete(s.out, s.split, task, index) and not damage.is_damaged(s.out, s.split, task, index):
+        return Outcome(task, index, True, 0, 0, by_other=True)
+    failure = bookkeeping.failure_path(s.out, s.split, task, index)
+    if since is not None and failure.is_file() and failure.stat().st_mtime >= since:
+        reason = bookkeeping.failure_reason(s.out, s.split, task, index)
+        return Outcome(task, index, False, 0, 0, (reason,), by_other=True)
+    layout.set_aside(s.out, s.split, task, index)
+    damage.clear(s.out, s.split, task, index)
+    return produce()
+
+
+def _render_into_place(worker: Worker, staging: Callable[[], Path], s: Settings, item: Item, stop: threading.Event,
                        on_image: Callable[[], None]) -> tuple[str | None, int]:
-    """Render every scene, at the quality asked for, into a staging folder and publish it.
+    """Render every scene, at the quality asked for, into a fresh staging folder and publish it.
     Returns (None, renders) when published, else (why a scene failed, renders)."""
     item = at_quality(item, s.quality)
-    tmp = writer.staging(s.split, item.task, item.index)
+    tmp = staging()
     published = False
     renders = 0
     try:
@@ -158,13 +161,14 @@ def render_item(worker: Worker, writer: Writer, s: Settings, task: str, index: i
     line (store.files.storage_fault: NoSpace on a full disk, Vanished...; scratch_fault for the renderer's)."""
     with writing(s.out):
         try:
-            return claimed(writer, s, task, index, lambda: _produce(worker, writer, s, task, index, stop, on_image), since)
+            return claimed(writer, s, task, index,
+                           lambda staging: _produce(worker, staging, s, task, index, stop, on_image), since)
         except ScratchFault as err:  # met in the renderer's scratch folder, never in OUT
             raise scratch_fault(worker.scratch_root, err.error) from None
 
 
-def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int, stop: threading.Event,
-             on_image: Callable[[], None]) -> Outcome:
+def _produce(worker: Worker, staging: Callable[[], Path], s: Settings, task: str, index: int,
+             stop: threading.Event, on_image: Callable[[], None]) -> Outcome:
     reasons: list[str] = []
     renders = crashes = redraws = 0
 
@@ -178,7 +182,7 @@ def _produce(worker: Worker, writer: Writer, s: Settings, task: str, index: int,
         return failed(f"sampling: {err}")
     for _ in range(MAX_CRASHES + MAX_REDRAWS + 2):  # each pass is a crash, a redraw or the end
         try:
-            why, n = _render_into_place(worker, writer, s, item, stop, on_image)
+            why, n = _render_into_place(worker, staging, s, item, stop, on_image)
         except ScratchFault:
             if stop.is_set():  # a Blender stopped by Ctrl-C may leave what looks like one
                 raise Aborted from None

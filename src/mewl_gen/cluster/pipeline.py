@@ -20,11 +20,11 @@ import time
 from collections import deque
 
 from mewl_gen.render import Worker
+from mewl_gen.store.writers import Writer
 
 from .hardware import cpu_cores, nvidia_gpus, worker_options
 from .item_job import Aborted, Outcome, at_quality, render_item
 from .planning import Settings, plan
-from .writers import Writer
 
 __all__ = ["Outcome", "RenderPool", "Settings", "at_quality", "cpu_cores", "nvidia_gpus", "plan", "say_once", "worker_options"]
 

@@ -18,20 +18,20 @@ from pathlib import Path
 from mewl_gen.errors import UserError
 from mewl_gen.render import DeviceError
 from mewl_gen.store import bookkeeping, card, index
+from mewl_gen.store.claims import clean_stale, future_line
 from mewl_gen.store.files import probe_writable, writing
 from mewl_gen.store.layout import MANIFEST, STAGING, is_complete
 from mewl_gen.store.manifest import claim_output
 from mewl_gen.store.verify import find_damage
+from mewl_gen.store.writers import Writer, nfs_warning
 from mewl_gen.tasks import catalog
 
 from . import calibrate
-from .claims import clean_stale, future_line
 from .hardware import visible_gpus
 from .pipeline import RenderPool, plan, say_once, worker_options
 from .planning import Settings
 from .progress import Progress, say
 from .slurm.jobs import resume_advice
-from .writers import Writer, nfs_warning
 
 
 @dataclass(frozen=True)

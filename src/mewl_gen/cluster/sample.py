@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
+from typing import Callable
 
 from mewl_gen.store import bookkeeping, card, damage, index, layout
+from mewl_gen.store.claims import clean_stale, future_line
 from mewl_gen.store.files import writing
+from mewl_gen.store.writers import Writer, nfs_warning
 from mewl_gen.tasks.benchmark import ItemError
 from mewl_gen.tasks.catalog import noun, sample_item
 
-from .claims import clean_stale, future_line
 from .item_job import Outcome, claimed, write_release_files
 from .planning import Settings
-from .writers import Writer, nfs_warning
 
 RECHECK = 1.0  # seconds between looks at episodes another writer holds
 BATCH = 50  # items of one task a worker process samples at a time
@@ -34,14 +36,14 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
     out, seed, split = settings.out, settings.seed, settings.split
     failed: list[str] = []
 
-    def produce(writer: Writer, i: int):
-        def write() -> Outcome:
+    def produce(i: int):
+        def write(staging: Callable[[], Path]) -> Outcome:
             try:
                 item = sample_item(task, seed, split, i, scheme=settings.scheme, config=settings.config_of(task))
             except ItemError as err:
                 failed.append(str(err))
                 return Outcome(task, i, False, 0, 0, (str(err),))
-            tmp = writer.staging(split, task, i)
+            tmp = staging()
             write_release_files(out, tmp, item)
             layout.publish(tmp, out, split, task, i, durable=settings.durable)
             return Outcome(task, i, True, 0, 0)
@@ -53,7 +55,7 @@ def _sample_batch(settings: Settings, task: str, indices: list[int]) -> list[str
     with writing(out), Writer(out) as writer:
         while todo:
             held = {i: outcome.held_by for i in todo
-                    if (outcome := claimed(writer, settings, task, i, produce(writer, i))).held_by is not None}
+                    if (outcome := claimed(writer, settings, task, i, produce(i))).held_by is not None}
             for i in held.keys() - told:  # once per item: who holds it, and until when
                 print(f"sample: waiting: {task} {noun([task])} {i} is being written by another writer ({held[i]})",
                       file=sys.stderr, flush=True)

@@ -49,7 +49,7 @@ class TaskStatus:
 
 def task_status(out: Path, split: str, task: str, n: int | None = None, held: frozenset = frozenset()) -> TaskStatus:
     """Each item below N (the largest requested, or the N given) by its
-    state; `held`: the (split, task, index) that live writers claim now (the farm's claims)."""
+    state; `held`: the (split, task, index) that live writers claim now (store.claims)."""
     n = bookkeeping.planned(out, split, task, strict=True) if n is None else n
     present = _indices(out, out / split / task, folders=True)
     failures = _indices(out, bookkeeping.failure_path(out, split, task, 0).parent, folders=False)

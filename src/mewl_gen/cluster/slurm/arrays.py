@@ -15,12 +15,12 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.store import bookkeeping, card
+from mewl_gen.store.claims import busy, held
 from mewl_gen.store.files import make_folder, probe_writable, write_atomic, writing
 from mewl_gen.store.manifest import claim_output
 from mewl_gen.store.status import task_status
 from mewl_gen.tasks import catalog
 
-from ..claims import busy, held
 from ..planning import Settings
 from .jobs import never_clears, states
 from .limits import accepted

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mewl_gen.cluster import claims, writers
-from mewl_gen.store import bookkeeping, layout, nfs
+from mewl_gen.store import bookkeeping, claims, layout, nfs, writers
 from tests.cluster.slurm.test_arrays import claimed, mark_complete
 from tests.command import MEWL
 from tests.command import mewl_process as mewl
@@ -41,7 +40,7 @@ STALE = writers.STALE_AFTER + 5  # seconds unheard: dead when judged by the hear
 def test_a_writer_in_another_pid_namespace_is_judged_by_its_heartbeat(tmp_path):
     inside = subprocess.Popen(
         ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", sys.executable, "-c",
-         "import json, sys; from mewl_gen.cluster import writers; print(json.dumps(writers.identity()), flush=True); sys.stdin.read()"],
+         "import json, sys; from mewl_gen.store import writers; print(json.dumps(writers.identity()), flush=True); sys.stdin.read()"],
         cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = inside.stdout.readline()

@@ -25,10 +25,11 @@ import time
 from pathlib import Path
 
 from mewl_gen.errors import UserError
-from mewl_gen.store import door, files
-from mewl_gen.store.files import make_folder, remove_tree
-from mewl_gen.store.layout import STAGING
-from mewl_gen.store.nfs import NFS_CACHE_DEFAULT, attribute_cache, create, read_fresh, replace
+
+from . import door, files
+from .files import make_folder, remove_tree
+from .layout import STAGING
+from .nfs import NFS_CACHE_DEFAULT, attribute_cache, create, read_fresh, replace
 
 WRITER_FILE = "writer.json"
 HEARTBEAT = 30.0  # seconds between touches of a live writer's files

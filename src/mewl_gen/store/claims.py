@@ -4,7 +4,7 @@ A claim is OUT/.mewl/claims/<split>/<task>/<index>.json, holding its writer's
 identity and created exclusively, by the rules that hold on NFS too
 (store.nfs); the writer's heartbeat touches it, and it is removed when the
 item is published or given up. A claim whose writer is dead
-(cluster.writers.is_alive) is taken over: the taker first creates a takeover
+(writers.is_alive) is taken over: the taker first creates a takeover
 token named after the dead claim's content, exclusively, so of several
 writers that judge the same claim dead exactly one replaces (or removes) it;
 the others find the claim changed and back off.
@@ -12,22 +12,26 @@ the others find the claim changed and back off.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, TypeVar
 
-from mewl_gen.store import door
-from mewl_gen.store.files import folder, remove_tree
-from mewl_gen.store.layout import BOOKKEEPING, DAMAGED, STAGING
-from mewl_gen.store.nfs import aside, create, create_exclusive, read_fresh, replace
 from mewl_gen.tasks import catalog
 
+from . import door
+from .files import folder, remove_tree
+from .layout import BOOKKEEPING, DAMAGED, STAGING
+from .nfs import aside, create, create_exclusive, read_fresh, replace
 from .writers import AHEAD, Writer, ahead, clock, heard_lately, holder, is_alive, parse_who, staging_folders, stale_at
 
 CLAIMS = "claims"
 ATTEMPTS = 5  # claim, meet a live holder or take over a dead one: more only under heavy contention
+
+T = TypeVar("T")
 
 
 def claim_path(out: Path, split: str, task: str, index: int) -> Path:
@@ -99,6 +103,20 @@ def release(writer: Writer, split: str, task: str, index: int) -> None:
         seen = read_fresh(writer.out, path, fd)
         if seen is not None and parse_who(seen[0]).get("writer") == writer.id:
             _unlink(fd, path.name)
+
+
+def while_claimed(writer: Writer, split: str, task: str, index: int,
+                  work: Callable[[Callable[[], Path]], T]) -> T | str:
+    """`work` run with the item claimed for `writer`, released after however it ends; or, where a live writer
+    holds the item, that writer (as claim says) and nothing run. `work` is handed a maker of fresh staging
+    folders for the item (Writer.staging), not the writer: its claims and heartbeat stay the store's."""
+    held = claim(writer, split, task, index)
+    if held is not None:
+        return held
+    try:
+        return work(functools.partial(writer.staging, split, task, index))
+    finally:
+        release(writer, split, task, index)
 
 
 @dataclass(frozen=True)
