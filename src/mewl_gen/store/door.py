@@ -58,10 +58,8 @@ def parts_under(root: Path, path: Path) -> tuple[str, ...]:
     if full == top:
         return ()
     prefix = "" if top == "." else top if top.endswith("/") else top + "/"
-    if not full.startswith(prefix) or (not prefix and full.startswith("/")):
-        raise Refused(path, f"is not inside {shown(str(root))}")
     parts = tuple(full[len(prefix):].split("/"))
-    if ".." in parts:
+    if not full.startswith(prefix) or (not prefix and full.startswith("/")) or ".." in parts:
         raise Refused(path, f"is not inside {shown(str(root))}")
     return parts
 
