@@ -179,9 +179,11 @@ def test_resume_after_kill_9_gives_the_pinned_dataset(tmp_path):
     assert list(scratch.glob("mewl-worker-*/blender.log"))
     assert not [p for p in out.rglob("*") if "mewl-worker-" in p.name or p.name in ("blender.log", "renders")]
     r = subprocess.run(render_args(out, RESUME_TASKS), capture_output=True, text=True, cwd=REPO,
-                       timeout=600)
+                       timeout=600, env={**os.environ, "TMPDIR": str(scratch)})
     assert r.returncode == 0, r.stderr
     assert "removed 1 staging folder(s) of dead writers" in r.stderr
+    # The killed workers' scratch folders went with the resumed run's first start, its own at its end.
+    assert not list(scratch.glob("mewl-worker-*"))
     assert not layout.partial_items(out) and not list(out.glob(".staging/*"))
 
     tasks = RESUME_TASKS.split(",")

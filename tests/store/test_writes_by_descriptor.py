@@ -39,6 +39,9 @@ ALLOWED = {
     ("render/worker.py", "start", "(self._scratch / RENDERS).mkdir"): "a folder of the worker's own scratch",
     ("render/worker.py", "start", "open"): "Blender's log, in the worker's own scratch folder",
     ("render/worker.py", "close", "shutil.rmtree"): "the worker's own scratch folder",
+    ("render/worker.py", "start", "os.open"): "the lock of the worker's own scratch folder, made by mkdtemp just before",
+    ("render/worker.py", "_swept", "shutil.rmtree"):
+        "a killed worker's scratch folder in the system's temporary folder, its lock taken (rmtree never follows a link)",
     ("render/worker.py", "render_to_scratch", "leftover.unlink"): "an earlier render's file in the worker's scratch",
     ("render/worker.py", "render_to_scratch", "self.render"): "Blender renders into the worker's own scratch folder",
     ("render/server.py", "serve", "stage.render"): "the paths Worker.render sent, each of its callers listed here",

@@ -15,6 +15,8 @@ through its own held folders (cluster.item_job).
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
 import shutil
@@ -44,6 +46,53 @@ def denoiser_for(device: str) -> str:
     """Cycles' denoiser for a device description (render.devices.configure's): OptiX's own on
     an OptiX GPU, the fastest there; OpenImageDenoise elsewhere, on the GPU where there is one."""
     return "OPTIX" if device.startswith("optix:") else "OPENIMAGEDENOISE"
+
+
+SCRATCH_PREFIX = "mewl-worker-"
+ALIVE = ".alive"  # locked by the worker's process for as long as it lives; the kernel lets go when it dies
+LOCKLESS_AGE = 24 * 3600.0  # seconds: a scratch folder without its lock file (killed as it began, or older code)
+
+
+def sweep_scratch(root: Path) -> int:
+    """Remove the scratch folders under `root` that no living worker holds: a worker killed with SIGKILL (a
+    job's time limit, kill -9) leaves its folder, Blender's files in it. A folder is another's while its lock
+    is held, so another run's live folders, on this machine or another sharing `root`, are left alone; so are
+    other users' folders and anything that is not a plain folder. Returns how many were removed."""
+    try:
+        names = [e.name for e in os.scandir(root) if e.name.startswith(SCRATCH_PREFIX)]
+    except OSError:
+        return 0
+    return sum(_swept(Path(root) / name) for name in names)
+
+
+def _swept(folder: Path) -> bool:
+    try:
+        dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False  # gone, a link, not a folder, not ours to read
+    try:
+        st = os.fstat(dfd)
+        if st.st_uid != os.getuid():
+            return False
+        try:
+            lock = os.open(ALIVE, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+        except FileNotFoundError:  # killed as it began, or older code; or a worker starting now, which is young
+            if time.time() - st.st_mtime < LOCKLESS_AGE:
+                return False
+            shutil.rmtree(folder, ignore_errors=True)
+            return True
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            shutil.rmtree(folder, ignore_errors=True)  # walks by descriptors: never follows a link out
+            return True
+        except OSError:
+            return False  # held: its worker lives (or the filesystem has no locks: left alone)
+        finally:
+            os.close(lock)
+    except OSError:
+        return False
+    finally:
+        os.close(dfd)
 
 
 class DeviceError(UserError, ValueError):
@@ -86,7 +135,12 @@ class Worker:
             return
         if self.temp_dir is not None:  # never its parents: they may be an output folder removed under the run
             Path(self.temp_dir).mkdir(exist_ok=True)
-        self._scratch = Path(tempfile.mkdtemp(prefix="mewl-worker-", dir=self.temp_dir))
+        swept = sweep_scratch(self.scratch_root)
+        if swept:
+            log.info("removed %d scratch folder(s) of killed renderers in %s", swept, self.scratch_root)
+        self._scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=self.temp_dir))
+        self._alive = os.open(self._scratch / ALIVE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fcntl.flock(self._alive, fcntl.LOCK_EX)  # not inherited by Blender's process (close-on-exec)
         (self._scratch / RENDERS).mkdir()
         self._log = open(self._scratch / "blender.log", "w+b")
         self._log_mark = 0
@@ -131,6 +185,7 @@ class Worker:
         proc.stdout.close()
         self._log.close()
         shutil.rmtree(self._scratch, ignore_errors=True)
+        os.close(self._alive)
 
     def __enter__(self) -> "Worker":
         return self
