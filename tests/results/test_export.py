@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mewl_gen.results import export_wds, mapped
+from mewl_gen.results import export, export_wds, mapped
 from mewl_gen.store.reader import read
 from mewl_gen.tasks import catalog
 from tests.conftest import rendered_all
@@ -220,3 +221,32 @@ def test_the_key_has_no_dot_and_sorts_as_the_index():
     keys = [safe_key(StoredItem("test", "malevic-pos1", i, Path("."), object)) for i in (2, 10, 100)]
     assert keys == sorted(keys) and all("." not in k for k in keys)
     assert hashlib.sha256(keys[0].encode()).hexdigest()  # a str key, as webdataset wants
+
+
+def test_the_staging_folder_beside_dir_is_new_and_unguessable(tmp_path):
+    """Every command writing a DIR (export, gallery, inspect --html, study) stages it beside DIR: in a folder
+    it makes itself, exclusively, under a name no one could have planted a link at beforehand."""
+    import os
+
+    from mewl_gen.results import export
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("kept")
+    dest = tmp_path / "site"
+    (tmp_path / f".site.partial-{os.getpid()}").symlink_to(outside)  # the name it once had
+    first, second = export.staged(dest), export.staged(dest)
+    assert first != second and first.parent == second.parent == tmp_path
+    assert all(p.is_dir() and not p.is_symlink() and p.name.startswith(".site.partial-") for p in (first, second))
+    assert first.stat().st_mode & 0o777 == 0o777 & ~current_umask()  # a plain mkdir's: DIR can be served
+    (first / "index.html").write_text("page")
+    export.publish(first, dest)
+    export.discard(second)
+    assert (dest / "index.html").read_text() == "page" and not second.exists()
+    assert sorted(p.name for p in outside.iterdir()) == ["keep"]
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -22,6 +22,7 @@ import io
 import multiprocessing
 import os
 import re
+import secrets
 import shutil
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -234,9 +235,10 @@ def staged(dest: Path, what: str = "export"):
     """A new staging folder beside DEST; DEST itself must not exist (checked again: it may have come since
     check_dest). `what` the command does, for its message."""
     _check_new(dest, what)
-    staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
     with writing(dest.parent):
+        # Made exclusively (mkdir never follows a link and fails on any name there) under a name no one can
+        # guess: never a predictable one, which someone could have left as a link to be written through.
+        staging = dest.parent / f".{dest.name}.partial-{secrets.token_hex(8)}"
         staging.mkdir()
     return staging
 
