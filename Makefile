@@ -104,7 +104,8 @@ sweep: setup
 # tasks (its shared render is at preview quality): a draft render of every task (docs/performance.md).
 pins: setup
 	@$(COMPILE)
-	MEWL_TEST_PINS=draft $(PYTEST) -q tests/test_pinned_output.py $(PYTEST_ARGS)
+	$(PYTEST) -q tests/test_pinned_output.py $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m tests.test_pinned_output --check-draft
 
 # Rewrite tests/pinned_digests.py from what this checkout samples and renders (draft and preview, every task,
 # this CPU's PNGs) and the pixel references tests/pinned_pixels.zip (docs/pixels.md), and print each group and

@@ -6,8 +6,8 @@ configured forms (ShapeWorld's held-out relations in test, ICY's ROT
 language, MALeViC's unseen scheme in test). Rendered: one item of every task,
 where each JSON file and each PNG is pinned, at two qualities. Draft, the
 render pinned before the move: `make pins` renders every task
-(MEWL_TEST_PINS=draft), and make test two tasks of one image an item
-(DRAFT_TASKS). Preview, the session's shared render (tests/conftest.py), in
+(`python -m tests.test_pinned_output --check-draft`), and make test two
+tasks of one image an item (DRAFT_TASKS). Preview, the session's shared render (tests/conftest.py), in
 make test (and tests/cluster/test_pipeline_e2e.py's run resumed after kill -9
 must give its bytes for number and pragmatic): pinned later (0.4.0, eb81f92's code), in a run whose draft render
 and samples equalled their pins on the machine that recorded it. A PNG's bytes
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import sys
 from pathlib import Path
@@ -61,7 +60,6 @@ SAMPLE_RUNS = {
 }
 # Per quality: (the JSON files' digests, on any CPU; per CPU, the PNGs' and records' digests).
 PINS = {"draft": (RENDERED, PIXELS), "preview": (PREVIEW_RENDERED, PREVIEW_PIXELS)}
-PINS_ENV = "MEWL_TEST_PINS"  # =draft (make pins): render every task at draft and compare it too
 
 
 def cpu_fingerprint() -> str:
@@ -203,13 +201,6 @@ def test_a_draft_render_of_two_one_image_tasks_is_byte_identical(tmp_path):
     assert_pinned(render_all(tmp_path, "draft", DRAFT_TASKS), "draft", DRAFT_TASKS)
 
 
-@pytest.mark.render
-@pytest.mark.skipif(os.environ.get(PINS_ENV) != "draft",
-                    reason="the draft render of every task is make pins' (make test renders two of them)")
-def test_a_draft_render_of_every_task_is_byte_identical(tmp_path):
-    assert_pinned(render_all(tmp_path, "draft"), "draft")
-
-
 def measured(root: Path, render: bool = True) -> dict:
     """Every pinned group as this checkout gives it today, on this CPU."""
     record = {"CPU": cpu_fingerprint(), "SAMPLED": sample_all(root / "s"), "MEWL_SAMPLED": sample_mewl(root)}
@@ -278,6 +269,14 @@ if __name__ == "__main__":
 
     from tests.pixels import write_references
 
+    if "--check-draft" in sys.argv:  # make pins: the draft render of every task against its pins
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                assert_pinned(render_all(Path(tmp), "draft"), "draft")
+            except AssertionError:
+                sys.exit("the draft render differs from its pins: run `make pins-update` if the change is meant")
+        print("the draft render of every task equals its pins")
+        sys.exit(0)
     with tempfile.TemporaryDirectory() as tmp:
         # --no-render: the sampled pins alone (seconds, where a render of every task takes minutes), for a
         # change to a sampler; a change to what is rendered, or a new benchmark's render, needs the whole.
