@@ -17,6 +17,7 @@ import math
 import os
 import shlex
 from pathlib import Path
+from typing import Callable
 
 
 from mewl_gen.errors import UserError, shown
@@ -57,11 +58,11 @@ def _answer(value: object) -> str:
 
 
 def _object(spec: SceneSpec, truth: ImageTruth, k: int, size: tuple[int, int], roles: dict[int, str],
-            areas: list[float]) -> dict:
+            areas: list[float], words: Callable[[str], str]) -> dict:
     o = truth.objects[k]
     x, y, w, h = o.bbox
     entry = {"index": k, "description": o.description, "mask": runs(truth, k, size), "box": [x, y, w, h],
-             "visible_pixels": o.visible_pixels, "words": o.name or "", "color_key": "#%02x%02x%02x" % PALETTE[k % len(PALETTE)]}
+             "visible_pixels": o.visible_pixels, "words": words(o.name) if o.name else "", "color_key": "#%02x%02x%02x" % PALETTE[k % len(PALETTE)]}
     if isinstance(o, HandObject) or k >= len(spec.objects):
         return {**entry, "role": HAND_ROLE, "shape": "pointing hand", "hidden": ""}
     s = spec.objects[k]
@@ -73,12 +74,12 @@ def _object(spec: SceneSpec, truth: ImageTruth, k: int, size: tuple[int, int], r
 
 
 def scene_data(stored: StoredItem, item: Item, name: str, size: tuple[int, int], roles: dict[int, str],
-               truth: ImageTruth | None) -> dict:
+               truth: ImageTruth | None, words: Callable[[str], str]) -> dict:
     spec = item.scenes()[name]
     if truth is None:
         raise DamagedItem(f"{shown(str(stored.folder))}: {name}.json is missing; the item is not rendered")
     areas = projected_areas(spec)
-    objects = [_object(spec, truth, k, size, roles, areas) for k in range(len(truth.objects))]
+    objects = [_object(spec, truth, k, size, roles, areas, words) for k in range(len(truth.objects))]
     data = {"name": name, "width": size[0], "height": size[1], "objects": objects,
             "rerender": rerender(stored, name, truth.device)}
     # An image whose truth lists fewer objects than its spec does not show the scene as specified (a store
@@ -132,7 +133,7 @@ def write(stored: StoredItem, here: Path, sizes: dict[str, tuple[int, int]], pas
         (here / "layers").mkdir()
     for name in item.scenes():
         truth = truths[name] if truths is not None else stored.image_truth(name)
-        data = scene_data(stored, item, name, sizes[name], roles.get(name, {}), truth)
+        data = scene_data(stored, item, name, sizes[name], roles.get(name, {}), truth, task.gallery.words)
         data["caption"] = captions.get(name, name)
         for kind in passes:
             scale = layers.draw(stored, name, kind, sizes[name], here / "layers" / f"{name}.{kind}.png")

@@ -55,6 +55,9 @@ class Gallery:
     # Lines that derive the answer from the item's files, by the code its file-only solver uses; the
     # inspector adds the solver's answer and the validator's verdict beside them.
     why: Callable[[StoredItem], tuple[str, ...]] = lambda stored: ()
+    # An object's name in its image's truth as the words that name it in the item (a benchmark whose names
+    # are keys, not words alone, says how to read them).
+    words: Callable[[str], str] = lambda name: name
 
 
 def truth_json(stored: StoredItem, scene: str) -> dict | None:

@@ -11,7 +11,8 @@ import pytest
 from mewl_gen.scenes.universe import UNIVERSE_INDEX
 from mewl_gen.tasks.audit import BALANCE_P, leaking, uniform_p
 from mewl_gen.tasks.mewl.audit import probes
-from mewl_gen.tasks.mewl.item import Episode, info_json
+from mewl_gen.tasks.mewl.explain import words
+from mewl_gen.tasks.mewl.item import Episode, info_json, object_names
 from mewl_gen.tasks.mewl.solver import names
 from tests.conftest import episodes
 
@@ -67,3 +68,14 @@ def test_a_words_panels_sit_at_uniform_positions_and_the_query_key_is_the_next_n
         seen.append(tuple(k for k, p in enumerate(ep.context_panels) if p.utterance == ep.answer))
         assert f"{ep.answer} #6" in info_json(ep)["objects"]
     assert uniform_p(seen, tuple(pairs)) > BALANCE_P
+
+
+@pytest.mark.parametrize("task", BASIC)
+def test_the_inspector_names_an_object_by_its_word_not_its_key(task):
+    """An object's truth name is MEWL's key "<word> #<k>"; the inspector's "words naming it" is the word."""
+    for ep in episodes(task, 10):
+        for name in ep.scenes():
+            for key in filter(None, object_names(ep, name)):
+                word = words(key)
+                assert key.startswith(f"{word} #") and key.removeprefix(f"{word} #").isdigit() and word in ep.lexicon
+    assert (words("red cube"), words("#3"), words("a #b")) == ("red cube", "#3", "a #b")

@@ -38,7 +38,8 @@ def _page(item: Episode) -> tuple[Block, ...]:
     return (*episode_blocks(item), Block("Lexicon", facts=key))
 
 
-GALLERY = Gallery(_page, episode_line, lambda item: QUESTION, roles=explain.roles, why=explain.why)
+GALLERY = Gallery(_page, episode_line, lambda item: QUESTION, roles=explain.roles, why=explain.why,
+                  words=explain.words)
 # A participant's trial as MEWL's human study showed it: the panels with their words, the query, five choices.
 STUDY = Study(episode_trial, EPISODE_WORDS)
 

@@ -31,6 +31,13 @@ def why(stored: StoredItem) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def words(name: str) -> str:
+    """MEWL keys an object of the shape, colour and material tasks "<word> #<k>" (item.object_names): the
+    word names it, k only tells the keys apart."""
+    word, mark, k = name.rpartition(" #")
+    return word if mark and k.isdigit() else name
+
+
 def roles(ep: Episode) -> dict[str, dict[int, str]]:
     found = marked_roles(ep)
     for name, scene in ep.scenes().items():
