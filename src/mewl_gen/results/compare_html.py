@@ -5,11 +5,12 @@ opens from disk, every text escaped, every picture a lazy file beside the page (
 numbered, so no scene's name is ever a path)."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from PIL import Image
 
-from mewl_gen.store.files import writing
+from mewl_gen.store.files import write_atomic, writing
 
 from . import compare, export
 from .gallery_html import STYLE, esc, href
@@ -77,16 +78,18 @@ def build(path_a: Path, path_b: Path, dest: Path) -> Path:
     staging = export.staged(dest, "write the comparison's page")
     try:
         with writing(dest.parent):
-            (staging / "style.css").write_text(STYLE, encoding="utf-8")
+            write_atomic(staging, staging / "style.css", STYLE, sync=False)
             sections = []
             for k, (title, ra, rb) in enumerate(pairs):
-                (staging / f"a{k}.png").write_bytes(ra.png)
-                (staging / f"b{k}.png").write_bytes(rb.png)
+                write_atomic(staging, staging / f"a{k}.png", ra.png, sync=False)
+                write_atomic(staging, staging / f"b{k}.png", rb.png, sync=False)
                 p = compare.pixel_changes(ra, rb)
                 if p.changed is not None:
-                    Image.fromarray(compare.difference_picture(rb, p.changed)).save(staging / f"diff{k}.png", "PNG")
+                    diff = io.BytesIO()
+                    Image.fromarray(compare.difference_picture(rb, p.changed)).save(diff, "PNG")
+                    write_atomic(staging, staging / f"diff{k}.png", diff.getvalue(), sync=False)
                 sections.append(_section(k, title, ra, rb, p))
-            (staging / "index.html").write_text(page(a, b, sections), encoding="utf-8")
+            write_atomic(staging, staging / "index.html", page(a, b, sections), sync=False)
         export.publish(staging, dest)
     finally:
         export.discard(staging)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.store.card import DATA_LICENSE_ID, LICENSE_TEXT
+from mewl_gen.store.files import write_atomic
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Column, Export
 from mewl_gen.tasks.stored import StoredItem
@@ -143,8 +144,8 @@ def write(chosen: Chosen, staging: Path, source_card: str) -> None:
                     _write_task(task, splits, chosen.passes, staging, cache, bar)
     finally:
         datasets.config.DEFAULT_MAX_BATCH_SIZE = default_batch
-    (staging / "README.md").write_text(card(chosen, source_card))
-    (staging / "croissant.json").write_text(croissant.text(chosen, NAME))
+    write_atomic(staging, staging / "README.md", card(chosen, source_card), sync=False)
+    write_atomic(staging, staging / "croissant.json", croissant.text(chosen, NAME), sync=False)
 
 
 def _write_task(task: str, splits: dict[str, Sequence[StoredItem]], passes: tuple[str, ...], staging: Path, cache: str,

@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from mewl_gen.store.card import LICENSE_TEXT
+from mewl_gen.store.files import write_atomic
 from mewl_gen.tasks import catalog
 
 from .export import ITEM_COLUMNS, KEY_COLUMNS, Chosen, exported, in_order, meaning, progress
@@ -97,4 +98,4 @@ def write(chosen: Chosen, staging: Path, shard_size: int, source_card: str = "")
                     for made in in_order(items, partial(_sample, passes=chosen.passes)):
                         sink.write(made)
                         bar.update(1)
-    (staging / "README.md").write_text(card(chosen, source_card))
+    write_atomic(staging, staging / "README.md", card(chosen, source_card), sync=False)

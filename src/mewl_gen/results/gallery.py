@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.store import reader
-from mewl_gen.store.files import writing
+from mewl_gen.store.files import write_atomic, writing
 from mewl_gen.store.manifest import passes_of, read_manifest
 from mewl_gen.store.status import Shortfall, incomplete_line, of_planned, shortfalls
 from mewl_gen.tasks import catalog
@@ -73,7 +73,8 @@ def page_name(page: int) -> str:
     return "index.html" if page == 1 else f"page-{page}.html"
 
 
-def write_item(stored: StoredItem, folder: Path, links: list[h.Link], passes: tuple[str, ...] = ()) -> tuple[str, str]:
+def write_item(staging: Path, stored: StoredItem, folder: Path, links: list[h.Link], passes: tuple[str, ...] = ()
+               ) -> tuple[str, str]:
     """An item's images, mask overlays, page and inspector page (beside its images), in the folder of its task;
     its index entry's (cover, line). `passes`: those its images have (the dataset's manifest says)."""
     item, task = stored.item(), catalog.task(stored.task)
@@ -92,7 +93,7 @@ def write_item(stored: StoredItem, folder: Path, links: list[h.Link], passes: tu
                      h.Link(links[1].text, f"../{links[1].target}", "up")], truths)
     seed = (f"root seed {item.root_seed} · index {item.index} · retry {item.retry} · generator {item.generator}")
     page = h.item_page(title, seed, [*links, inspect], task.gallery.page(item), str(stored.index), legends)
-    (folder / f"{stored.index}.html").write_text(page, encoding="utf-8")
+    write_atomic(staging, folder / f"{stored.index}.html", page, sync=False)
     return h.href(str(stored.index), f"{task.gallery.cover(item)}.png"), task.gallery.line(item)
 
 
@@ -126,7 +127,7 @@ def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem]
         links = [h.Link("← previous", h.href(f"{items[k - 1].index}.html") if k > 0 else None, "prev"),
                  h.Link(f"↑ {task} · {split} · page {page} of {pages}", h.href(page_name(page)), "up"),
                  h.Link("next →", h.href(f"{items[k + 1].index}.html") if k + 1 < len(items) else None, "next")]
-        cover, line = write_item(stored, folder, links, passes)
+        cover, line = write_item(staging, stored, folder, links, passes)
         entries.append(h.entry(h.href(f"{stored.index}.html"), cover, f"{noun} {stored.index}", line,
                                h.href(str(stored.index), inspector.PAGE)))
         bar.update(1)
@@ -137,7 +138,7 @@ def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem]
                 f"({total}), page {page} of {pages}")
         text = h.index_page(f"{task} · {split}", note, page_links(page, pages, up),
                             entries[first:first + PER_PAGE], "../../")
-        (folder / page_name(page)).write_text(text, encoding="utf-8")
+        write_atomic(staging, folder / page_name(page), text, sync=False)
 
 
 def write_benchmarks(chosen: Chosen, staging: Path) -> None:
@@ -158,7 +159,7 @@ def write_benchmarks(chosen: Chosen, staging: Path) -> None:
                  h.Link("next →", h.href(f"{known[k + 1].name}.html") if k + 1 < len(known) else None, "next")]
         body = (h.nav(links) + f"<h1>{h.esc(bench.summary)}</h1>\n"
                 + h.table(["task", "what", "items by split"], cells))
-        (staging / f"{bench.name}.html").write_text(h.document(bench.name, "", body), encoding="utf-8")
+        write_atomic(staging, staging / f"{bench.name}.html", h.document(bench.name, "", body), sync=False)
         total = sum(n for _, splits in tasks for n in splits.values())
         absent = sum(s.planned - s.have for s in chosen.short.values() if s.task in names)
         items = of_planned(total, total + absent, bench.noun) if absent else str(total)
@@ -169,12 +170,12 @@ def write_benchmarks(chosen: Chosen, staging: Path) -> None:
     left = "".join(f'<p class="note">{h.esc(line)}</p>\n' for line in chosen.lines)
     body = (f"<h1>{h.esc(chosen.out.name)}</h1>\n<p class=\"note\">{h.esc(settings)}</p>\n{left}"
             + h.table(["benchmark", "what", "tasks", "items"], rows))
-    (staging / "index.html").write_text(h.document(f"{chosen.out.name} · gallery", "", body), encoding="utf-8")
+    write_atomic(staging, staging / "index.html", h.document(f"{chosen.out.name} · gallery", "", body), sync=False)
 
 
 def write(chosen: Chosen, staging: Path) -> int:
     """Every page of the gallery into the staging folder; the number of items shown."""
-    (staging / "style.css").write_text(h.STYLE, encoding="utf-8")
+    write_atomic(staging, staging / "style.css", h.STYLE, sync=False)
     inspector_html.write_assets(staging)
     passes = passes_of(chosen.out)
     total = sum(len(items) for items in chosen.items.values())

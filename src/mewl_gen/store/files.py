@@ -23,12 +23,12 @@ def dumps(obj) -> str:
     return json.dumps(obj, indent=2, sort_keys=False) + "\n"
 
 
-def write_atomic(root: Path, path: Path, text: str | bytes, make: bool = False) -> None:
+def write_atomic(root: Path, path: Path, text: str | bytes, make: bool = False, sync: bool = True) -> None:
     """Replace `path` under `root` whole, through the held descriptor of its folder (`make`: made where
-    missing, never `root` itself); its data is on disk before the rename, so even a power loss leaves the old
-    file or the new one, never an empty one."""
+    missing, never `root` itself); with `sync`, its data is on disk before the rename, so even a power loss
+    leaves the old file or the new one, never an empty one (a staging folder published whole needs none)."""
     with folder(root, path.parent, make) as fd:
-        write_at(fd, path, [text.encode() if isinstance(text, str) else text])
+        write_at(fd, path, [text.encode() if isinstance(text, str) else text], sync)
 
 
 def write_lines_atomic(root: Path, path: Path, lines: Iterable[str]) -> None:

@@ -13,6 +13,7 @@ overwrites anything."""
 from __future__ import annotations
 
 import html
+import io
 import json
 import os
 import re
@@ -141,10 +142,9 @@ def write_page(staging: Path, data: dict, texts: dict[str, str]) -> None:
         shutil.copyfile(source, staging / "lib" / name)
     (staging / "texts").mkdir()
     for name, text in texts.items():
-        (staging / "texts" / f"{name}.html").write_text(text, encoding="utf-8")
-    (staging / "study-data.js").write_text(
-        "// The trials of this study (mewl study): no answer is written here.\nwindow.STUDY = "
-        + script_json(data) + ";\n", encoding="utf-8")
+        write_atomic(staging, staging / "texts" / f"{name}.html", text, sync=False)
+    write_atomic(staging, staging / "study-data.js", "// The trials of this study (mewl study): no answer is written "
+                 "here.\nwindow.STUDY = " + script_json(data) + ";\n", sync=False)
 
 
 def script_json(data: dict) -> str:
@@ -163,7 +163,9 @@ def write(staging: Path, plan: Plan, stored: dict[tuple[str, str, int], StoredIt
             with os.fdopen(stored[(split, task, index)].open_file(f"{scene}.png"), "rb") as f, Image.open(f) as im:
                 pixels = im.convert("RGBA") if im.mode not in ("RGB", "RGBA", "L", "LA") else im
                 clean = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())  # no text chunk, no metadata
-            clean.save(staging / "img" / f"{token}.png")
+            png = io.BytesIO()
+            clean.save(png, "PNG")
+            write_atomic(staging, staging / "img" / f"{token}.png", png.getvalue(), sync=False)
             bar.update(1)
 
 
