@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mewl_gen.errors import UserError
 from mewl_gen.results import export, export_wds, mapped
 from mewl_gen.store.reader import read
 from mewl_gen.tasks import catalog
@@ -224,26 +225,55 @@ def test_the_key_has_no_dot_and_sorts_as_the_index():
 
 
 def test_the_staging_folder_beside_dir_is_new_and_unguessable(tmp_path):
-    """Every command writing a DIR (export, gallery, inspect --html, study) stages it beside DIR: in a folder
-    it makes itself, exclusively, under a name no one could have planted a link at beforehand."""
-    import os
-
-    from mewl_gen.results import export
+    """Every command writing a DIR (export, gallery, inspect --html, study, study score) stages it beside DIR:
+    in a folder it makes itself, exclusively, under a name no one could have planted a link at beforehand,
+    private while it is built and as a plain mkdir leaves it once published."""
+    from mewl_gen.store.new_folder import NewFolder
 
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep").write_text("kept")
     dest = tmp_path / "site"
     (tmp_path / f".site.partial-{os.getpid()}").symlink_to(outside)  # the name it once had
-    first, second = export.staged(dest), export.staged(dest)
-    assert first != second and first.parent == second.parent == tmp_path
-    assert all(p.is_dir() and not p.is_symlink() and p.name.startswith(".site.partial-") for p in (first, second))
-    assert first.stat().st_mode & 0o777 == 0o777 & ~current_umask()  # a plain mkdir's: DIR can be served
-    (first / "index.html").write_text("page")
-    export.publish(first, dest)
-    export.discard(second)
-    assert (dest / "index.html").read_text() == "page" and not second.exists()
+    first, second = NewFolder(dest), NewFolder(dest)
+    assert first.name != second.name
+    beside = [tmp_path / f.name for f in (first, second)]
+    assert all(p.is_dir() and not p.is_symlink() and p.name.startswith(".site.partial-") for p in beside)
+    assert all(p.stat().st_mode & 0o777 == 0o700 for p in beside)  # no one else writes in it while it is built
+    with first as root:
+        (root / "index.html").write_text("page")
+    with pytest.raises(RuntimeError), second as root:
+        (root / "half.html").write_text("half")
+        raise RuntimeError("killed half-way")
+    assert (dest / "index.html").read_text() == "page" and not beside[1].exists()
+    assert dest.stat().st_mode & 0o777 == 0o777 & ~current_umask()  # a plain mkdir's: DIR can be served
     assert sorted(p.name for p in outside.iterdir()) == ["keep"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["outside", "site", f".site.partial-{os.getpid()}"])
+
+
+def test_a_staging_folder_renamed_away_meanwhile_still_gets_every_byte_and_dir_is_not_made(tmp_path):
+    """Whoever may rename entries in DIR's parent can move the staging folder's name and leave a link there:
+    the writes still reach the folder this process holds (its root names the held folder, not its name),
+    nothing reaches the link's target, and DIR is refused in one line rather than made from the link."""
+    from mewl_gen.store.files import make_folder, write_atomic
+    from mewl_gen.store.new_folder import NewFolder
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    dest = tmp_path / "site"
+    made = NewFolder(dest, "write the gallery")
+    with pytest.raises(UserError, match="moved or replaced while this command wrote it; .*site was not made"):
+        with made as root:
+            moved = tmp_path / "moved"
+            (tmp_path / made.name).rename(moved)
+            (tmp_path / made.name).symlink_to(outside)
+            make_folder(root, root / "train" / "shape")
+            write_atomic(root, root / "train" / "shape" / "0.html", "page", sync=False)
+            (root / "lib.js").write_text("by path, as a library writes")
+            assert (moved / "train" / "shape" / "0.html").read_text() == "page"
+            assert (moved / "lib.js").is_file()
+    assert list(outside.iterdir()) == [] and not dest.exists()
+    assert (tmp_path / made.name).is_symlink()  # not ours: left where it is, not followed
 
 
 def current_umask() -> int:

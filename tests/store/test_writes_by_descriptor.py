@@ -1,7 +1,8 @@
-"""No write under OUT by its path again: every create, replace, rename, link, remove, mkdir and utime in
-the store, the farm and the renderer (src/mewl_gen/store, cluster, render) is made relative to a held
-descriptor (`dir_fd=`), so a folder swapped for a link between a look and the write is never entered
-(docs/security.md). Read by the AST, so a new by-path write fails here before any race finds it; the few
+"""No write under OUT or DIR by its path again: every create, replace, rename, link, remove, mkdir and utime
+in the store, the farm, the renderer, the results and the commands (src/mewl_gen/store, cluster, render,
+results, cli) is made relative to a held descriptor (`dir_fd=`), so a folder swapped for a link between a
+look and the write is never entered (docs/security.md). A DIR's files are written under the root of its
+store.new_folder.NewFolder, the held folder itself; what a library writes there by path starts from it. Read by the AST, so a new by-path write fails here before any race finds it; the few
 by-path writes that stay are listed with why each is no path under OUT that a dataset could have swapped.
 Blender's process can only write by path: a render asked for with paths (`Worker.render(spec, png, json)`)
 counts as a write by those paths, so the farm must render into the worker's own scratch folder
@@ -14,12 +15,13 @@ from pathlib import Path
 import mewl_gen
 
 SRC = Path(mewl_gen.__file__).parent
-ROOMS = ("store", "cluster", "render")
+ROOMS = ("store", "cluster", "render", "results", "cli")
 # os functions that change a folder's entries: by a path unless given a held folder
 OS_WRITES = {"replace", "rename", "link", "symlink", "unlink", "remove", "rmdir", "mkdir", "makedirs", "utime",
              "chmod", "truncate", "mkfifo"}
 PATH_WRITES = {"write_text", "write_bytes", "mkdir", "rmdir", "unlink", "touch", "symlink_to", "hardlink_to",
-               "chmod", "save", "save_render"}  # save: PIL's, NumPy's; save_render: Blender's image
+               "chmod", "save", "save_render",  # save: PIL's, NumPy's; save_render: Blender's image
+               "save_to_disk", "to_parquet", "ShardWriter", "TarWriter"}  # the export libraries' writes
 WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_LOCK")
 TEMPS = {"mkstemp", "mkdtemp", "NamedTemporaryFile", "TemporaryDirectory", "TemporaryFile"}
 
@@ -82,6 +84,26 @@ ALLOWED = {
         "that scratch folder, this process's own",
     ("cluster/slurm/arrays.py", "submit", "req.log_dir.mkdir"):
         "SLURM's log folder where it lies outside OUT (inside, make_folder makes it through the door)",
+    ("cli/slurm.py", "log_dir", "path.mkdir"):
+        "SLURM's log folder for a script not submitted: refused inside OUT just before, so the user's own folder",
+    ("cli/inspect.py", "cmd_inspect", "overlay.save"): "the user's --overlay file, refused inside any dataset (new_file)",
+    ("cli/overlay.py", "save", "image.save"): "the user's --overlay file, refused inside any dataset (new_file)",
+    ("cli/main.py", "_complain", "os.open"): "/dev/null, for a stderr that cannot be written",
+    ("cli/main.py", "_stdout_closed", "os.open"): "/dev/null, for a stdout whose reader is gone",
+    # A PNG or an array encoded into memory, then written through a held folder
+    ("results/compare_html.py", "build", "Image.fromarray(compare.difference_picture(rb, p.changed)).save"):
+        "into a bytes buffer, no file",
+    ("results/export.py", "pass_npy", "np.save"): "into a bytes buffer, no file",
+    ("results/gallery_masks.py", "overlay", "image.save"): "into a bytes buffer, no file",
+    ("results/inspector_layers.py", "draw", "Image.fromarray(pixels).save"): "into a bytes buffer, no file",
+    ("results/study/build.py", "write", "clean.save"): "into a bytes buffer, no file",
+    # The export libraries write by path, from the root of the export's NewFolder: the held folder itself
+    # (/proc/self/fd/N), private to this user while it is built, so no one else can swap a folder below it.
+    ("results/export_hf.py", "write", "tempfile.TemporaryDirectory"): "Arrow's cache, in the export's held folder",
+    ("results/export_hf.py", "_write_task", "shard.to_parquet"): "Parquet's shards, in the export's held folder",
+    ("results/export_hf.py", "_write_task", "datasets.DatasetDict(parts).save_to_disk"):
+        "save_to_disk's folders, in the export's held folder",
+    ("results/export_wds.py", "write", "webdataset.ShardWriter"): "WebDataset's shards, in the export's held folder",
 }
 
 

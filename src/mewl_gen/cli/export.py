@@ -9,7 +9,7 @@ from mewl_gen.errors import UserError, shown
 from mewl_gen.results import export, export_hf, export_wds
 from mewl_gen.store import door
 from mewl_gen.store.card import CARD
-from mewl_gen.store.files import writing
+from mewl_gen.store.new_folder import NewFolder
 
 FORMATS = ("hf", "webdataset")
 
@@ -20,19 +20,14 @@ def cmd_export(args) -> int:
         raise UserError(f"--shard-size {args.shard_size}: expected a positive number of items per shard")
     export.check_dest(out, dest)  # before reading every item
     chosen = export.choose(out, args.strict)
-    staging = export.staged(dest)
     for line in chosen.lines:
         print(f"mewl export: {line}", file=sys.stderr)
-    try:
-        with writing(dest.parent):
-            source = card_text(out)
-            if args.to == "hf":
-                export_hf.write(chosen, staging, source)
-            else:
-                export_wds.write(chosen, staging, args.shard_size, source)
-        export.publish(staging, dest)
-    finally:
-        export.discard(staging)
+    with NewFolder(dest) as staging:
+        source = card_text(out)
+        if args.to == "hf":
+            export_hf.write(chosen, staging, source)
+        else:
+            export_wds.write(chosen, staging, args.shard_size, source)
     n = sum(len(items) for splits in chosen.items.values() for items in splits.values())
     print(f"exported {n} items of {len(chosen.items)} task(s) to {dest} ({args.to})")
     return 0

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from mewl_gen.store.files import write_atomic, writing
+from mewl_gen.store.files import write_atomic
+from mewl_gen.store.new_folder import NewFolder
 
 from . import compare, export
 from .gallery_html import STYLE, esc, href
@@ -75,22 +76,17 @@ def build(path_a: Path, path_b: Path, dest: Path) -> Path:
     a, b = compare.side(path_a), compare.side(path_b)
     export.check_dest(a.out or b.out or path_a, dest, "write the comparison's page")
     pairs = compare.pairs(a, b)
-    staging = export.staged(dest, "write the comparison's page")
-    try:
-        with writing(dest.parent):
-            write_atomic(staging, staging / "style.css", STYLE, sync=False)
-            sections = []
-            for k, (title, ra, rb) in enumerate(pairs):
-                write_atomic(staging, staging / f"a{k}.png", ra.png, sync=False)
-                write_atomic(staging, staging / f"b{k}.png", rb.png, sync=False)
-                p = compare.pixel_changes(ra, rb)
-                if p.changed is not None:
-                    diff = io.BytesIO()
-                    Image.fromarray(compare.difference_picture(rb, p.changed)).save(diff, "PNG")
-                    write_atomic(staging, staging / f"diff{k}.png", diff.getvalue(), sync=False)
-                sections.append(_section(k, title, ra, rb, p))
-            write_atomic(staging, staging / "index.html", page(a, b, sections), sync=False)
-        export.publish(staging, dest)
-    finally:
-        export.discard(staging)
+    with NewFolder(dest, "write the comparison's page") as staging:
+        write_atomic(staging, staging / "style.css", STYLE, sync=False)
+        sections = []
+        for k, (title, ra, rb) in enumerate(pairs):
+            write_atomic(staging, staging / f"a{k}.png", ra.png, sync=False)
+            write_atomic(staging, staging / f"b{k}.png", rb.png, sync=False)
+            p = compare.pixel_changes(ra, rb)
+            if p.changed is not None:
+                diff = io.BytesIO()
+                Image.fromarray(compare.difference_picture(rb, p.changed)).save(diff, "PNG")
+                write_atomic(staging, staging / f"diff{k}.png", diff.getvalue(), sync=False)
+            sections.append(_section(k, title, ra, rb, p))
+        write_atomic(staging, staging / "index.html", page(a, b, sections), sync=False)
     return dest / "index.html"

@@ -22,8 +22,6 @@ import io
 import multiprocessing
 import os
 import re
-import secrets
-import shutil
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -35,8 +33,8 @@ import numpy as np
 from mewl_gen.errors import UserError, shown
 from mewl_gen.render.passes import read_png16
 from mewl_gen.store import bookkeeping, reader
-from mewl_gen.store.files import writing
 from mewl_gen.store.manifest import outside_datasets, passes_of
+from mewl_gen.store.new_folder import check_new
 from mewl_gen.store.reader import pass_files
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Column, Export
@@ -219,37 +217,7 @@ def progress(total: int, what: str):
 def check_dest(out: Path, dest: Path, what: str = "export", flag: str = "DIR") -> None:
     """DEST must lie outside the dataset OUT and every other (outside_datasets), be new (an empty folder is
     taken as new) and have a folder to be made in: else one line, which a command says before it reads any
-    item. `what` the command does, for its message ("export" into a new folder); `flag` how DEST was named."""
+    item. `what` the command does, for its message ("export" into a new folder); `flag` how DEST was named.
+    DEST is then written as a store.new_folder.NewFolder, which checks again."""
     outside_datasets(dest, flag, out)
-    _check_new(dest, what)
-
-
-def _check_new(dest: Path, what: str) -> None:
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise UserError(f"{dest} exists and is not an empty folder; {what} into a new folder (nothing is overwritten)")
-    if not dest.parent.is_dir():
-        raise UserError(f"cannot create {dest}: {dest.parent} is not a folder")
-
-
-def staged(dest: Path, what: str = "export"):
-    """A new staging folder beside DEST; DEST itself must not exist (checked again: it may have come since
-    check_dest). `what` the command does, for its message."""
-    _check_new(dest, what)
-    with writing(dest.parent):
-        # Made exclusively (mkdir never follows a link and fails on any name there) under a name no one can
-        # guess: never a predictable one, which someone could have left as a link to be written through.
-        staging = dest.parent / f".{dest.name}.partial-{secrets.token_hex(8)}"
-        staging.mkdir()
-    return staging
-
-
-def publish(staging: Path, dest: Path) -> None:
-    """Rename the finished staging folder to DEST (an empty DEST is replaced)."""
-    with writing(dest.parent):
-        if dest.is_dir():
-            dest.rmdir()
-        staging.rename(dest)
-
-
-def discard(staging: Path) -> None:
-    shutil.rmtree(staging, ignore_errors=True)
+    check_new(dest, what)

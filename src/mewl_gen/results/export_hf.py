@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.store.card import DATA_LICENSE_ID, LICENSE_TEXT
-from mewl_gen.store.files import write_atomic
+from mewl_gen.store.files import make_folder, write_atomic
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.benchmark import Column, Export
 from mewl_gen.tasks.stored import StoredItem
@@ -173,7 +173,7 @@ def _write_task(task: str, splits: dict[str, Sequence[StoredItem]], passes: tupl
     # The parts (and so the mappings) live until the block is done (results.mapped says why they must).
     with mapped.letting_go(Path(cache)):
         folder = staging / "data" / task
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(staging, folder)
         for split, part in parts.items():
             shards = max(1, math.ceil(part.data.nbytes / PARQUET_SHARD_BYTES))
             for k in range(shards):

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from mewl_gen.store.card import LICENSE_TEXT
-from mewl_gen.store.files import write_atomic
+from mewl_gen.store.files import make_folder, write_atomic
 from mewl_gen.tasks import catalog
 
 from .export import ITEM_COLUMNS, KEY_COLUMNS, Chosen, exported, in_order, meaning, progress
@@ -91,7 +91,7 @@ def write(chosen: Chosen, staging: Path, shard_size: int, source_card: str = "")
     with progress(total, "export webdataset") as bar:
         for task, splits in chosen.items.items():
             for split, items in splits.items():
-                (staging / split).mkdir(exist_ok=True)
+                make_folder(staging, staging / split)
                 pattern = str(staging / split / f"{task}-%06d.tar")
                 with webdataset.ShardWriter(pattern, maxcount=shard_size, verbose=0, encoder=False,
                                             mtime=0, user=OWNER, group=OWNER, mode=MODE) as sink:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.store import reader
-from mewl_gen.store.files import write_atomic, writing
+from mewl_gen.store.files import make_folder, write_atomic
+from mewl_gen.store.new_folder import NewFolder
 from mewl_gen.store.manifest import passes_of, read_manifest
 from mewl_gen.store.status import Shortfall, incomplete_line, of_planned, shortfalls
 from mewl_gen.tasks import catalog
@@ -79,16 +80,17 @@ def write_item(staging: Path, stored: StoredItem, folder: Path, links: list[h.Li
     its index entry's (cover, line). `passes`: those its images have (the dataset's manifest says)."""
     item, task = stored.item(), catalog.task(stored.task)
     images = folder / str(stored.index)
-    (images / "masks").mkdir(parents=True)
+    make_folder(staging, images / "masks")
     legends, sizes, truths = {}, {}, {}
     for scene in item.scenes():
-        sizes[scene] = place(stored, f"{scene}.png", images / f"{scene}.png")
+        sizes[scene] = place(stored, f"{scene}.png", staging, images / f"{scene}.png")
         truths[scene] = stored.image_truth(scene)
-        legends[scene] = overlay(truths[scene], sizes[scene], images / "masks" / f"{scene}.png")
+        png, legends[scene] = overlay(truths[scene], sizes[scene])
+        write_atomic(staging, images / "masks" / f"{scene}.png", png, sync=False)
     noun = catalog.benchmarks()[task.benchmark].noun
     title = f"{stored.task} · {noun} {stored.index} · {stored.split}"
     inspect = h.Link("inspect every object", h.href(str(stored.index), inspector.PAGE))
-    inspector.write(stored, images, sizes, passes, f"{title} · inspector", "../../../",
+    inspector.write(staging, stored, images, sizes, passes, f"{title} · inspector", "../../../",
                     [h.Link("← the item's page", h.href("..", f"{stored.index}.html")),
                      h.Link(links[1].text, f"../{links[1].target}", "up")], truths)
     seed = (f"root seed {item.root_seed} · index {item.index} · retry {item.retry} · generator {item.generator}")
@@ -116,7 +118,7 @@ def write_task(staging: Path, split: str, task: str, items: Sequence[StoredItem]
                passes: tuple[str, ...] = ()) -> None:
     """A task's item pages and its index pages; `count`: its items as Chosen.count says them."""
     folder = staging / split / task
-    folder.mkdir(parents=True)
+    make_folder(staging, folder)
     pages = -(-len(items) // PER_PAGE)
     bench = catalog.task(task).benchmark
     noun = catalog.benchmarks()[bench].noun
@@ -197,11 +199,5 @@ def check_dest(out: Path, dest: Path) -> None:
 def build(chosen: Chosen, dest: Path) -> int:
     """Write the gallery of the chosen items staged beside DEST and rename it into place; the items shown."""
     check_dest(chosen.out, dest)
-    staging = export.staged(dest, "write the gallery")
-    try:
-        with writing(dest.parent):
-            n = write(chosen, staging)
-        export.publish(staging, dest)
-    finally:
-        export.discard(staging)
-    return n
+    with NewFolder(dest, "write the gallery") as staging:
+        return write(chosen, staging)

@@ -4,7 +4,7 @@ in a colour of its own, leaving the objects' own colours as rendered; and the le
 The truth comes read through its model (StoredItem.image_truth): every field is of its type here."""
 from __future__ import annotations
 
-from pathlib import Path
+import io
 
 import numpy as np
 from PIL import Image
@@ -75,8 +75,8 @@ def what(obj: ImageObject | HandObject) -> str:
     return text + " (hidden)" if obj.visible_pixels == 0 else text
 
 
-def overlay(truth: ImageTruth | None, size: tuple[int, int], path: Path) -> list[tuple[str, str]]:
-    """Write the overlay of an image of `size` (width, height) to `path`; the legend, (#rrggbb, object).
+def overlay(truth: ImageTruth | None, size: tuple[int, int]) -> tuple[bytes, list[tuple[str, str]]]:
+    """The overlay of an image of `size` (width, height), a PNG's bytes, and its legend, (#rrggbb, object).
     A palette PNG: index 0 dims, 1 is clear, 2 + k is the k-th colour; each mask is worked on in its box.
     No truth (an image rendered without one): every pixel dimmed, no legend."""
     width, height = size
@@ -96,5 +96,6 @@ def overlay(truth: ImageTruth | None, size: tuple[int, int], path: Path) -> list
         legend.append(("#%02x%02x%02x" % PALETTE[k % len(PALETTE)], what(obj)))
     image = Image.fromarray(index, "P")
     image.putpalette([0, 0, 0, 0, 0, 0, *(c for rgb in PALETTE for c in rgb)])
-    image.save(path, "PNG", transparency=bytes([DIM, 0] + [255] * len(PALETTE)))
-    return legend
+    png = io.BytesIO()
+    image.save(png, "PNG", transparency=bytes([DIM, 0] + [255] * len(PALETTE)))
+    return png.getvalue(), legend

@@ -26,8 +26,9 @@ from mewl_gen.scenes.image_truth import HandObject, ImageTruth
 from mewl_gen.scenes.spec import SceneSpec
 from mewl_gen.scenes.visibility import projected_areas
 from mewl_gen.store import reader
-from mewl_gen.store.files import writing
+from mewl_gen.store.files import make_folder, write_atomic
 from mewl_gen.store.manifest import passes_of
+from mewl_gen.store.new_folder import NewFolder
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.gallery import CONTEXT
 from mewl_gen.tasks.item import Item
@@ -120,28 +121,31 @@ def derivation(stored: StoredItem, item: Item) -> list[str]:
     return lines
 
 
-def write(stored: StoredItem, here: Path, sizes: dict[str, tuple[int, int]], passes: tuple[str, ...], title: str,
-          up: str, links: list, truths: dict[str, ImageTruth | None] | None = None) -> None:
-    """The item's inspector page into `here`, the folder that holds its images (placed there already,
-    `sizes` theirs), with the pictures of its passes in here/layers/; `up`: the way to style.css. `truths`:
-    its images' ground truths where the caller has read them already (the gallery, for its overlays)."""
+def write(root: Path, stored: StoredItem, here: Path, sizes: dict[str, tuple[int, int]], passes: tuple[str, ...],
+          title: str, up: str, links: list, truths: dict[str, ImageTruth | None] | None = None,
+          page_name: str = PAGE          ) -> None:
+    """The item's inspector page `page_name` into `here` under `root` (a site's held folder, store.new_folder), the
+    folder that holds its images (placed there already, `sizes` theirs), with the pictures of its passes in
+    here/layers/; `up`: the way to style.css. `truths`: its images' ground truths where the caller has read
+    them already (the gallery, for its overlays)."""
     item, task = stored.item(), catalog.task(stored.task)
     roles = task.gallery.roles(item)
     captions = item.overlay_captions()
     scenes, scales = [], {}
     if passes:
-        (here / "layers").mkdir()
+        make_folder(root, here / "layers")
     for name in item.scenes():
         truth = truths[name] if truths is not None else stored.image_truth(name)
         data = scene_data(stored, item, name, sizes[name], roles.get(name, {}), truth, task.gallery.words)
         data["caption"] = captions.get(name, name)
         for kind in passes:
-            scale = layers.draw(stored, name, kind, sizes[name], here / "layers" / f"{name}.{kind}.png")
+            png, scale = layers.draw(stored, name, kind, sizes[name])
+            write_atomic(root, here / "layers" / f"{name}.{kind}.png", png, sync=False)
             if scale is not None:
                 scales[name] = scale
         scenes.append((data, inspector_map.svg(item.scenes()[name], roles.get(name, {}))))
     text = page.page(title, links, scenes, passes, scales, derivation(stored, item), up)
-    (here / PAGE).write_text(text, encoding="utf-8")
+    write_atomic(root, here / page_name, text, sync=False)
 
 
 def one(folder: Path) -> tuple[Path, StoredItem]:
@@ -167,15 +171,10 @@ def build_one(folder: Path, dest: Path) -> Path:
     folder beside DIR and renamed into place; DIR is new (or an empty folder). The page's path."""
     out, stored = one(folder)
     export.check_dest(out, dest, "write the inspector's page")
-    staging = export.staged(dest, "write the inspector's page")
-    try:
-        with writing(dest.parent):
-            page.write_assets(staging)
-            (staging / "style.css").write_text(STYLE, encoding="utf-8")
-            sizes = {name: place(stored, f"{name}.png", staging / f"{name}.png") for name in stored.item().scenes()}
-            write(stored, staging, sizes, passes_of(out), f"{stored.task} · {stored.key} · inspector", "", [])
-            (staging / PAGE).rename(staging / "index.html")
-        export.publish(staging, dest)
-    finally:
-        export.discard(staging)
+    with NewFolder(dest, "write the inspector's page") as staging:
+        page.write_assets(staging)
+        write_atomic(staging, staging / "style.css", STYLE, sync=False)
+        sizes = {name: place(stored, f"{name}.png", staging, staging / f"{name}.png") for name in stored.item().scenes()}
+        write(staging, stored, staging, sizes, passes_of(out), f"{stored.task} · {stored.key} · inspector", "", [],
+              page_name="index.html")
     return dest / "index.html"

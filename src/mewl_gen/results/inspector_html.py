@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mewl_gen.store.files import write_atomic
+
 from .gallery_html import Link, esc, href, nav
 from .study.build import script_json
 
@@ -98,8 +100,8 @@ def page(title: str, links: list[Link], scenes: list[tuple[dict, str]], passes: 
             f'<script src="{up}{SCRIPT}" defer></script>\n</head>\n<body>\n{body}</body>\n</html>\n')
 
 
-def write_assets(folder: Path) -> None:
-    """The inspector's script and style, once for a whole site."""
+def write_assets(root: Path) -> None:
+    """The inspector's script and style into `root`, a site's held folder (store.new_folder), once a site."""
     here = Path(__file__).with_name("inspector_web")
     for name in (SCRIPT, STYLE):
-        (folder / name).write_text((here / name).read_text(encoding="utf-8"), encoding="utf-8")
+        write_atomic(root, root / name, (here / name).read_bytes(), sync=False)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import struct
 import zlib
-from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -58,8 +57,8 @@ def _picture(kind: str, data: bytes) -> tuple[np.ndarray, tuple[float, float] | 
     return np.rint(np.clip(shown_values, 0, 1) * 255).astype(np.uint8), None
 
 
-def draw(stored: StoredItem, scene: str, kind: str, size: tuple[int, int], target: Path) -> tuple[float, float] | None:
-    """Write the picture of the scene's pass `kind` to `target`; the depth scale's ends, for depth."""
+def draw(stored: StoredItem, scene: str, kind: str, size: tuple[int, int]) -> tuple[bytes, tuple[float, float] | None]:
+    """The picture of the scene's pass `kind`, a PNG's bytes, and the depth scale's ends, for depth."""
     name = file_name(scene, kind)
     data = stored.read_file(name)
     try:
@@ -70,5 +69,6 @@ def draw(stored: StoredItem, scene: str, kind: str, size: tuple[int, int], targe
     if pixels.shape[:2] != (size[1], size[0]):
         raise DamagedItem(f"{shown(str(stored.folder / name))}: {pixels.shape[1]}x{pixels.shape[0]} pixels, its "
                           f"image {size[0]}x{size[1]}")
-    Image.fromarray(pixels).save(target, "PNG")
-    return scale
+    png = io.BytesIO()
+    Image.fromarray(pixels).save(png, "PNG")
+    return png.getvalue(), scale

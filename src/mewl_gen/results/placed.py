@@ -2,27 +2,28 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from PIL import Image
 
 from mewl_gen.errors import shown
+from mewl_gen.store.files import folder
+from mewl_gen.store.nfs import create
 from mewl_gen.store.record import MAX_PIXELS
 from mewl_gen.tasks.stored import DamagedItem, StoredItem
 
 
-def place(stored: StoredItem, name: str, target: Path) -> tuple[int, int]:
-    """The item's image `name` at `target`: a hard link to the very file the door opened (a regular file of
-    the item's folder, never what a link names) where the file systems allow one, else a copy; its size
-    (width, height), read from its header and refused past MAX_PIXELS."""
+def place(stored: StoredItem, name: str, root: Path, target: Path) -> tuple[int, int]:
+    """The item's image `name` at `target` under `root` (a site's held folder, store.new_folder), made in its
+    folder's descriptor: a hard link to the very file the door opened (a regular file of the item's folder,
+    never what a link names) where the file systems allow one, else a copy; its size (width, height), read
+    from its header and refused past MAX_PIXELS."""
     fd = stored.open_file(name)
-    with os.fdopen(fd, "rb") as f:
+    with os.fdopen(fd, "rb") as f, folder(root, target.parent) as here:
         try:
-            os.link(f"/proc/self/fd/{fd}", target, follow_symlinks=True)
+            os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=here, follow_symlinks=True)
         except OSError:
-            with open(target, "xb") as copy:
-                shutil.copyfileobj(f, copy)
+            create(here, target.name, iter(lambda: f.read(1 << 20), b""))
             f.seek(0)
         try:
             with Image.open(f) as im:

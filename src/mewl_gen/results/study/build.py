@@ -17,14 +17,14 @@ import io
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 from PIL import Image
 
 from mewl_gen.errors import UserError
-from mewl_gen.store.files import write_atomic, writing
+from mewl_gen.store.files import make_folder, write_atomic, writing
 from mewl_gen.store.manifest import outside_datasets, read_manifest
+from mewl_gen.store.new_folder import NewFolder
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.stored import StoredItem
 
@@ -136,11 +136,11 @@ def study_data(plan: Plan, texts: dict[str, str], study: str, per_participant: i
 def write_page(staging: Path, data: dict, texts: dict[str, str]) -> None:
     """Everything of the experiment but its pictures: the runner, the library, the texts and the trials."""
     for name in RUNNER:
-        shutil.copyfile(WEB / name, staging / name)
-    (staging / "lib").mkdir()
+        write_atomic(staging, staging / name, (WEB / name).read_bytes(), sync=False)
+    make_folder(staging, staging / "lib")
     for name, source in library().items():
-        shutil.copyfile(source, staging / "lib" / name)
-    (staging / "texts").mkdir()
+        write_atomic(staging, staging / "lib" / name, source.read_bytes(), sync=False)
+    make_folder(staging, staging / "texts")
     for name, text in texts.items():
         write_atomic(staging, staging / "texts" / f"{name}.html", text, sync=False)
     write_atomic(staging, staging / "study-data.js", "// The trials of this study (mewl study): no answer is written "
@@ -157,7 +157,7 @@ def script_json(data: dict) -> str:
 def write(staging: Path, plan: Plan, stored: dict[tuple[str, str, int], StoredItem], data: dict,
           texts: dict[str, str]) -> None:
     write_page(staging, data, texts)
-    (staging / "img").mkdir()
+    make_folder(staging, staging / "img")
     with export.progress(len(plan.images), "study images") as bar:
         for token, (split, task, index, scene) in plan.images.items():
             with os.fdopen(stored[(split, task, index)].open_file(f"{scene}.png"), "rb") as f, Image.open(f) as im:
@@ -177,12 +177,7 @@ def build(out: Path, dest: Path, key: Path, plan: Plan, stored: dict[tuple[str, 
     manifest = read_manifest(out)
     record = {"study": data["study"], "dataset": str(out.resolve()), "generator": manifest.get("generator"),
               "seed": manifest.get("seed"), "options": options, "trials": plan.key}
-    staging = export.staged(dest, "write the study")
-    try:
-        with writing(dest.parent):
-            write(staging, plan, stored, data, texts)
-        export.publish(staging, dest)
-    finally:
-        export.discard(staging)
+    with NewFolder(dest, "write the study") as staging:
+        write(staging, plan, stored, data, texts)
     with writing(key.parent):
         write_atomic(key.parent, key, json.dumps(record, indent=1) + "\n")

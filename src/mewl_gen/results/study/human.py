@@ -7,11 +7,14 @@ PREDICTIONS --human FOLDER/human.json` shows the row as "human (this dataset)" b
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.json_depth import NotFinite, finite_loads
+from mewl_gen.store.files import write_atomic
+from mewl_gen.store.new_folder import NewFolder
 
 from ..spreadsheet import row as sheet_row
 from .score import RESULTS_LIMIT, Result
@@ -24,25 +27,26 @@ def _pct(x: float | None) -> str:
 
 
 def write(folder: Path, result: Result) -> None:
-    """The three files into FOLDER, a new (or empty) folder."""
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise UserError(f"{folder} exists and is not an empty folder; write the scores into a new folder")
-    if not folder.parent.is_dir():
-        raise UserError(f"cannot create {folder}: {folder.parent} is not a folder")
-    folder.mkdir(exist_ok=True)
-    (folder / "human.jsonl").write_text("".join(json.dumps(p) + "\n" for p in result.predictions), encoding="utf-8")
+    """The three files into FOLDER, a new (or empty) folder, made whole (store.new_folder)."""
+    with NewFolder(folder, "write the scores") as root:
+        _write(root, result)
+
+
+def _write(root: Path, result: Result) -> None:
+    write_atomic(root, root / "human.jsonl", "".join(json.dumps(p) + "\n" for p in result.predictions), sync=False)
     kept = [p for p in result.participants if not p.excluded]
     row = {"who": LABEL, "study": result.study, "rules": vars(result.rules),
            "participants": {"kept": len(kept), "excluded": len(result.participants) - len(kept)},
            "tasks": [{"split": s.split, "task": s.task, "accuracy": s.accuracy, "interval": list(s.interval),
                       "responses": s.responses, "items": s.items, "participants": s.participants,
                       "excluded": s.excluded, "agreement": s.agreement} for s in result.tasks]}
-    (folder / "human.json").write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
-    with open(folder / "participants.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["participant", "kept", "why excluded", "trials answered"])
-        for p in result.participants:
-            w.writerow(sheet_row([p.name, "no" if p.excluded else "yes", p.excluded, len(p.answers)]))
+    write_atomic(root, root / "human.json", json.dumps(row, indent=1) + "\n", sync=False)
+    sheet = io.StringIO(newline="")
+    w = csv.writer(sheet)
+    w.writerow(["participant", "kept", "why excluded", "trials answered"])
+    for p in result.participants:
+        w.writerow(sheet_row([p.name, "no" if p.excluded else "yes", p.excluded, len(p.answers)]))
+    write_atomic(root, root / "participants.csv", sheet.getvalue(), sync=False)
 
 
 def table(result: Result) -> str:
