@@ -106,7 +106,10 @@ def rerender(stored: StoredItem, name: str, device: str) -> str:
 def derivation(stored: StoredItem, item: Item) -> list[str]:
     """Why the answer is the answer: the benchmark's lines, the file-only solver's answer, the validator's."""
     task = catalog.task(stored.task)
-    lines = list(task.gallery.why(stored))
+    try:
+        lines = list(task.gallery.why(stored))
+    except (UserError, ValueError, KeyError, TypeError, IndexError) as err:  # files no sampler of ours wrote
+        lines = [f"The benchmark's own reasoning does not follow from this item's files: {shown(err, 200)}."]
     try:
         solved = _answer(task.solver.solve(stored))
     except (UserError, ValueError, KeyError, TypeError, IndexError) as err:
