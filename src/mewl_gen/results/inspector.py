@@ -103,22 +103,27 @@ def rerender(stored: StoredItem, name: str, device: str) -> str:
             f"mewl inspect {shlex.quote(folder)} rerendered --html compared")
 
 
+# What a benchmark's reasoning or solver raises on files its sampler never wrote (a solver asserts what its
+# sampler guarantees): the page says so, as it says any other answer.
+UNPARSED = (UserError, ValueError, LookupError, TypeError, AssertionError)
+
+
 def derivation(stored: StoredItem, item: Item) -> list[str]:
     """Why the answer is the answer: the benchmark's lines, the file-only solver's answer, the validator's."""
     task = catalog.task(stored.task)
     try:
         lines = list(task.gallery.why(stored))
-    except (UserError, ValueError, KeyError, TypeError, IndexError) as err:  # files no sampler of ours wrote
+    except UNPARSED as err:  # files no sampler of ours wrote
         lines = [f"The benchmark's own reasoning does not follow from this item's files: {shown(err, 200)}."]
     try:
         solved = _answer(task.solver.solve(stored))
-    except (UserError, ValueError, KeyError, TypeError, IndexError) as err:
+    except UNPARSED as err:
         solved = f"none: {shown(err, 160)}"
     lines.append(f"The file-only solver, reading this item's files, answers: {solved}.")
     try:
         task.validate(item)
         lines.append("The validator recomputes every label from the specs: they hold.")
-    except (UserError, ValueError, AssertionError) as err:
+    except UNPARSED as err:
         lines.append(f"The validator recomputes every label from the specs and finds: {shown(err, 200)}.")
     lines.append(f"The item's answer: {_answer(item.solution())}.")
     return lines

@@ -4,6 +4,8 @@ from __future__ import annotations
 import itertools
 from typing import Literal, get_args
 
+from mewl_gen.errors import shown
+
 Shape = Literal["cube", "sphere", "cylinder"]
 Color = Literal["gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow"]
 Material = Literal["rubber", "metal", "glass"]
@@ -69,8 +71,12 @@ def object_tuple(values) -> ObjectTuple:
 
 
 def attribute_of(value: str) -> str:
-    """The attribute type a value belongs to (values are unique across types)."""
-    return _ATTRIBUTE_OF[value]
+    """The attribute type a value belongs to (values are unique across types); ValueError for a value of none,
+    which a model's validator turns into its validation error (a KeyError would escape it)."""
+    try:
+        return _ATTRIBUTE_OF[value]
+    except (KeyError, TypeError):
+        raise ValueError(f"{shown(repr(value), 60)} is not a shape, color, material or size of the universe") from None
 
 
 def describe(obj: ObjectTuple) -> str:

@@ -107,7 +107,7 @@ class StoredItem:
         data = self.read_file(self.model.RECORD_FILE, JSON_LIMIT)
         try:
             item = self.model.model_validate_json(data)
-        except (ValueError, RecursionError) as err:
+        except (ValueError, RecursionError, LookupError, TypeError) as err:  # a validator's lookup of a hostile value
             raise DamagedItem(f"{shown(path)} is not a readable {self.model.__name__} "
                               f"({shown(str(err).splitlines()[0] if str(err) else '', 160)})") from None
         if item.task != self.task:

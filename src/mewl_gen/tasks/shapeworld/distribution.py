@@ -30,12 +30,7 @@ TEST_SPLIT = "test"  # the split made of held-out combinations
 
 
 def _values(values: tuple[str, ...]) -> tuple[str, ...]:
-    kinds = []
-    for v in values:
-        try:
-            kinds.append(attribute_of(v))
-        except KeyError:
-            raise ValueError(f"{v!r} is not a shape, color, material or size of the universe") from None
+    kinds = [attribute_of(v) for v in values]
     if len(set(kinds)) != len(kinds):
         raise ValueError(f"{' '.join(values)!r} states one attribute twice")
     return values
