@@ -90,7 +90,9 @@ def _commands(w: World, predictions: Path) -> list[tuple]:
     """Every command that reads a dataset, each writing into its own new folder beside OUT."""
     dest = w.root / "written"
     return [("verify", w.out), ("status", w.out), ("index", w.out), ("audit", w.out), ("eval", w.out, predictions),
-            ("inspect", w.item(0)), ("inspect", w.item(0), "--html", dest / "inspect"),
+            ("text", w.out),
+            ("validate", w.item(0) / catalog.task(w.task).model.RECORD_FILE), ("inspect", w.item(0)),
+            ("inspect", w.item(0), "--html", dest / "inspect"),
             ("export", w.out, "--to", "webdataset", dest / "webdataset"), ("export", w.out, "--to", "hf", dest / "hf"),
             ("gallery", w.out, "--out", dest / "gallery"),
             ("study", w.out, "--out", dest / "study", "--key", dest / "study.key.json", "--task", w.task, "--split",
