@@ -104,16 +104,17 @@ def parse_json(data: bytes, path: Path) -> tuple[str, object]:
 SPEC_LIMIT = 64 << 20  # bytes of a spec or item file: this tool's largest is a few hundred kB
 
 
-def read_regular(path: Path, limit: int) -> bytes:
+def read_regular(path: Path, limit: int, what: str = "a spec file") -> bytes:
     """A file as a user names it: only a regular file (a FIFO or a device is refused without waiting on it),
-    of at most `limit` bytes."""
+    of at most `limit` bytes, judged on the file opened (no look first that a swap could outrun); `what`
+    it should be, for the message. SpecError in one line; OSError where it cannot be opened."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise SpecError(f"{shown(path)}: not a regular file (a folder, FIFO, device or socket)")
         if st.st_size > limit:
-            raise SpecError(f"{shown(path)}: {st.st_size} bytes, more than a spec file may be ({limit})")
+            raise SpecError(f"{shown(path)}: {st.st_size} bytes, more than {what} may be ({limit})")
         return f.read(st.st_size)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -162,6 +163,13 @@ def test_a_results_file_that_is_not_this_study_s_data_is_one_line(study, mewl, c
     code, _, err = run(mewl, study, study / "r.json")
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (study / "scores").exists()
+
+
+def test_a_results_file_that_is_a_fifo_is_one_line_without_waiting(study, mewl):
+    """Judged on the file opened, not by a look before it that a swap could outrun."""
+    os.mkfifo(study / "r.json")
+    code, _, err = run(mewl, study, study / "r.json")
+    assert code == 2 and "not a regular file" in err and len(err.strip().splitlines()) == 1
 
 
 def test_rows_for_unknown_trials_and_repeats_are_reported_and_left_out(study, mewl):

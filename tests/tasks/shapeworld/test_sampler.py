@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -317,6 +318,7 @@ def test_the_pages_example_is_a_distribution_file(tmp_path):
     ('{"name": "x", "held_out": [{"kind": "attributes", "values": ["red", "blue"]}]}', "states one attribute twice"),
     ('{"name": "x", "held_out": []}', "held_out"),
     ('{"held_out": [{"kind": "quantifier", "quantifier": "few", "values": ["red"]}]}', "name"),
+    ("[" * 100_000, "nested too deep"),
 ])
 def test_a_bad_distribution_file_is_one_line(tmp_path, text, message):
     path = tmp_path / "held-out.json"
@@ -326,3 +328,6 @@ def test_a_bad_distribution_file_is_one_line(tmp_path, text, message):
     assert "\n" not in str(err.value) and str(path) in str(err.value)
     with pytest.raises(ValueError, match="cannot read"):
         load_distribution(tmp_path / "missing.json")
+    os.mkfifo(tmp_path / "fifo.json")  # refused without waiting for a writer
+    with pytest.raises(ValueError, match="not a regular file"):
+        load_distribution(tmp_path / "fifo.json")

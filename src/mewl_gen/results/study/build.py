@@ -22,6 +22,7 @@ from pathlib import Path
 from PIL import Image
 
 from mewl_gen.errors import UserError
+from mewl_gen.scenes.spec import SpecError, read_regular
 from mewl_gen.store.files import make_folder, write_atomic, writing
 from mewl_gen.store.manifest import outside_datasets, read_manifest
 from mewl_gen.store.new_folder import NewFolder
@@ -103,10 +104,10 @@ def read_texts(folder: Path | None, benchmarks: list[str]) -> dict[str, str]:
             raise UserError(f"--texts: {path} is not a regular file")
         if not path.exists():
             continue
-        if path.stat().st_size > TEXT_LIMIT:
-            raise UserError(f"--texts: {path} is larger than {TEXT_LIMIT} bytes")
         try:
-            texts[name] = path.read_text(encoding="utf-8")
+            texts[name] = read_regular(path, TEXT_LIMIT, "a text").decode("utf-8")
+        except SpecError as err:
+            raise UserError(f"--texts: {err}") from None
         except (OSError, UnicodeDecodeError) as err:
             raise UserError(f"--texts: cannot read {path} as UTF-8 text ({err})") from None
     return texts

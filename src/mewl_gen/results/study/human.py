@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mewl_gen.errors import UserError
 from mewl_gen.json_depth import NotFinite, finite_loads
+from mewl_gen.scenes.spec import SpecError, read_regular
 from mewl_gen.store.files import write_atomic
 from mewl_gen.store.new_folder import NewFolder
 
@@ -63,10 +64,14 @@ def table(result: Result) -> str:
 
 def read_row(path: Path) -> dict[tuple[str, str], dict]:
     """(split, task) -> {accuracy, interval} of a human.json; one line where the file is not one."""
-    if path.is_symlink() or not path.is_file() or path.stat().st_size > RESULTS_LIMIT:
-        raise UserError(f"--human {path} is not a regular file of a readable size")
     try:
-        data = finite_loads(path.read_text(encoding="utf-8"))
+        if path.is_symlink():
+            raise SpecError("a link")
+        text = read_regular(path, RESULTS_LIMIT, "a human.json").decode("utf-8")
+    except (SpecError, OSError, UnicodeDecodeError):
+        raise UserError(f"--human {path} is not a regular file of a readable size") from None
+    try:
+        data = finite_loads(text)
         row = {}
         for t in data["tasks"]:
             lo, hi = t["interval"]

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mewl_gen.errors import UserError
+from mewl_gen.errors import UserError, shown
 from mewl_gen.json_depth import NotFinite, finite_loads
+from mewl_gen.scenes.spec import SpecError, read_regular
 from mewl_gen.tasks import catalog
 
 RESULTS_LIMIT = 64 << 20  # bytes of one results file
@@ -72,14 +73,14 @@ class Result:
 
 
 def _json(path: Path, limit: int, what: str):
-    if path.is_symlink() or not path.is_file():
-        raise UserError(f"{path} is not a regular file ({what})")
-    if path.stat().st_size > limit:
-        raise UserError(f"{path} is larger than {limit} bytes ({what})")
+    if path.is_symlink():
+        raise UserError(f"{shown(path)} is not a regular file ({what})")
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular(path, limit, what).decode("utf-8")
+    except SpecError as err:
+        raise UserError(f"{err} ({what})") from None
     except (OSError, UnicodeDecodeError) as err:
-        raise UserError(f"cannot read {path} ({what}): {err}") from None
+        raise UserError(f"cannot read {shown(path)} ({what}): {shown(err, 120)}") from None
 
 
 def read_key(path: Path) -> tuple[str, dict[str, dict]]:

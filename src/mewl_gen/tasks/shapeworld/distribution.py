@@ -13,14 +13,13 @@ A combination held out never occurs in a scene or caption of any split but
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
 from pydantic import Field, ValidationError, field_validator
 
 from mewl_gen.scenes.relations import RELATION_MARGIN
-from mewl_gen.scenes.spec import first_error
+from mewl_gen.scenes.spec import SpecError, first_error, read_json
 from mewl_gen.scenes.universe import OPPOSITE, Direction, attribute_of
 
 from .evaluate import World
@@ -125,11 +124,9 @@ def load_distribution(path) -> Distribution:
     """A distribution file; ValueError in one line naming what is wrong."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
-    except OSError as err:
-        raise ValueError(f"cannot read distribution file {path}: {err.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"distribution file {path}: not a JSON file ({err})") from None
+        data = read_json(path)[1]  # a regular file of a bounded size, JSON of a bounded depth
+    except SpecError as err:
+        raise ValueError(f"distribution file: {err}") from None
     try:
         return Distribution.model_validate(data)
     except ValidationError as err:
