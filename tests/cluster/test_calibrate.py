@@ -50,10 +50,11 @@ def test_measurements_are_remembered_and_a_damaged_file_is_one_line_then_replace
     assert entry["workers"] == 1 and entry["images_per_second"] == {"1": 1.8, "2": 1.5} and entry["images"] == 6
     assert calibrate.cached("cpu", False, "default", path) is None  # another profile is another measurement
 
-    path.write_text('{"cpu | cut sh')
-    assert calibrate.cached("cpu", False, "draft", path) is None
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not a readable measurement file" in err and str(path) in err
+    for damaged in ('{"cpu | cut sh', "[" * 100_000):
+        path.write_text(damaged)
+        assert calibrate.cached("cpu", False, "draft", path) is None
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "not a readable measurement file" in err and str(path) in err
     calibrate.remember("cpu", False, "draft", {1: 1.0, 2: 3.0}, 6, path)
     assert calibrate.cached("cpu", False, "draft", path)["workers"] == 2
     assert json.loads(path.read_text())  # whole again

@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+from mewl_gen.errors import shown
 from mewl_gen.store import door
 from mewl_gen.store.files import write_atomic
 
@@ -95,8 +96,9 @@ def read_cache(path: Path | None = None) -> dict:
         data = json.loads(path.read_text())
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as err:
-        print(f"mewl: ignoring {path}: not a readable measurement file ({err}); it is measured again", file=sys.stderr)
+    except (OSError, ValueError, RecursionError) as err:
+        print(f"mewl: ignoring {path}: not a readable measurement file ({shown(err, 120)}); it is measured again",
+              file=sys.stderr)
         return {}
     return data if isinstance(data, dict) else {}
 
