@@ -16,6 +16,7 @@ from joblib import Parallel, delayed
 
 from mewl_gen.tasks.item import Item
 from mewl_gen.tasks.mewl.item import Episode
+from tests.command import mewl_here
 
 # Measured workers per device (cluster.calibrate) are kept per user; tests, and the
 # commands they start, must neither read a developer's measurements nor leave theirs.
@@ -129,33 +130,22 @@ def rendered_all() -> Path:
     return folder / "out"
 
 
-# The command, run as a user runs it. In process (the fixture `mewl`, or run_mewl for a fixture broader than
-# one test), where a test reads what it printed or patches what it calls; as a process (tests/command.py's
-# mewl_process), where the process itself is what is tested: its exit status and output through real pipes,
-# its memory, other environments or working folders.
+# The command, run as a user runs it: tests/command.py says which runner is for what.
 
 
 def run_mewl(*args) -> int:
     """`mewl ARGS` in this process, returning its exit status; what it prints goes where the caller's output
-    goes. Arguments may be paths or numbers. Tests ask for the fixture `mewl` instead, which also returns
-    what the command printed; this is for a module's or a session's fixture, which cannot."""
+    goes. For a module's or a session's fixture, whose output no test reads."""
     from mewl_gen.cli.main import main
 
     return main([str(a) for a in args])
 
 
 @pytest.fixture
-def mewl(capsys):
-    """`mewl ARGS` in this process: mewl("sample", "--n", 3, ...) returns (exit status, stdout, stderr)
-    of that command alone; arguments may be paths or numbers."""
-
-    def run(*args) -> tuple[int, str, str]:
-        capsys.readouterr()  # what the test printed before is not the command's
-        code = run_mewl(*args)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
+def mewl():
+    """`mewl ARGS` in this process (tests/command.py's mewl_here): mewl("sample", "--n", 3, ...) gives the
+    Ran of that command alone, its exit status and what it printed."""
+    return mewl_here
 
 
 def stored_items(out: Path, prefix: str) -> list:

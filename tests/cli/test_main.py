@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.scenes.spec import GENERATOR_VERSION
-from tests.command import MEWL, mewl_process
+from tests.command import MEWL, mewl_here
 
 
 def test_version_names_the_generator_and_its_blender():
-    done = mewl_process("--version")
+    done = mewl_here("--version")
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout.startswith(f"{GENERATOR_VERSION} (bpy {metadata.version('bpy')}, Python 3.11")
     # the version in the specs is the installed package's
@@ -33,7 +33,7 @@ def test_python_dash_m_cluster_is_mewl():
 @pytest.fixture(scope="module")
 def episode_folder(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("data")
-    done = mewl_process("sample", "--task", "object", "--n", 1, "--out", out, "--workers", 1)
+    done = mewl_here("sample", "--task", "object", "--n", 1, "--out", out, "--workers", 1)
     assert done.returncode == 0, done.stderr
     return out / "train" / "object" / "0"
 

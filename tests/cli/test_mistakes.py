@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.command import mewl_process as mewl
+from tests.command import mewl_here as mewl
 
 ROOT = Path(__file__).resolve().parents[2]
 

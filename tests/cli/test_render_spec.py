@@ -8,7 +8,7 @@ from PIL import Image
 
 from mewl_gen.scenes.quality import with_quality
 from mewl_gen.tasks.catalog import sample_item
-from tests.command import mewl_process as mewl
+from tests.command import mewl_here as mewl
 
 
 @pytest.mark.render

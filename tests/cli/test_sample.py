@@ -10,7 +10,7 @@ import pytest
 
 from mewl_gen.store import layout, manifest
 from tests.command import MEWL
-from tests.command import mewl_process as mewl
+from tests.command import mewl_here as mewl
 
 
 def tree_digest(root: Path) -> dict[str, str]:

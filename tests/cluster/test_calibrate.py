@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from mewl_gen.cluster import calibrate
-from tests.command import mewl_process
+from tests.command import mewl_here
 
 
 def mewl(*argv, cache: Path, **env: str) -> subprocess.CompletedProcess:
     """`mewl ARGV` as a process that keeps its measurements in `cache`."""
-    return mewl_process(*argv, env={**os.environ, "MEWL_CACHE_DIR": str(cache), **env})
+    return mewl_here(*argv, env={**os.environ, "MEWL_CACHE_DIR": str(cache), **env})
 
 
 @pytest.mark.parametrize("rates, k", [
@@ -86,9 +86,9 @@ def test_bad_workers_per_gpu_are_one_line_and_write_nothing(tmp_path, bad, messa
 
 def test_calibrate_refuses_a_gpu_it_cannot_see_in_one_line(tmp_path):
     env_gpus = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "MEWL_CACHE_DIR": str(tmp_path)}
-    done = mewl_process("calibrate", "--device", "optix", env=env_gpus)
+    done = mewl_here("calibrate", "--device", "optix", env=env_gpus)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no NVIDIA GPU visible" in done.stderr, done.stderr
-    done = mewl_process("calibrate", "--candidates", "1,0", env=env_gpus)
+    done = mewl_here("calibrate", "--candidates", "1,0", env=env_gpus)
     assert done.returncode == 2 and "--candidates must be at least 1" in done.stderr
     assert not list(tmp_path.iterdir())
 

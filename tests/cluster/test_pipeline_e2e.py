@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from mewl_gen.store import layout
-from tests.command import MEWL, mewl_process
+from tests.command import MEWL, mewl_here
 from tests.conftest import RENDERED_QUALITY, RENDERED_SEED, rendered_all
 from tests.test_pinned_output import assert_pinned, digests
 
@@ -255,7 +255,7 @@ def _zombie(pid: int) -> bool:
 def test_inspect_overlays_a_rendered_episode(reference, tmp_path):
     folder = reference / "train/pragmatic/0"
     sheet = tmp_path / "sheet.png"
-    r = mewl_process("inspect", folder, "--overlay", sheet)
+    r = mewl_here("inspect", folder, "--overlay", sheet)
     assert r.returncode == 0, r.stderr
     assert "points to #" in r.stdout and "choices:" in r.stdout
     with Image.open(sheet) as im:

@@ -19,7 +19,7 @@ from mewl_gen.store import claims, layout, writers
 from mewl_gen.store.files import folder as held_folder
 from mewl_gen.store.record import RECORD, full_problem, read_record
 from tests.command import MEWL
-from tests.command import mewl_process as mewl
+from tests.command import mewl_here as mewl
 
 REPO = Path(__file__).resolve().parents[2]
 

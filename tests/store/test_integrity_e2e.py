@@ -19,7 +19,7 @@ import pytest
 
 from mewl_gen.store import claims, writers
 from mewl_gen.store.record import full_problem
-from tests.command import MEWL, mewl_process
+from tests.command import MEWL, mewl_here
 
 pytestmark = [pytest.mark.e2e, pytest.mark.render]
 
@@ -122,7 +122,7 @@ def test_damage_is_named_by_verify_and_rendered_again_to_the_same_bytes(referenc
     data = bytearray(flipped.read_bytes())
     data[len(data) // 2] ^= 0xFF  # same size: only the hash finds it
     flipped.write_bytes(bytes(data))
-    r = mewl_process("verify", out)
+    r = mewl_here("verify", out)
     assert r.returncode == 1 and r.stdout.count("damaged: ") == 2, r.stdout
     assert "train/shape/0: question.png is 1000 bytes" in r.stdout and "train/shape/1: question.png: sha256" in r.stdout
     r = subprocess.run(render_args(out, TASKS, N, "--repair"), capture_output=True, text=True, cwd=REPO, timeout=600)
@@ -170,7 +170,7 @@ def test_a_full_disk_stops_the_render_in_one_line_and_the_rerun_resumes(referenc
     assert r.returncode == 0, r.stderr
     for i in range(N):
         assert files(out, f"train/shape/{i}") == files(reference, f"train/shape/{i}")
-    assert mewl_process("verify", out).returncode == 0
+    assert mewl_here("verify", out).returncode == 0
 
 
 @pytest.mark.parametrize("how", ["deleted", "unmounted"])

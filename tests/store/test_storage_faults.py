@@ -31,7 +31,7 @@ from mewl_gen.store.manifest import claim_output
 from mewl_gen.store.record import full_problem
 from mewl_gen.store.writers import Writer
 from mewl_gen.tasks.catalog import sample_item
-from tests.command import MEWL, mewl_process
+from tests.command import MEWL, mewl_here
 from tests.store.test_integrity import mount
 
 pytestmark = [pytest.mark.e2e, pytest.mark.render]
@@ -124,7 +124,7 @@ def test_a_disk_filling_at_each_stage_of_an_item_is_one_fault_and_never_a_failed
     assert all(o.ok for o in outcomes) and worker.starts == 2
     assert outcomes[0].reasons[0].startswith("renderer crashed: Blender exited with code -9\n--- Blender log (tail) ---\n")
     assert all(full_problem(layout.item_dir(out, "train", TASK, i)) is None for i in range(5))
-    r = mewl_process("verify", out)
+    r = mewl_here("verify", out)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

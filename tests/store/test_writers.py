@@ -19,7 +19,7 @@ import pytest
 from mewl_gen.store import bookkeeping, claims, layout, nfs, writers
 from tests.cluster.slurm.test_arrays import claimed, mark_complete
 from tests.command import MEWL
-from tests.command import mewl_process as mewl
+from tests.command import mewl_here as mewl
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -153,7 +153,7 @@ def test_a_heartbeat_in_the_future_keeps_nothing_alive(tmp_path):
     assert time.strftime("%Y-%m-%d", time.localtime(ahead)) in said[0]  # not today: its date is shown
     specs = tmp_path / "specs"
     plant(specs, 0, node, age=-YEAR)
-    r = mewl("sample", "--task", "shape", "--n", 1, "--out", specs, "--workers", 1, timeout=60)
+    r = mewl("sample", "--task", "shape", "--n", 1, "--out", specs, "--workers", 1)
     assert r.returncode == 0 and "waiting" not in r.stderr, r.stderr
     assert [line for line in r.stderr.splitlines() if "in the future" in line], r.stderr
     assert layout.is_complete(specs, "train", "shape", 0) and not claims.all_claims(specs)

@@ -9,7 +9,7 @@ import pytest
 
 from mewl_gen.tasks import catalog
 from mewl_gen.tasks.seeds import item_rng
-from tests.command import mewl_process as mewl
+from tests.command import mewl_here as mewl
 
 
 def test_mewl_tasks_lists_every_task_once_with_its_benchmark():
@@ -49,7 +49,7 @@ def test_a_new_task_never_moves_another_task_s_seeds():
     (("--task", "icy-naming", "--grammar", "zigzag"), "--grammar zigzag: grammar: Input should be 'concat'"),
     (("--task", "icy", "--grammar", "rot:vocab_size"), "expected key=value after the grammar"),
     (("--task", "shape", "--grammar", "rot"), "--grammar configures icy, and none of the chosen tasks is one of its"),
-    (("--task", "shapeworld", "--distribution", "missing.json"), "cannot read distribution file missing.json"),
+    (("--task", "shapeworld", "--distribution", "missing.json"), "distribution file: cannot read missing.json"),
 ])
 @pytest.mark.parametrize("command", ["sample", "render", "slurm"])
 def test_a_wrong_task_or_scheme_is_one_line_before_any_work(tmp_path, command, args, message):

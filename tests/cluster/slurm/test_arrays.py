@@ -19,7 +19,7 @@ import pytest
 from mewl_gen.store import layout, manifest
 from mewl_gen.store.record import write_record
 from tests.command import MEWL
-from tests.command import mewl_process as mewl
+from tests.command import mewl_here as mewl
 from tests.slurm_cluster import slurm_cluster  # noqa: F401  (the fixture)
 
 TASKS, N, SHARDS = "shape", 2, 2  # two shards of one task: every array feature, at half the images of two tasks

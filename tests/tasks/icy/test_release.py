@@ -9,7 +9,7 @@ from PIL import Image
 
 from mewl_gen.tasks.icy import solver as checker
 from mewl_gen.tasks.icy.language import LanguageSpec, language_json
-from tests.command import mewl_process
+from tests.command import mewl_here
 from tests.conftest import stored_items
 from tests.tasks.icy.test_episodes import SPECS, items, truth_of
 
@@ -61,7 +61,7 @@ def test_rendered_items_show_their_objects_and_the_file_only_checker_agrees(tmp_
     truth names its one visible object, and the checker, reading the files
     alone, finds every message where the language puts it."""
     out = tmp_path / "data"
-    r = mewl_process("render", "--task", "icy", "--n", 1, "--split", "test", "--out", out, "--quality", "draft",
+    r = mewl_here("render", "--task", "icy", "--n", 1, "--split", "test", "--out", out, "--quality", "draft",
                      "--device", "cpu", "--seed", 5, "--workers", 1)
     assert r.returncode == 0, r.stderr
     written = language_json(5, LanguageSpec())

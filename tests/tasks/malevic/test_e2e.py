@@ -14,7 +14,7 @@ from PIL import Image
 from pycocotools import mask as mask_utils
 
 from mewl_gen.tasks.malevic import solver
-from tests.command import mewl_process as mewl
+from tests.command import mewl_here as mewl
 from tests.conftest import rendered_all
 
 pytestmark = [pytest.mark.e2e, pytest.mark.render]
