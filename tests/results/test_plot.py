@@ -116,3 +116,12 @@ def test_the_bar_names_who_answered_where_the_predictions_say(monkeypatch):
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["chance", "people (majority) (95 % interval)"]
     fig = _drawn(monkeypatch, _rows(["shape"], 0.7), [])
     assert "this model (95 % interval)" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+
+
+@pytest.mark.parametrize("who", ["$\\frac{$", "$x^$", "\x1b[2Jmine$"])
+def test_a_model_name_from_a_predictions_file_is_drawn_as_text_never_as_a_formula(monkeypatch, who):
+    """The name comes from a file nobody here trusts: a malformed formula (matplotlib's mathtext) raised while
+    drawing, and a control character was handed to the font."""
+    fig = _drawn(monkeypatch, _rows(["shape"], 0.7), [], who=who)
+    label = fig.axes[0].get_legend().get_texts()[-1].get_text()
+    assert label == plot.plain(who) + " (95 % interval)" and "\x1b" not in label

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mewl_gen.errors import shown
 from mewl_gen.store.status import of_planned
 from mewl_gen.tasks import catalog
 
@@ -54,6 +55,13 @@ def _tick(r: dict) -> str:
     return f"{r['task']}\n{r['split']}, {100 * r['accuracy']:.0f}%\nn={r['n']}{short}"
 
 
+def plain(text: str) -> str:
+    """Text from a file nobody here trusts (a predictions file's model name) as a figure shows it: escaped as
+    the terminal escapes it (no control character, cut) and with each `$` escaped, so that matplotlib's
+    mathtext never parses it (a malformed formula there is an exception while drawing)."""
+    return shown(text, 60).replace("$", r"\$")
+
+
 def draw(rows: list[dict], records: list[dict], path: Path, who: str = "") -> None:
     """Draw the rows' bars (evaluate.rows) and the reference records of their tasks into `path`; `who`
     answered, where the predictions name them (people's majority answers, from mewl study score), else
@@ -69,7 +77,8 @@ def draw(rows: list[dict], records: list[dict], path: Path, who: str = "") -> No
     acc = [r["accuracy"] for r in rows]
     err = [[a - r["interval"][0] for a, r in zip(acc, rows)], [r["interval"][1] - a for a, r in zip(acc, rows)]]
     ax.bar(x, acc, width=0.7, yerr=err, capsize=2, color="#9ab8d6", edgecolor="#2f5d8a", linewidth=0.6,
-           error_kw={"elinewidth": 0.8, "ecolor": "#2f5d8a"}, label=f"{who or 'this model'} (95 % interval)", zorder=2)
+           error_kw={"elinewidth": 0.8, "ecolor": "#2f5d8a"}, label=f"{plain(who) or 'this model'} (95 % interval)",
+           zorder=2)
     for i, r in enumerate(rows):
         ax.hlines(r["chance"], i - 0.42, i + 0.42, colors="black", linestyles=(0, (3, 2)), linewidth=1.0,
                   label="chance" if i == 0 else None, zorder=3)
