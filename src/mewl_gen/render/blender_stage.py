@@ -54,12 +54,11 @@ def settings(sc: bpy.types.Scene) -> None:
     sc.view_settings.look = "None"
     sc.cycles.use_animated_seed = False
     sc.cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
-    # One denoiser pass instead of three: about 1 s less per image on 2 CPU
-    # cores for 0.5-1 dB (measured on bench.render's scenes, still > 42 dB).
+    # One denoiser pass instead of three: a large share of a default image's time for under a dB
+    # (docs/reference.md, Speed).
     sc.cycles.denoising_prefilter = "FAST"
-    # Sampling strategies only (unbiased: the converged image is the same), measured with the bench's
-    # scenes on 2 CPU cores: a light tree over three area lights and the sky cost more per sample than it
-    # saves (default profile 1.42 -> 1.24 s/image, paper 41 -> 27 s, PSNR against 1024 samples unchanged).
+    # Sampling strategies only (unbiased: the converged image is the same): over three area lights and the
+    # sky a light tree costs more per sample than it saves (docs/reference.md, Speed).
     sc.cycles.use_light_tree = False
     sc.view_layers[0].use_pass_object_index = True
 
@@ -77,8 +76,8 @@ def stage(sc: bpy.types.Scene) -> None:
     ramp.color_ramp.elements[0].color = (*assets.WORLD["horizon"], 1.0)
     ramp.color_ramp.elements[1].color = (*assets.WORLD["zenith"], 1.0)
     links.new(ramp.outputs["Color"], bg.inputs["Color"])
-    # The sky's importance map is rebuilt at every render (Cycles' sync): at the automatic 1024 px it
-    # was 0.40 s of a 2.0 s default image; a smooth gradient needs no more than 64 px (PSNR unchanged).
+    # The sky's importance map is rebuilt at every render (Cycles' sync): at the automatic 1024 px it was a
+    # fifth of a default image's time, and a smooth gradient needs no more than 64 px (docs/reference.md).
     world.cycles.sampling_method = "MANUAL"
     world.cycles.sample_map_resolution = 64
     sc.world = world

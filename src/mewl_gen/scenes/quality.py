@@ -11,9 +11,8 @@ PROFILES: dict[str, dict] = {
     "preview": dict(samples=1, adaptive_threshold=0.0, adaptive_min_samples=0, denoiser="none", max_bounces=4),
     # Tests of pixels: fast, still denoised so colours read true.
     "draft": dict(samples=8, adaptive_threshold=0.0, adaptive_min_samples=0, denoiser="openimagedenoise", max_bounces=4),
-    # Real data: bench.render on 2 CPU cores measured 1.10-1.15 s/image against
-    # 24.8-26.2 s for "paper" (22.6x) and 42.3-43.5 dB PSNR against 1024 spp
-    # (README, Speed); path tracing is 89 % of a default image, the denoiser 7 %.
+    # Real data: adaptive sampling and the denoiser buy the speed, within a dB or two of a converged image
+    # (`make bench`; the figures are docs/reference.md's, Speed).
     "default": dict(samples=64, adaptive_threshold=0.1, adaptive_min_samples=8, denoiser="openimagedenoise", max_bounces=8),
     # CLEVR's own setting (512 samples, no denoiser), kept by the benchmarks built on it: for comparison.
     "paper": dict(samples=512, adaptive_threshold=0.0, adaptive_min_samples=0, denoiser="none", max_bounces=8),
