@@ -66,7 +66,12 @@ def _integer(text: str) -> int:
 def finite_loads(data: bytes | str):
     """json.loads of a file a user hands in, whose numbers are measures: NotFinite for a number that is not
     finite (a ValueError, as for text that is not JSON; RecursionError for JSON nested past the parser)."""
-    return json.loads(data, parse_constant=_constant, parse_float=_finite, parse_int=_integer)
+    if isinstance(data, (bytes, bytearray)):
+        data = data.decode(json.detect_encoding(data), "surrogatepass")  # as json.loads decodes bytes
+    return _FINITE.decode(data)  # one decoder for every call: a predictions file is millions of them
+
+
+_FINITE = json.JSONDecoder(parse_constant=_constant, parse_float=_finite, parse_int=_integer)
 
 
 def nests_deeper(text: bytes, limit: int = DEPTH) -> bool:

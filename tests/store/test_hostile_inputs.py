@@ -12,7 +12,7 @@ from mewl_gen.cluster.slurm import status
 from mewl_gen.cluster.slurm.jobs import TaskState
 from mewl_gen.cluster.slurm.record import SUBMISSIONS
 
-from .hostile import RENDERED_TASK, mewl, outside_folder, rendered_dataset, snapshot
+from .hostile import RENDERED_TASK, mewl, one_line, outside_folder, rendered_dataset, snapshot
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +106,26 @@ def test_a_fifo_in_a_logs_place_is_not_waited_on(tmp_path, failed):
     os.mkfifo(logs / "7_0.out")
     records(out, {"array_job": "7", "shards": [0], "of": 1, "logs": str(logs)})
     assert "not a regular file" in "\n".join(status.slurm_lines(out, []))
+
+
+@pytest.mark.slow
+def test_a_predictions_file_at_its_limits_is_read_within_the_bounds_and_past_them_is_one_line(rendered, tmp_path):
+    """eval's limits (docs/security.md): at most LINES_LIMIT lines and FILE_LIMIT bytes. At the line limit,
+    every line the cheapest kind to write and the costliest kind to read (a distinct item OUT does not hold),
+    eval ends with its scores within hostile.mewl's bounds (60 s, 2 GB); one line more, or a byte past the
+    size, is one line before any scoring."""
+    from mewl_gen.results.predictions import FILE_LIMIT, LINES_LIMIT
+
+    path = tmp_path / "predictions.jsonl"
+    held = json.dumps({"split": "train", "task": RENDERED_TASK, "index": 0, "answer": True}) + "\n"
+    with path.open("w") as f:
+        f.write(held)
+        f.writelines(f'{{"key":"train/{RENDERED_TASK}/{i}","answer":1}}\n' for i in range(10, 10 + LINES_LIMIT - 1))
+    r = mewl("eval", rendered, path)
+    assert r.returncode == 1 and "over 3 items" in r.stdout, r.stderr[-2000:]
+    assert f"{LINES_LIMIT - 1} predictions for items OUT does not hold (not counted)" in r.stderr
+    with path.open("a") as f:
+        f.write("1\n")
+    assert "more than 2,000,000 lines, more than a predictions file may have" in one_line(mewl("eval", rendered, path))
+    path.write_bytes(held.encode() + b" " * FILE_LIMIT)
+    assert "more than a predictions file may be" in one_line(mewl("eval", rendered, path))

@@ -19,7 +19,13 @@ from mewl_gen.store.bookkeeping import MAX_ITEMS
 
 # Where str.splitlines breaks a line (the line numbers a problem names are its), found one break at a time.
 BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-FILE_LIMIT = 512 << 20  # bytes of a predictions file
+# Bytes of a predictions file: about 1.5 million predictions of 80 bytes, far more than any dataset here
+# holds, and at its shortest lines (3 million of 40 bytes) still a run of well under a minute
+# (docs/security.md, Sizes and times).
+FILE_LIMIT = 128 << 20
+# Lines of a predictions file: one an item, and more than any dataset here holds. A line costs microseconds
+# however short: 128 MB of "1" lines (67 million) took over two minutes, bounded by bytes alone.
+LINES_LIMIT = 2_000_000
 LINE_LIMIT = 1 << 20  # bytes of one line: an answer is a word, a truth value, a short message
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 
@@ -69,7 +75,7 @@ def parse_line(line: str | bytes) -> Prediction | None:
     if len(line) > LINE_LIMIT:
         return None
     try:
-        value = door.parse_json(line, Path("line"), finite=True)
+        value = door.parse_json(line, LINE, finite=True)
     except door.Refused:
         return None
     if not isinstance(value, dict):
@@ -81,7 +87,13 @@ def parse_line(line: str | bytes) -> Prediction | None:
 
 
 CHUNK = 1 << 20  # bytes read at a time: the file is never held whole
+LINE = Path("line")  # what a line's refusal names (never shown: a refused line is counted by its number)
 OVERLONG = "x" * (LINE_LIMIT + 1)  # stands for a line past LINE_LIMIT, whose text is not kept
+
+
+def too_many_lines(path: Path) -> UserError:
+    return UserError(f"{shown(str(path))} has more than {LINES_LIMIT:,} lines, more than a predictions file may have "
+                     "(one line an item)")
 
 
 def numbered_lines(path: Path) -> Iterator[str]:
@@ -98,6 +110,13 @@ def numbered_lines(path: Path) -> Iterator[str]:
             raise UserError(f"{shown(str(path))} is a folder; expected a predictions file (JSON lines)")
         if stat.S_ISREG(st.st_mode) and st.st_size > FILE_LIMIT:
             raise UserError(f"{shown(str(path))} is {st.st_size} bytes, more than a predictions file may be ({FILE_LIMIT})")
+        if stat.S_ISREG(st.st_mode):  # too many lines is said before any is parsed (a FIFO: as they come)
+            breaks = 0
+            for data in iter(lambda: f.read(CHUNK), b""):
+                breaks += data.count(b"\n")
+                if breaks > LINES_LIMIT:
+                    raise too_many_lines(path)
+            f.seek(0)
         decoder = codecs.getincrementaldecoder("utf-8")()
         read, tail, overlong = 0, "", False
         while True:

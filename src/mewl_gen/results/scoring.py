@@ -19,6 +19,7 @@ reported and not counted. Each kind of problem is one line.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,10 +46,12 @@ class Problems:
     # "" once two lines disagree or one names none.
     model: str | None = None
 
-    def add(self, kind: str, what: str) -> None:
+    def add(self, kind: str, what: str | Callable[[], str]) -> None:
+        """Count a problem; `what` names it (made only while its kind still shows examples, if a callable:
+        a file of millions of bad lines would otherwise spend most of its time naming lines no one sees)."""
         shown_ = self.kinds.setdefault(kind, [])
         if len(shown_) < SHOWN:
-            shown_.append(what)
+            shown_.append(what() if callable(what) else what)
         self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def lines(self) -> list[str]:
@@ -88,6 +91,8 @@ def read_predictions(path: Path, problems: Problems, held: set[Key]) -> dict[Key
     found: dict[Key, tuple[object, int]] = {}  # the answer and its line's number
     any_prediction = False
     for number, line in enumerate(predictions.numbered_lines(path), start=1):
+        if number > predictions.LINES_LIMIT:  # breaks other than \n, or a FIFO's lines
+            raise predictions.too_many_lines(path)
         if not line.strip():
             continue
         p = predictions.parse_line(line)
@@ -102,13 +107,14 @@ def read_predictions(path: Path, problems: Problems, held: set[Key]) -> dict[Key
         key = p.item
         if key not in held:
             if key[1] not in known:
-                problems.add("predictions for tasks no benchmark has", shown(key[1], 80))
+                problems.add("predictions for tasks no benchmark has", lambda: shown(key[1], 80))
             else:
-                problems.add("predictions for items OUT does not hold (not counted)", shown(item_key(*key), 120))
+                problems.add("predictions for items OUT does not hold (not counted)",
+                             lambda: shown(item_key(*key), 120))
             continue
         if key in found:
             problems.add("duplicate predictions (the first one stands)",
-                         f"line {number} repeats line {found[key][1]} ({shown(item_key(*key), 120)})")
+                         lambda: f"line {number} repeats line {found[key][1]} ({shown(item_key(*key), 120)})")
             continue
         split, task, index = key
         found[(sys.intern(split), sys.intern(task), index)] = (p.answer, number)  # one string per name

@@ -228,3 +228,33 @@ def test_eval_refuses_a_human_accuracy_outside_zero_to_one(tmp_path, mewl):
     (tmp_path / "human.json").write_text(json.dumps({"tasks": [task]}))
     code, _, err = mewl("eval", tmp_path / "no-dataset", tmp_path / "p.jsonl", "--human", tmp_path / "human.json")
     assert code == 2 and "is not the human.json mewl study score writes" in err
+
+
+def test_results_past_their_total_are_one_line_before_any_is_read(study, mewl, monkeypatch):
+    files = [save(study / f"{who}.json", rows(who, oracle)) for who in "ab"]
+    monkeypatch.setattr(score, "RESULTS_TOTAL_LIMIT", sum(Path(f).stat().st_size for f in files) - 1)
+    code, _, err = run(mewl, study, *files)
+    assert code == 2 and "more than one score reads (at " in err and "b.json); score the study in parts" in err
+    assert not (study / "scores").exists()
+
+
+@pytest.mark.slow
+def test_results_at_their_total_limit_are_scored_within_the_bounds(study):
+    """study score's limit (docs/security.md): RESULTS_TOTAL_LIMIT bytes in all, each file at most RESULTS_LIMIT.
+    Two files at the limit, every participant distinct (the costliest: each is kept, scored and resampled),
+    scored as its own process within hostile.mewl's bounds (60 s, 2 GB)."""
+    from tests.store.hostile import mewl as bounded
+
+    line = json.dumps(rows("P", oracle)) + "\n"
+    files, people = [], 0
+    for part in range(score.RESULTS_TOTAL_LIMIT // score.RESULTS_LIMIT):
+        path, size = study / f"part{part}.jsonl", 0
+        with path.open("w") as f:
+            while size + len(line) + 200 <= score.RESULTS_LIMIT:  # a name adds under 8 bytes to each of its rows
+                text = line.replace('"P"', f'"p{part}-{people}"')
+                f.write(text)
+                size, people = size + len(text), people + 1
+        files.append(path)
+    r = bounded("study", "score", study / "study", *files, "--to", study / "scores")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads((study / "scores" / "human.json").read_text())["participants"]["kept"] == people

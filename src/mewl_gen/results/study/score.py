@@ -26,6 +26,9 @@ from mewl_gen.scenes.spec import SpecError, read_regular
 from mewl_gen.tasks import catalog
 
 RESULTS_LIMIT = 64 << 20  # bytes of one results file
+# Bytes of all the results files of one score: some 35,000 participants of a 22-trial study, a run of well
+# under a minute and 2 GB (docs/security.md, Sizes and times). One file at a time is held parsed.
+RESULTS_TOTAL_LIMIT = 128 << 20
 KEY_LIMIT = 256 << 20
 SHOWN = 3  # names in a problem's line before "and N more"
 
@@ -72,14 +75,21 @@ class Result:
     problems: list[str]
 
 
-def _json(path: Path, limit: int, what: str):
+def _json(path: Path, limit: int, what: str) -> str:
+    try:
+        return _read(path, limit, what).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise UserError(f"cannot read {shown(path)} ({what}): {shown(err, 120)}") from None
+
+
+def _read(path: Path, limit: int, what: str) -> bytes:
     if path.is_symlink():
         raise UserError(f"{shown(path)} is not a regular file ({what})")
     try:
-        return read_regular(path, limit, what).decode("utf-8")
+        return read_regular(path, limit, what)
     except SpecError as err:
         raise UserError(f"{err} ({what})") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
         raise UserError(f"cannot read {shown(path)} ({what}): {shown(err, 120)}") from None
 
 
@@ -102,9 +112,14 @@ def read_key(path: Path) -> tuple[str, dict[str, dict]]:
     return study, trials
 
 
-def _documents(path: Path) -> list:
-    """A file's JSON documents: the whole file, or one per line."""
+def _documents(path: Path) -> tuple[list, int]:
+    """A file's JSON documents (the whole file, or one per line) and its size in bytes."""
     text = _json(path, RESULTS_LIMIT, "participants' data")
+    size = len(text) if text.isascii() else len(text.encode())  # its bytes, as read
+    return _parsed(path, text), size
+
+
+def _parsed(path: Path, text: str) -> list:
     try:
         return [finite_loads(text)]
     except RecursionError:
@@ -138,8 +153,23 @@ class _Problems(dict):
 def read_results(paths: list[Path], study: str, trials: dict, problems: _Problems) -> dict[str, Participant]:
     """Every participant's first answer to each trial of the key, by participant id."""
     people: dict[str, Participant] = {}
+
+    def too_much(at: Path) -> UserError:
+        return UserError(f"the results files hold more than {RESULTS_TOTAL_LIMIT} bytes in all, more than one score "
+                         f"reads (at {shown(at)}); score the study in parts")
+
+    total = 0
+    for path in paths:  # said before any is read where their sizes tell; else as they are read
+        total += path.stat().st_size if path.is_file() and not path.is_symlink() else 0
+        if total > RESULTS_TOTAL_LIMIT:
+            raise too_much(path)
+    total = 0
     for path in paths:
-        rows = [r for doc in _documents(path) for r in (doc if isinstance(doc, list) else [doc])]
+        docs, size = _documents(path)
+        total += size
+        if total > RESULTS_TOTAL_LIMIT:
+            raise too_much(path)
+        rows = [r for doc in docs for r in (doc if isinstance(doc, list) else [doc])]
         if not any(isinstance(r, dict) and r.get("study") == study for r in rows):
             found = {r.get("study") for r in rows if isinstance(r, dict) and isinstance(r.get("study"), str)}
             raise UserError(f"{path} holds no data of this study ({study})" +
