@@ -126,6 +126,6 @@ def test_a_predictions_file_at_its_limits_is_read_within_the_bounds_and_past_the
     assert f"{LINES_LIMIT - 1} predictions for items OUT does not hold (not counted)" in r.stderr
     with path.open("a") as f:
         f.write("1\n")
-    assert "more than 2,000,000 lines, more than a predictions file may have" in one_line(mewl("eval", rendered, path))
+    assert f"more than {LINES_LIMIT:,} lines, more than a predictions file may have" in one_line(mewl("eval", rendered, path))
     path.write_bytes(held.encode() + b" " * FILE_LIMIT)
     assert "more than a predictions file may be" in one_line(mewl("eval", rendered, path))

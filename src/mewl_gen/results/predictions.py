@@ -19,13 +19,13 @@ from mewl_gen.store.bookkeeping import MAX_ITEMS
 
 # Where str.splitlines breaks a line (the line numbers a problem names are its), found one break at a time.
 BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-# Bytes of a predictions file: about 1.5 million predictions of 80 bytes, far more than any dataset here
-# holds, and at its shortest lines (3 million of 40 bytes) still a run of well under a minute
-# (docs/security.md, Sizes and times).
-FILE_LIMIT = 128 << 20
+# Bytes of a predictions file: some 800,000 predictions of 80 bytes, far more than any dataset here holds,
+# and at its costliest lines a run of well under a minute even on a busy machine (docs/security.md, Sizes
+# and times).
+FILE_LIMIT = 64 << 20
 # Lines of a predictions file: one an item, and more than any dataset here holds. A line costs microseconds
-# however short: 128 MB of "1" lines (67 million) took over two minutes, bounded by bytes alone.
-LINES_LIMIT = 2_000_000
+# however short: 64 MB of "1" lines (33 million) took over two minutes, bounded by bytes alone.
+LINES_LIMIT = 1_000_000
 LINE_LIMIT = 1 << 20  # bytes of one line: an answer is a word, a truth value, a short message
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 

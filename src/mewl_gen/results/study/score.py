@@ -26,9 +26,10 @@ from mewl_gen.scenes.spec import SpecError, read_regular
 from mewl_gen.tasks import catalog
 
 RESULTS_LIMIT = 64 << 20  # bytes of one results file
-# Bytes of all the results files of one score: some 35,000 participants of a 22-trial study, a run of well
-# under a minute and 2 GB (docs/security.md, Sizes and times). One file at a time is held parsed.
-RESULTS_TOTAL_LIMIT = 128 << 20
+# Bytes of all the results files of one score: some 19,000 participants of a 22-trial study, a run of well
+# under a minute and 2 GB even on a busy machine (docs/security.md, Sizes and times). One file at a time is
+# held parsed.
+RESULTS_TOTAL_LIMIT = 64 << 20
 KEY_LIMIT = 256 << 20
 SHOWN = 3  # names in a problem's line before "and N more"
 
