@@ -19,12 +19,10 @@ from mewl_gen.store.bookkeeping import MAX_ITEMS
 
 # Where str.splitlines breaks a line (the line numbers a problem names are its), found one break at a time.
 BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-# Bytes of a predictions file: some 800,000 predictions of 80 bytes, far more than any dataset here holds,
-# and at its costliest lines a run of well under a minute even on a busy machine (docs/security.md, Sizes
-# and times).
+# A predictions file's bytes and lines: far more than any dataset here holds (one line an item), and at
+# their costliest a run well under a minute. Lines are bounded too because each costs its parse however
+# short it is (docs/security.md, Sizes and times, has the measures).
 FILE_LIMIT = 64 << 20
-# Lines of a predictions file: one an item, and more than any dataset here holds. A line costs microseconds
-# however short: 64 MB of "1" lines (33 million) took over two minutes, bounded by bytes alone.
 LINES_LIMIT = 1_000_000
 LINE_LIMIT = 1 << 20  # bytes of one line: an answer is a word, a truth value, a short message
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
