@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from mewl_gen.errors import UserError, shown
+from mewl_gen.errors import UserError, is_link, shown
 
 from . import hand as hand_geometry
 from .parts import (
@@ -104,11 +104,17 @@ def parse_json(data: bytes, path: Path) -> tuple[str, object]:
 SPEC_LIMIT = 64 << 20  # bytes of a spec or item file: this tool's largest is a few hundred kB
 
 
-def read_regular(path: Path, limit: int, what: str = "a spec file") -> bytes:
+def read_regular(path: Path, limit: int, what: str = "a spec file", links: bool = True) -> bytes:
     """A file as a user names it: only a regular file (a FIFO or a device is refused without waiting on it),
     of at most `limit` bytes, judged on the file opened (no look first that a swap could outrun); `what`
-    it should be, for the message. SpecError in one line; OSError where it cannot be opened."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    it should be, for the message; `links` False: a symbolic link in its place is refused, not followed.
+    SpecError in one line; OSError where it cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if links else os.O_NOFOLLOW))
+    except OSError as err:
+        if not links and is_link(err):
+            raise SpecError(f"{shown(path)} is not a regular file (a symbolic link)") from None
+        raise
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -26,9 +26,8 @@ from mewl_gen.scenes.spec import SpecError, read_regular
 from mewl_gen.tasks import catalog
 
 RESULTS_LIMIT = 64 << 20  # bytes of one results file
-# Bytes of all the results files of one score: some 19,000 participants of a 22-trial study, a run of well
-# under a minute and 2 GB even on a busy machine (docs/security.md, Sizes and times). One file at a time is
-# held parsed.
+# Bytes of all the results files of one score: a run well under a minute and 2 GB (docs/security.md, Sizes
+# and times, has the measures). One file at a time is held parsed.
 RESULTS_TOTAL_LIMIT = 64 << 20
 KEY_LIMIT = 256 << 20
 SHOWN = 3  # names in a problem's line before "and N more"
@@ -77,17 +76,19 @@ class Result:
 
 
 def _json(path: Path, limit: int, what: str) -> str:
+    return _text(path, _read(path, limit, what), what)
+
+
+def _text(path: Path, data: bytes, what: str) -> str:
     try:
-        return _read(path, limit, what).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise UserError(f"cannot read {shown(path)} ({what}): {shown(err, 120)}") from None
 
 
 def _read(path: Path, limit: int, what: str) -> bytes:
-    if path.is_symlink():
-        raise UserError(f"{shown(path)} is not a regular file ({what})")
     try:
-        return read_regular(path, limit, what)
+        return read_regular(path, limit, what, links=False)
     except SpecError as err:
         raise UserError(f"{err} ({what})") from None
     except OSError as err:
@@ -115,9 +116,8 @@ def read_key(path: Path) -> tuple[str, dict[str, dict]]:
 
 def _documents(path: Path) -> tuple[list, int]:
     """A file's JSON documents (the whole file, or one per line) and its size in bytes."""
-    text = _json(path, RESULTS_LIMIT, "participants' data")
-    size = len(text) if text.isascii() else len(text.encode())  # its bytes, as read
-    return _parsed(path, text), size
+    data = _read(path, RESULTS_LIMIT, "participants' data")
+    return _parsed(path, _text(path, data, "participants' data")), len(data)
 
 
 def _parsed(path: Path, text: str) -> list:
